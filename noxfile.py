@@ -1,0 +1,82 @@
+"""Sessions for the Capability Graph workspace. ``nox`` runs the default ones (what CI runs)."""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.default_venv_backend = "venv"
+nox.options.error_on_missing_interpreters = True
+nox.options.sessions = ["lint", "spec", "codegen", "typing", "tests"]
+
+PYPROJECT = nox.project.load_toml("pyproject.toml")
+
+
+def _group(name: str) -> list[str]:
+    return list(nox.project.dependency_groups(PYPROJECT, name))
+
+
+def _install_packages(session: nox.Session) -> None:
+    # flowcast first: capability-graph depends on it and it is not on the package index.
+    session.install("./python/flowcast")
+    session.install("./python/capability-graph[mcp,openai]")
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Run the test suite of every package and tool."""
+    _install_packages(session)
+    session.install(*_group("test"), *_group("codegen"))
+    session.run("python", "-m", "pytest", *session.posargs)
+
+
+@nox.session
+def spec(session: nox.Session) -> None:
+    """Check the spec: metaschemas, $refs, examples, registry consistency."""
+    session.install(*_group("codegen"))
+    session.run("python", "tools/gen_registry.py", "--check")
+    session.run("python", "tools/check_spec.py", *session.posargs)
+
+
+@nox.session
+def codegen(session: nox.Session) -> None:
+    """Check generated files are in sync (pass --write to regenerate)."""
+    session.install(*_group("codegen"))
+    write = "--write" in session.posargs
+    session.run("python", "tools/gen_registry.py", *([] if write else ["--check"]))
+    session.run("python", "tools/codegen.py", *([] if write else ["--check"]))
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """Lint and format-check with ruff."""
+    session.install(*_group("lint"))
+    session.run("ruff", "check", ".", *session.posargs)
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session
+def typing(session: nox.Session) -> None:
+    """Type-check the packages with mypy (strict)."""
+    _install_packages(session)
+    session.install(*_group("typing"))
+    session.run(
+        "mypy",
+        "python/flowcast/src/flowcast",
+        "python/capability-graph/src/capability_graph",
+        *session.posargs,
+    )
+
+
+@nox.session(default=False)
+def docs(session: nox.Session) -> None:
+    """Build the documentation site strictly."""
+    _install_packages(session)
+    session.install(*_group("docs"))
+    session.run("mkdocs", "build", "--strict", *session.posargs)
+
+
+@nox.session(default=False)
+def bench(session: nox.Session) -> None:
+    """Run the benchmarks and print ratios against their baselines."""
+    _install_packages(session)
+    session.run("python", "tools/bench/run.py", *session.posargs)

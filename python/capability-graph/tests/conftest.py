@@ -1,0 +1,14 @@
+"""Shared fixtures for the capability_graph tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from cg_testing import SPEC, load_json
+
+
+@pytest.fixture(scope="session")
+def taxonomy() -> dict[str, Any]:
+    data: dict[str, Any] = load_json(SPEC / "taxonomy.json")
+    return data

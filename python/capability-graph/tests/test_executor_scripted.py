@@ -1,0 +1,235 @@
+"""The scripted executor: every step kind, the script order, empty steps, strict config."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+from capability_graph._errors import GraphError
+from capability_graph._executors import (
+    DEFAULT_TIMEOUT_MS,
+    build_executor,
+    configured_timeout_ms,
+    describe_executor,
+)
+from capability_graph._generated.taxonomy import ErrorCode, NextAction
+from capability_graph._match import MatchOutcome, run_match
+from match_helpers import CATALOG, SECRET, make_job, model_error, raises_graph_error, run
+
+ID_A = CATALOG[0]["id"]
+MATCHED = {"status": "matched", "candidates": [{"id": ID_A, "confidence": 0.9, "reason": "r"}]}
+
+
+def scripted(*steps: Any, **extra: Any) -> Any:
+    return build_executor({"executor": "scripted", "steps": list(steps), **extra})
+
+
+async def match(executor: Any, **job: Any) -> MatchOutcome:
+    return await run_match(executor, make_job(**job), cancel=None, max_output_bytes=65536)
+
+
+def outcome_or_error(executor: Any, **job: Any) -> Any:
+    async def one() -> Any:
+        try:
+            return await match(executor, **job)
+        except GraphError as error:
+            return error.to_json()
+
+    return run(one())
+
+
+def config_error(message: str) -> dict[str, str]:
+    return {
+        "code": "CG_CONFIG_INVALID",
+        "phase": "config",
+        "message": message,
+        "nextAction": "check_config",
+    }
+
+
+def test_each_match_consumes_the_next_step_and_the_last_repeats() -> None:
+    executor = scripted(
+        {"return": MATCHED},
+        {"raise": {"code": "CG_MODEL_REFUSED"}},
+        {"return": {"status": "no_match", "candidates": []}},
+    )
+    results = [outcome_or_error(executor) for _ in range(5)]
+    assert results == [
+        MatchOutcome("matched", MATCHED["candidates"]),
+        model_error(ErrorCode.CG_MODEL_REFUSED),
+        MatchOutcome("no_match", []),
+        MatchOutcome("no_match", []),
+        MatchOutcome("no_match", []),
+    ]
+
+
+def test_empty_steps_always_answer_unknown() -> None:
+    executor = scripted()
+    assert [outcome_or_error(executor) for _ in range(3)] == [MatchOutcome("unknown", [])] * 3
+
+
+def test_return_step_hands_out_a_copy_each_time() -> None:
+    executor = scripted({"return": MATCHED})
+    first = run(executor.match(make_job()))
+    first["candidates"].clear()
+    assert run(executor.match(make_job())) == MATCHED
+
+
+def test_return_step_can_script_invalid_outputs() -> None:
+    assert outcome_or_error(scripted({"return": "nope"})) == model_error(
+        ErrorCode.CG_MODEL_OUTPUT_INVALID
+    )
+    fabricated = {"status": "matched", "candidates": [{"id": "x::y", "confidence": 1}]}
+    assert outcome_or_error(scripted({"return": fabricated})) == model_error(
+        ErrorCode.CG_MODEL_INVALID_SELECTION
+    )
+    assert outcome_or_error(scripted({"return": None})) == model_error(
+        ErrorCode.CG_MODEL_OUTPUT_INVALID
+    )
+
+
+def test_raise_step_carries_any_code_action_and_message_to_the_projection() -> None:
+    executor = scripted(
+        {"raise": {"code": "CG_MODEL_UNAVAILABLE", "nextAction": "check_config", "message": SECRET}}
+    )
+    error = run(raises_graph_error(match(executor)))
+    assert error.to_json() == model_error(ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.CHECK_CONFIG)
+    raw = scripted({"raise": {"code": "\x00weird", "nextAction": "", "message": ""}})
+    assert outcome_or_error(raw) == model_error(ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.RETRY)
+
+
+def test_raise_exception_step_is_a_plain_exception() -> None:
+    assert outcome_or_error(scripted({"raiseException": SECRET})) == model_error(
+        ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.RETRY
+    )
+
+
+def test_sleep_step_waits_then_performs_its_step() -> None:
+    executor = scripted({"sleepMs": 60, "then": {"sleepMs": 0, "then": {"return": MATCHED}}})
+    started = time.monotonic()
+    assert outcome_or_error(executor).status == "matched"
+    assert 0.05 <= time.monotonic() - started < 1.0
+
+
+def test_sleep_past_the_deadline_is_a_timeout() -> None:
+    executor = scripted({"sleepMs": 10_000, "then": {"return": MATCHED}})
+    assert outcome_or_error(executor, timeout_s=0.05) == model_error(ErrorCode.CG_MODEL_TIMEOUT)
+
+
+def test_script_position_is_shared_safely_between_threads() -> None:
+    executor = scripted(*({"return": {"status": "unknown", "candidates": []}} for _ in range(200)))
+    threads = [
+        threading.Thread(target=lambda: [run(executor.match(make_job())) for _ in range(50)])
+        for _ in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert executor._next == 200
+
+
+def test_name_describe_and_timeout() -> None:
+    executor = scripted(timeoutMs=1500)
+    assert executor.name == "scripted"
+    assert describe_executor(executor) == "scripted"
+    assert configured_timeout_ms({"executor": "scripted", "steps": [], "timeoutMs": 1500}) == 1500
+    assert configured_timeout_ms({"executor": "scripted", "steps": []}) == DEFAULT_TIMEOUT_MS
+    assert configured_timeout_ms(None) == DEFAULT_TIMEOUT_MS
+
+
+def test_describe_executor_never_reports_arbitrary_text() -> None:
+    class Custom:
+        name = "my-executor.v2"
+
+    class Evil:
+        name = f"{SECRET} /etc/passwd"
+
+    class Raising:
+        @property
+        def name(self) -> str:
+            raise RuntimeError(SECRET)
+
+    assert describe_executor(Custom()) == "my-executor.v2"
+    assert describe_executor(Evil()) == "custom"
+    assert describe_executor(Raising()) == "custom"
+    assert describe_executor(object()) == "custom"
+
+
+STEP = "must be an object with exactly one of return, raise, raiseException or sleepMs (with then)"
+TIMEOUT_RANGE = "/model/timeoutMs must be an integer from 1 to 600000"
+SLEEP_RANGE = "/model/steps/0/sleepMs must be an integer from 0 to 600000"
+EXECUTORS = "/model/executor must be one of scripted, lexical, openai, codex"
+
+
+def steps(*items: Any, **extra: Any) -> dict[str, Any]:
+    return {"executor": "scripted", "steps": list(items), **extra}
+
+
+@pytest.mark.parametrize(
+    ("model", "message"),
+    [
+        (None, "/model must be an object"),
+        ([], "/model must be an object"),
+        ({}, "/model/executor is required"),
+        ({"executor": None}, EXECUTORS),
+        ({"executor": "gpt"}, EXECUTORS),
+        ({"executor": "scripted"}, "/model/steps is required"),
+        ({"executor": "scripted", "steps": None}, "/model/steps must be an array of steps"),
+        ({"executor": "scripted", "steps": {}}, "/model/steps must be an array of steps"),
+        (steps(extra=1), "/model/extra is not an allowed key"),
+        (steps(**{SECRET + "!": 1}), "/model has a key that is not allowed"),
+        (steps(timeoutMs=None), TIMEOUT_RANGE),
+        (steps(timeoutMs=0), TIMEOUT_RANGE),
+        (steps(timeoutMs=600001), TIMEOUT_RANGE),
+        (steps(timeoutMs=True), TIMEOUT_RANGE),
+        (steps(timeoutMs="5"), TIMEOUT_RANGE),
+        (steps(timeoutMs=1.5), TIMEOUT_RANGE),
+        (steps(None), f"/model/steps/0 {STEP}"),
+        (steps({}), f"/model/steps/0 {STEP}"),
+        (steps({"return": {}, "raise": {"code": "x"}}), f"/model/steps/0 {STEP}"),
+        (steps({"then": {"return": {}}}), f"/model/steps/0 {STEP}"),
+        (
+            steps({"return": {}}, {"return": float("nan")}),
+            "/model/steps/1/return must be a finite number",
+        ),
+        (steps({"return": {"a": {1, 2}}}), "/model/steps/0/return/a must be JSON data"),
+        (steps({"raise": {}}), "/model/steps/0/raise/code is required"),
+        (steps({"raise": "CG_MODEL_TIMEOUT"}), "/model/steps/0/raise must be an object"),
+        (steps({"raise": {"code": 1}}), "/model/steps/0/raise/code must be a string"),
+        (
+            steps({"raise": {"code": "x", "nextAction": None}}),
+            "/model/steps/0/raise/nextAction must be a string",
+        ),
+        (
+            steps({"raise": {"code": "x", "message": ["m"]}}),
+            "/model/steps/0/raise/message must be a string",
+        ),
+        (
+            steps({"raise": {"code": "x", "cause": "m"}}),
+            "/model/steps/0/raise/cause is not an allowed key",
+        ),
+        (steps({"raiseException": None}), "/model/steps/0/raiseException must be a string"),
+        (steps({"sleepMs": 5}), "/model/steps/0/then is required"),
+        (steps({"sleepMs": -1, "then": {"return": {}}}), SLEEP_RANGE),
+        (steps({"sleepMs": None, "then": {"return": {}}}), SLEEP_RANGE),
+        (steps({"sleepMs": 1, "then": {"oops": 1}}), f"/model/steps/0/then {STEP}"),
+    ],
+)
+def test_bad_scripted_config_is_config_invalid_with_a_pointer(model: Any, message: str) -> None:
+    with pytest.raises(GraphError) as info:
+        build_executor(model)
+    assert info.value.to_json() == config_error(message)
+    assert SECRET not in info.value.message
+
+
+def test_sleep_nesting_is_bounded() -> None:
+    step: dict[str, Any] = {"return": {}}
+    for _ in range(17):
+        step = {"sleepMs": 0, "then": step}
+    with pytest.raises(GraphError) as info:
+        scripted(step)
+    assert info.value.code == "CG_CONFIG_INVALID"
+    assert info.value.message.endswith("nests sleepMs steps more than 16 deep")

@@ -25,3 +25,42 @@ def schema_validator(name: str) -> Any:
         (s["$id"], Resource.from_contents(s)) for s in resources
     )
     return jsonschema.Draft202012Validator(load_json(SCHEMAS / name), registry=registry)
+
+
+def capability(local_id: str, **extra: Any) -> dict[str, Any]:
+    """A minimal valid capability declaration."""
+    return {"id": local_id, "name": local_id.title(), "description": f"Does {local_id}.", **extra}
+
+
+def provider(provider_id: str, *capabilities: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """A minimal valid provider definition."""
+    return {
+        "providerId": provider_id,
+        "name": provider_id.title(),
+        "version": "1",
+        "capabilities": list(capabilities),
+        **extra,
+    }
+
+
+def inline(*definitions: dict[str, Any], **config: Any) -> dict[str, Any]:
+    """A host configuration with inline sources."""
+    return {"providers": [{"definition": d} for d in definitions], **config}
+
+
+def error_of(excinfo: Any) -> dict[str, str]:
+    """The error object of a raised GraphError (pytest ExceptionInfo)."""
+    result: dict[str, str] = excinfo.value.to_json()
+    return result
+
+
+def expected(code: str, phase: str, message: str | None = None) -> dict[str, str]:
+    """The exact error object the contract prescribes for ``code`` in ``phase``."""
+    from capability_graph import ErrorCode
+    from capability_graph._generated.taxonomy import REGISTRY
+
+    entry = REGISTRY[ErrorCode(code)]
+    error = {"code": code, "phase": phase, "message": message or entry.messages["default"]}
+    if entry.default_action is not None:
+        error["nextAction"] = entry.default_action.value
+    return error

@@ -3,13 +3,35 @@
 One core, four surfaces (SDK, Tool Adapter, MCP server, CLI) and one error type, ``GraphError``.
 """
 
+from ._cancel import CancelToken
 from ._errors import GraphError
+from ._executors import Executor, MatchJob
 from ._generated.taxonomy import CONTRACT_VERSION, ErrorCode, NextAction, Phase
+from ._graph import BlockingCapabilityGraph, CapabilityGraph
+from ._results import (
+    DescribeResult,
+    DocumentResult,
+    ListResult,
+    MatchResult,
+    ReloadResult,
+    ResolveResult,
+)
 
 __all__ = [
     "CONTRACT_VERSION",
+    "BlockingCapabilityGraph",
+    "CancelToken",
+    "CapabilityGraph",
+    "DescribeResult",
+    "DocumentResult",
     "ErrorCode",
+    "Executor",
     "GraphError",
+    "ListResult",
+    "MatchJob",
+    "MatchResult",
     "NextAction",
     "Phase",
+    "ReloadResult",
+    "ResolveResult",
 ]

@@ -1,0 +1,198 @@
+"""The trusted host configuration: reading, validation and the resolved form the core uses.
+
+``load_config`` accepts a mapping, a path to a JSON file, or the generated ``HostConfig`` model,
+and returns a :class:`HostConfig` whose relative paths are fixed against the configuration's
+folder (the file's folder, or the working directory at ``open`` for a mapping). Every problem is
+``CG_CONFIG_INVALID`` in phase ``config``; an unreadable file gets the registry's ``unreadable``
+message, a shape problem names its JSON pointer.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from ._errors import GraphError
+from ._generated.taxonomy import ErrorCode, Phase
+from ._json import NotPureJson, check_pure_value, parse_pure_json
+from ._schemas import check_shape
+
+__all__ = ["DEFAULT_BUDGETS", "Budgets", "HostConfig", "Source", "load_config", "read_bounded_file"]
+
+MAX_CONFIG_BYTES: Final = 1024 * 1024
+
+DEFAULT_BUDGETS: Final = {
+    "maxCapabilities": 100_000,
+    "maxCatalogEntries": 5_000,
+    "maxResultBytes": 1_048_576,
+    "maxInputBytes": 65_536,
+    "maxDocumentBytes": 1_048_576,
+    "maxDefinitionBytes": 4_194_304,
+    "maxModelOutputBytes": 65_536,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Budgets:
+    max_capabilities: int
+    max_catalog_entries: int
+    max_result_bytes: int
+    max_input_bytes: int
+    max_document_bytes: int
+    max_definition_bytes: int
+    max_model_output_bytes: int
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "maxCapabilities": self.max_capabilities,
+            "maxCatalogEntries": self.max_catalog_entries,
+            "maxResultBytes": self.max_result_bytes,
+            "maxInputBytes": self.max_input_bytes,
+            "maxDocumentBytes": self.max_document_bytes,
+            "maxDefinitionBytes": self.max_definition_bytes,
+            "maxModelOutputBytes": self.max_model_output_bytes,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One provider source. ``path`` is absolute; ``document_root`` is absolute or None."""
+
+    index: int
+    path: Path | None
+    definition: Mapping[str, Any] | None
+    document_root: Path | None
+
+
+@dataclass(frozen=True, slots=True)
+class HostConfig:
+    sources: tuple[Source, ...]
+    scope: tuple[str, ...] | None
+    bodies: Literal["all", "none"] | frozenset[str]
+    budgets: Budgets
+    model: Mapping[str, Any] | None
+    raw: Mapping[str, Any] = field(repr=False)
+
+
+def _unreadable() -> GraphError:
+    return GraphError.of(ErrorCode.CG_CONFIG_INVALID, Phase.CONFIG, variant="unreadable")
+
+
+def read_bounded_file(path: Path, limit: int) -> bytes | None:
+    """Read a regular file of at most ``limit`` bytes; None when it is anything else.
+
+    The file is opened non-blocking (a fifo must not hang us) and checked with ``fstat`` on the
+    open descriptor, so what is checked is what is read.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    except (OSError, ValueError):
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        chunks = []
+        remaining = limit + 1
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        data = b"".join(chunks)
+        return None if len(data) > limit else data
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _config_from_file(path: Path) -> tuple[Any, Path]:
+    data = read_bounded_file(path, MAX_CONFIG_BYTES)
+    if data is None:
+        raise _unreadable()
+    try:
+        value = parse_pure_json(data, check_values=False)
+    except NotPureJson:
+        raise _unreadable() from None
+    return value, Path(os.path.abspath(path)).parent
+
+
+def load_config(config: Any, *, cwd: Path | None = None) -> HostConfig:
+    """Validate ``config`` (mapping, path or generated model) and resolve it."""
+    base = cwd if cwd is not None else Path.cwd()
+    if isinstance(config, (str, os.PathLike)):
+        raw, base = _config_from_file(Path(config))
+    elif isinstance(config, Mapping):
+        raw = config
+    elif hasattr(config, "model_dump"):
+        raw = config.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    else:
+        raise GraphError(ErrorCode.CG_CONFIG_INVALID, Phase.CONFIG, "/ must be an object")
+    shaped = _without_inline_definitions(raw)
+    try:
+        check_pure_value(shaped)
+    except NotPureJson as problem:
+        raise GraphError(
+            ErrorCode.CG_CONFIG_INVALID, Phase.CONFIG, f"{problem.pointer or '/'} {problem.reason}"
+        ) from None
+    check_shape("config.schema.json", shaped, code=ErrorCode.CG_CONFIG_INVALID, phase=Phase.CONFIG)
+    return _resolve(raw, base)
+
+
+# Inline definitions are provider input, checked in phase ``load`` with CG_DEFINITION_INVALID like
+# a definition file; the configuration check sees a valid stand-in in their place.
+_STAND_IN: Final = {"providerId": "x", "name": "x", "version": "x", "capabilities": []}
+
+
+def _without_inline_definitions(raw: Any) -> Any:
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("providers"), list):
+        return raw
+    sources = [
+        {**s, "definition": _STAND_IN} if isinstance(s, Mapping) and "definition" in s else s
+        for s in raw["providers"]
+    ]
+    return {**raw, "providers": sources}
+
+
+def _resolve(raw: Mapping[str, Any], base: Path) -> HostConfig:
+    sources = []
+    for index, entry in enumerate(raw["providers"]):
+        root = entry.get("documentRoot")
+        if "path" in entry:
+            path = Path(os.path.abspath(base / entry["path"]))
+            sources.append(Source(index, path, None, _absolute(base, root) if root else None))
+        else:
+            sources.append(
+                Source(index, None, entry["definition"], _absolute(base, root) if root else None)
+            )
+    scope = raw.get("scope")
+    scope_ids = tuple(scope["providers"]) if scope is not None else None
+    if scope_ids is not None and len(set(scope_ids)) != len(scope_ids):
+        raise GraphError(
+            ErrorCode.CG_CONFIG_INVALID, Phase.CONFIG, "/scope/providers must not repeat items"
+        )
+    bodies_raw = raw.get("documents", {}).get("bodies", "all")
+    bodies: Literal["all", "none"] | frozenset[str] = (
+        bodies_raw if isinstance(bodies_raw, str) else frozenset(bodies_raw)
+    )
+    merged = {**DEFAULT_BUDGETS, **raw.get("budgets", {})}
+    budgets = Budgets(
+        max_capabilities=merged["maxCapabilities"],
+        max_catalog_entries=merged["maxCatalogEntries"],
+        max_result_bytes=merged["maxResultBytes"],
+        max_input_bytes=merged["maxInputBytes"],
+        max_document_bytes=merged["maxDocumentBytes"],
+        max_definition_bytes=merged["maxDefinitionBytes"],
+        max_model_output_bytes=merged["maxModelOutputBytes"],
+    )
+    return HostConfig(tuple(sources), scope_ids, bodies, budgets, raw.get("model"), raw)
+
+
+def _absolute(base: Path, path: str) -> Path:
+    return Path(os.path.abspath(base / path))

@@ -1,0 +1,475 @@
+"""``CapabilityGraph`` (async) and ``BlockingCapabilityGraph`` (its blocking twin).
+
+Both expose the same method names. Every public operation funnels through one JSON entry point,
+:meth:`CapabilityGraph.call` (tool name + JSON arguments -> JSON result), so the SDK, the Tool
+Adapter, the MCP server and the CLI share one validation path, one precedence order and one
+error projection. SDK methods only translate keyword arguments into the JSON request and the
+JSON result into a typed result.
+
+State: the published :class:`Snapshot` is immutable and replaced by one reference assignment, so
+a query reads one snapshot from start to end; reloads are serialized by a lock and built off the
+event loop; ``close()`` stops every running match with ``CG_GRAPH_CLOSED``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+from collections.abc import Callable, Coroutine, Mapping
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ._cancel import CancelToken
+from ._config import HostConfig, load_config
+from ._context import validate_context
+from ._documents import media_type_for, read_document_file
+from ._errors import GraphError
+from ._executors import Executor, MatchJob, build_executor, configured_timeout_ms, describe_executor
+from ._generated.taxonomy import ErrorCode, Phase
+from ._match import run_match
+from ._operations import (
+    OPERATIONS,
+    authorized_catalog,
+    check_named_providers,
+    check_result_size,
+    describe,
+    find_capabilities,
+    list_capabilities,
+    prepare_request,
+    resolve,
+)
+from ._results import (
+    DescribeResult,
+    DocumentResult,
+    ListResult,
+    MatchResult,
+    ReloadResult,
+    ResolveResult,
+)
+from ._snapshot import Provider, Snapshot, build_snapshot, load_provider, no_gc, open_snapshot
+
+__all__ = ["BlockingCapabilityGraph", "CapabilityGraph"]
+
+T = TypeVar("T")
+
+
+def _request(**arguments: Any) -> dict[str, Any]:
+    """SDK keyword arguments -> JSON request: ``None`` means omitted (Python's idiom)."""
+    return {key: value for key, value in arguments.items() if value is not None}
+
+
+class CapabilityGraph:
+    """An open capability graph (async). Create it with ``await CapabilityGraph.open(config)``."""
+
+    def __init__(
+        self, config: HostConfig, snapshot: Snapshot, providers: dict[int, Provider], executor: Executor | None
+    ) -> None:
+        self._config = config
+        self._snapshot = snapshot
+        self._providers = providers  # source index -> provider now serving
+        self._executor = executor
+        self._executor_name = describe_executor(executor) if executor is not None else None
+        self._closed = False
+        self._stop = CancelToken()
+        self._reload_lock = asyncio.Lock()
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    @classmethod
+    async def open(cls, config: Any, *, executor: Executor | None = None) -> CapabilityGraph:
+        """Validate ``config`` (phase ``config``) and load every source (phase ``load``).
+
+        ``config`` is a mapping, a path to a JSON file or the generated ``HostConfig`` model.
+        ``executor`` is an object implementing the executor protocol; it takes precedence over
+        the configuration's ``model`` section. Any failure rejects ``open``; nothing stays open.
+        """
+        cwd = Path(os.getcwd())
+        return await asyncio.to_thread(cls._open_blocking, config, executor, cwd)
+
+    @classmethod
+    def _open_blocking(cls, config: Any, executor: Executor | None, cwd: Path) -> CapabilityGraph:
+        host = load_config(config, cwd=cwd)
+        model_executor = executor
+        if model_executor is None and host.model is not None:
+            model_executor = build_executor(host.model)
+        snapshot, providers = open_snapshot(host)
+        if host.scope is not None:
+            for position, provider_id in enumerate(host.scope):
+                if provider_id not in snapshot.providers:
+                    raise GraphError(
+                        ErrorCode.CG_CONFIG_INVALID,
+                        Phase.CONFIG,
+                        f"/scope/providers/{position} names a provider that is not loaded",
+                    )
+        return cls(host, snapshot, providers, model_executor)
+
+    async def close(self) -> None:
+        """Close the graph: running matches fail with ``CG_GRAPH_CLOSED``. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        self._stop.cancel()
+        closer = getattr(self._executor, "aclose", None)
+        if closer is not None:
+            try:
+                await closer()
+            except Exception:  # noqa: BLE001 -- closing never fails the caller
+                pass
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    async def __aenter__(self) -> CapabilityGraph:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise GraphError(ErrorCode.CG_GRAPH_CLOSED)
+
+    # -- the one JSON entry point ------------------------------------------------------------
+
+    async def call(
+        self, tool: str, arguments: Any, *, cancel: CancelToken | None = None
+    ) -> dict[str, Any]:
+        """Run a tool by name with JSON ``arguments``; return the JSON result or raise GraphError.
+
+        An unknown tool name is ``CG_INPUT_INVALID`` in phase ``query``.
+        """
+        self._check_open()
+        operation = OPERATIONS.get(tool) if isinstance(tool, str) else None
+        if operation is None:
+            raise GraphError.of(ErrorCode.CG_INPUT_INVALID, Phase.QUERY, variant="unknownTool")
+        request = prepare_request(operation, arguments, self._config)
+        snapshot = self._snapshot
+        if tool == "describe_graph":
+            result = describe(snapshot, self._config, self._executor_name)
+        elif tool == "list_capabilities":
+            result = list_capabilities(snapshot, self._config, request)
+        elif tool == "resolve_capabilities":
+            result = resolve(snapshot, self._config, request)
+        elif tool == "match_capabilities":
+            result = await self._match(snapshot, request, cancel)
+        else:
+            result = await self._read_document(snapshot, request)
+        self._check_open()
+        check_result_size(result, self._config, operation.phase)
+        return result
+
+    async def _match(
+        self, snapshot: Snapshot, request: Mapping[str, Any], cancel: CancelToken | None
+    ) -> dict[str, Any]:
+        phase = Phase.MATCH
+        context = validate_context(request["context"]) if "context" in request else {}
+        named = request.get("providers")
+        if named is not None:
+            check_named_providers(snapshot, self._config, named, phase)
+        if self._executor is None:
+            raise GraphError.of(ErrorCode.CG_MODEL_NOT_CONFIGURED)
+        catalog = authorized_catalog(snapshot, self._config, named)
+        if len(catalog) > self._config.budgets.max_catalog_entries:
+            raise GraphError.of(ErrorCode.CG_CATALOG_TOO_LARGE, phase)
+        entries = []
+        for capability in catalog:
+            entry = capability.summary()
+            if "whenToUse" in capability.declaration:
+                entry["whenToUse"] = capability.declaration["whenToUse"]
+            entries.append(entry)
+        timeout_ms = request.get("timeoutMs", configured_timeout_ms(self._config.model))
+        job = MatchJob(
+            request=request["request"],
+            context=context,
+            catalog=entries,
+            limit=request.get("limit", 5),
+            deadline=time.monotonic() + timeout_ms / 1000,
+        )
+        outcome = await run_match(
+            self._executor,
+            job,
+            cancel=cancel,
+            max_output_bytes=self._config.budgets.max_model_output_bytes,
+            stop=self._stop,
+        )
+        return {
+            "status": outcome.status,
+            "revision": snapshot.revision,
+            "executor": self._executor_name,
+            "candidates": outcome.candidates,
+        }
+
+    async def _read_document(
+        self, snapshot: Snapshot, request: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        phase = Phase.DOCUMENT
+        capability_id, document_id = request["capabilityId"], request["documentId"]
+        (capability,) = find_capabilities(snapshot, self._config, [capability_id], phase)
+        document = next(
+            (d for d in capability.declaration.get("documents", ()) if d["id"] == document_id),
+            None,
+        )
+        if document is None:
+            raise GraphError.of(ErrorCode.CG_DOCUMENT_NOT_FOUND)
+        if "url" in document:
+            raise GraphError.of(ErrorCode.CG_DOCUMENT_REFERENCE_ONLY)
+        bodies = self._config.bodies
+        if bodies == "none" or (not isinstance(bodies, str) and capability.provider_id not in bodies):
+            raise GraphError.of(ErrorCode.CG_ACCESS_DENIED, phase, variant="body")
+        provider = snapshot.providers[capability.provider_id]
+        if provider.document_root is None:
+            raise GraphError.of(ErrorCode.CG_DOCUMENT_ROOT_REQUIRED)
+        body = await asyncio.to_thread(
+            read_document_file,
+            provider.document_root,
+            document["path"],
+            max_bytes=self._config.budgets.max_document_bytes,
+        )
+        return {
+            "capabilityId": capability_id,
+            "documentId": document_id,
+            "mediaType": media_type_for(document["path"]),
+            "bytes": body.bytes,
+            "sha256": body.sha256,
+            "text": body.text,
+        }
+
+    # -- the SDK operations ------------------------------------------------------------------
+
+    async def describe(self) -> DescribeResult:
+        return DescribeResult.from_json(await self.call("describe_graph", {}))
+
+    async def list(
+        self,
+        *,
+        providers: list[str] | None = None,
+        tags: list[str] | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> ListResult:
+        arguments = _request(providers=providers, tags=tags, limit=limit, cursor=cursor)
+        return ListResult.from_json(await self.call("list_capabilities", arguments))
+
+    async def resolve(
+        self, *, ids: list[str], relations: Mapping[str, Any] | None = None
+    ) -> ResolveResult:
+        arguments = _request(ids=ids, relations=relations)
+        return ResolveResult.from_json(await self.call("resolve_capabilities", arguments))
+
+    async def match(
+        self,
+        *,
+        request: str,
+        context: Mapping[str, Any] | None = None,
+        providers: list[str] | None = None,
+        limit: int | None = None,
+        timeout_ms: int | None = None,
+        cancel: CancelToken | None = None,
+    ) -> MatchResult:
+        arguments = _request(
+            request=request, context=context, providers=providers, limit=limit, timeoutMs=timeout_ms
+        )
+        return MatchResult.from_json(
+            await self.call("match_capabilities", arguments, cancel=cancel)
+        )
+
+    async def read_document(self, *, capability_id: str, document_id: str) -> DocumentResult:
+        arguments = _request(capabilityId=capability_id, documentId=document_id)
+        return DocumentResult.from_json(await self.call("read_document", arguments))
+
+    async def reload(self, *, providers: list[str] | None = None) -> ReloadResult:
+        """Rebuild from the sources; publish atomically only if every provider validates.
+
+        ``providers`` (trusted host input) limits the reload to those loaded providers; naming
+        one that is not loaded is ``CG_CONFIG_INVALID``. A failed candidate is not an exception:
+        the result has ``ok: false``, ``error`` = ``CG_RELOAD_FAILED`` and per-provider causes.
+        """
+        self._check_open()
+        async with self._reload_lock:
+            self._check_open()
+            return ReloadResult.from_json(await asyncio.to_thread(self._reload_blocking, providers))
+
+    def _reload_blocking(self, names: list[str] | None) -> dict[str, Any]:
+        current = self._providers
+        serving = {p.provider_id: p for p in current.values()}
+        if names is not None:
+            if not isinstance(names, list) or not names:
+                raise GraphError(ErrorCode.CG_CONFIG_INVALID, Phase.CONFIG, "/providers must be a non-empty array")
+            for position, name in enumerate(names):
+                if not isinstance(name, str) or name not in serving:
+                    raise GraphError(
+                        ErrorCode.CG_CONFIG_INVALID,
+                        Phase.CONFIG,
+                        f"/providers/{position} names a provider that is not loaded",
+                    )
+        wanted = set(names) if names is not None else set(serving)
+        candidate: dict[int, Provider] = {}
+        entries: dict[int, dict[str, Any]] = {}
+        failed = False
+        with no_gc():
+            for source in self._config.sources:
+                old = current[source.index]
+                if old.provider_id not in wanted:
+                    candidate[source.index] = old
+                    continue
+                try:
+                    new, _ = load_provider(source, self._config.budgets)
+                except GraphError as error:
+                    failed = True
+                    entries[source.index] = {
+                        "providerId": old.provider_id,
+                        "ok": False,
+                        "revision": old.revision,
+                        "error": error.to_json(),
+                    }
+                    continue
+                candidate[source.index] = new
+                entries[source.index] = {
+                    "providerId": new.provider_id,
+                    "ok": True,
+                    "revision": new.revision,
+                    "changed": new.revision != old.revision or new.provider_id != old.provider_id,
+                }
+            if not failed:
+                try:
+                    snapshot = build_snapshot(candidate.values(), self._config.budgets)
+                except GraphError as error:
+                    failed = True
+                    for index, entry in entries.items():
+                        entries[index] = {
+                            "providerId": current[index].provider_id,
+                            "ok": False,
+                            "revision": current[index].revision,
+                            "error": error.to_json(),
+                        }
+        if failed:
+            return {
+                "ok": False,
+                "error": GraphError(ErrorCode.CG_RELOAD_FAILED).to_json(),
+                "revision": self._snapshot.revision,
+                "providers": list(entries.values()),
+            }
+        if self._closed:
+            raise GraphError(ErrorCode.CG_GRAPH_CLOSED)
+        self._snapshot = snapshot  # the atomic publication
+        self._providers = candidate
+        return {"ok": True, "revision": snapshot.revision, "providers": list(entries.values())}
+
+
+class BlockingCapabilityGraph:
+    """The blocking twin of :class:`CapabilityGraph`: the same methods, without ``await``.
+
+    It runs the async graph on a private event loop in a daemon thread, so it may be used from
+    several threads at once; ``close()`` stops running matches and then the loop.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, thread: threading.Thread, graph: CapabilityGraph) -> None:
+        self._loop = loop
+        self._thread = thread
+        self._graph = graph
+
+    @classmethod
+    def open(cls, config: Any, *, executor: Executor | None = None) -> BlockingCapabilityGraph:
+        loop = asyncio.new_event_loop()
+        thread = threading.Thread(target=loop.run_forever, name="capability-graph", daemon=True)
+        thread.start()
+        try:
+            graph = asyncio.run_coroutine_threadsafe(
+                CapabilityGraph.open(config, executor=executor), loop
+            ).result()
+        except BaseException:
+            _stop_loop(loop, thread)
+            raise
+        return cls(loop, thread, graph)
+
+    def _run(self, factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
+        if self._graph.closed or not self._thread.is_alive():
+            raise GraphError(ErrorCode.CG_GRAPH_CLOSED)
+        future: Future[T] = asyncio.run_coroutine_threadsafe(factory(), self._loop)
+        return future.result()
+
+    def call(self, tool: str, arguments: Any, *, cancel: CancelToken | None = None) -> dict[str, Any]:
+        return self._run(lambda: self._graph.call(tool, arguments, cancel=cancel))
+
+    def describe(self) -> DescribeResult:
+        return self._run(self._graph.describe)
+
+    def list(
+        self,
+        *,
+        providers: list[str] | None = None,
+        tags: list[str] | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> ListResult:
+        return self._run(lambda: self._graph.list(providers=providers, tags=tags, limit=limit, cursor=cursor))
+
+    def resolve(self, *, ids: list[str], relations: Mapping[str, Any] | None = None) -> ResolveResult:
+        return self._run(lambda: self._graph.resolve(ids=ids, relations=relations))
+
+    def match(
+        self,
+        *,
+        request: str,
+        context: Mapping[str, Any] | None = None,
+        providers: list[str] | None = None,
+        limit: int | None = None,
+        timeout_ms: int | None = None,
+        cancel: CancelToken | None = None,
+    ) -> MatchResult:
+        return self._run(
+            lambda: self._graph.match(
+                request=request,
+                context=context,
+                providers=providers,
+                limit=limit,
+                timeout_ms=timeout_ms,
+                cancel=cancel,
+            )
+        )
+
+    def read_document(self, *, capability_id: str, document_id: str) -> DocumentResult:
+        return self._run(
+            lambda: self._graph.read_document(capability_id=capability_id, document_id=document_id)
+        )
+
+    def reload(self, *, providers: list[str] | None = None) -> ReloadResult:
+        return self._run(lambda: self._graph.reload(providers=providers))
+
+    def close(self) -> None:
+        """Close the graph (running matches fail with ``CG_GRAPH_CLOSED``). Idempotent."""
+        if not self._thread.is_alive():
+            return
+        asyncio.run_coroutine_threadsafe(self._graph.close(), self._loop).result()
+        _stop_loop(self._loop, self._thread)
+
+    @property
+    def closed(self) -> bool:
+        return self._graph.closed
+
+    def __enter__(self) -> BlockingCapabilityGraph:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _stop_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
+    async def _drain() -> None:
+        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await loop.shutdown_asyncgens()
+        await loop.shutdown_default_executor()
+
+    if thread.is_alive():
+        asyncio.run_coroutine_threadsafe(_drain(), loop).result()
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join()
+    loop.close()
+

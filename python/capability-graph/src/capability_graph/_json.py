@@ -1,0 +1,170 @@
+"""Pure JSON: parsing untrusted bytes and checking language values against the contract's rules.
+
+A definition, a configuration or a request must be JSON *data*: string keys, no duplicate keys,
+no NaN or Infinity, integers within +/-2**53, nesting at most 32 deep, valid UTF-8 without lone
+surrogates. Violations raise :class:`NotPureJson` with a short reason (never the offending value);
+callers turn it into the GraphError of their phase.
+
+Parsing uses the stdlib C decoder with an ``object_pairs_hook`` (duplicate keys) and
+``parse_constant`` (NaN/Infinity). Depth and integer range are checked in one walk; the walk is
+skipped for definitions, whose schema bounds depth and admits no numbers, by ``check_values=False``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any, Final
+
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_SAFE_INTEGER",
+    "NotPureJson",
+    "canonical_bytes",
+    "check_pure_value",
+    "dumps",
+    "parse_pure_json",
+]
+
+MAX_DEPTH: Final = 32
+MAX_SAFE_INTEGER: Final = 2**53
+_SURROGATE_ESCAPE: Final = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+class NotPureJson(ValueError):  # noqa: N818 -- a reason carrier, not raised to users
+    """The input is not pure JSON data; ``reason`` says why without echoing the value."""
+
+    def __init__(self, reason: str, pointer: str = "") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.pointer = pointer
+
+
+def _reject_constant(_name: str) -> Any:
+    raise NotPureJson("NaN and Infinity are not JSON")
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise NotPureJson("an object has a duplicate key")
+    if None in obj.values():
+        raise _NullFound
+    return obj
+
+
+class _NullFound(Exception):
+    """A null member: rare, so the parse is redone with a walk that can name its pointer."""
+
+
+def parse_pure_json(data: bytes, *, check_values: bool = True) -> Any:
+    """Parse ``data`` as pure JSON or raise :class:`NotPureJson`."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise NotPureJson("not valid UTF-8") from None
+    if text.startswith("\ufeff"):
+        raise NotPureJson("a byte order mark is not JSON")
+    try:
+        value = _loads(text, _unique_pairs)
+    except _NullFound:
+        value = _loads(text, _unique_pairs_with_nulls)
+        check_pure_value(value)  # names the pointer of the first null (or other problem)
+    if check_values:
+        check_pure_value(value)
+    elif _SURROGATE_ESCAPE.search(data):
+        _check_strings(value)
+    return value
+
+
+def _unique_pairs_with_nulls(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise NotPureJson("an object has a duplicate key")
+    return obj
+
+
+def _loads(text: str, hook: Any) -> Any:
+    try:
+        return json.loads(text, object_pairs_hook=hook, parse_constant=_reject_constant)
+    except (NotPureJson, _NullFound):
+        raise
+    except RecursionError:
+        raise NotPureJson(f"nesting deeper than {MAX_DEPTH}") from None
+    except ValueError:
+        raise NotPureJson("not well-formed JSON") from None
+
+
+def _check_strings(value: Any) -> None:
+    """Reject lone surrogates (only ``\\uD8xx``-style escapes can produce them)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            _check_string(item, "")
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                _check_string(key, "")
+                stack.append(child)
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def _check_string(text: str, pointer: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise NotPureJson("a string has a lone surrogate", pointer) from None
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def check_pure_value(value: Any, pointer: str = "") -> None:
+    """Check a language value (or a parsed document) against the pure-JSON rules.
+
+    Accepts dict (str keys), list, str, int, float and bool. ``null`` is never valid: no field of
+    the contract is nullable, and null is never an omission. Raises :class:`NotPureJson` naming the JSON pointer of the problem.
+    """
+    stack: list[tuple[Any, str, int]] = [(value, pointer, 0)]
+    while stack:
+        item, where, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise NotPureJson(f"nesting deeper than {MAX_DEPTH}", where)
+        kind = type(item)
+        if kind is str:
+            _check_string(item, where)
+        elif kind is bool:
+            continue
+        elif item is None:
+            raise NotPureJson("must not be null (omit the key instead)", where)
+        elif kind is int:
+            if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
+                raise NotPureJson("integers must stay within +/-2^53", where)
+        elif kind is float:
+            if not math.isfinite(item):
+                raise NotPureJson("NaN and Infinity are not JSON", where)
+        elif kind is dict:
+            for key, child in item.items():
+                if type(key) is not str:
+                    raise NotPureJson("object keys must be strings", where)
+                _check_string(key, where)
+                stack.append((child, f"{where}/{_escape(key)}", depth + 1))
+        elif kind is list:
+            stack.extend((child, f"{where}/{i}", depth + 1) for i, child in enumerate(item))
+        else:
+            raise NotPureJson("only JSON values are allowed (no bytes, sets, tuples, objects)", where)
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON text as every surface emits it (UTF-8, no ASCII escaping)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def canonical_bytes(value: Any) -> bytes:
+    """Canonical JSON: sorted keys, no whitespace, UTF-8 (the input of every revision hash)."""
+    return json.dumps(
+        value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False
+    ).encode("utf-8")

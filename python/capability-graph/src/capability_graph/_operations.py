@@ -1,0 +1,271 @@
+"""The operations of the contract as pure functions over a snapshot.
+
+Each operation takes the JSON request (already checked by :func:`prepare_request`) and returns
+the JSON result, raising GraphError in the precedence order of the contract (DESIGN §4.4):
+closed graph (the caller) -> input size -> input shape -> context -> scope of explicitly named
+providers and capabilities -> existence -> budgets on the work -> execution -> result size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import islice
+from typing import Any, Final
+
+from ._config import HostConfig
+from ._cursor import decode_cursor, encode_cursor, filter_key
+from ._documents import media_type_for
+from ._errors import GraphError
+from ._generated.taxonomy import ErrorCode, Phase
+from ._json import NotPureJson, check_pure_value, dumps
+from ._schemas import check_shape
+from ._snapshot import RELATION_KINDS, Capability, Snapshot
+
+__all__ = [
+    "OPERATIONS",
+    "Operation",
+    "check_result_size",
+    "describe",
+    "list_capabilities",
+    "prepare_request",
+    "resolve",
+]
+
+
+
+@dataclass(frozen=True, slots=True)
+class Operation:
+    tool: str
+    phase: Phase
+    request_schema: str
+
+
+OPERATIONS: Final = {
+    op.tool: op
+    for op in (
+        Operation("describe_graph", Phase.QUERY, "describe-request.schema.json"),
+        Operation("list_capabilities", Phase.QUERY, "list-request.schema.json"),
+        Operation("resolve_capabilities", Phase.QUERY, "resolve-request.schema.json"),
+        Operation("match_capabilities", Phase.MATCH, "match-request.schema.json"),
+        Operation("read_document", Phase.DOCUMENT, "read-document-request.schema.json"),
+    )
+}
+
+
+def _input_invalid(phase: Phase, message: str | None = None) -> GraphError:
+    return GraphError(ErrorCode.CG_INPUT_INVALID, phase, message)
+
+
+def prepare_request(operation: Operation, arguments: Any, config: HostConfig) -> dict[str, Any]:
+    """Input size, then shape. ``context`` (match) is left to the context check that follows."""
+    phase = operation.phase
+    try:
+        size = len(dumps(arguments).encode("utf-8"))
+    except (TypeError, ValueError):
+        size = None  # not JSON at all: a shape problem, reported below
+    if size is not None and size > config.budgets.max_input_bytes:
+        raise GraphError.of(ErrorCode.CG_INPUT_TOO_LARGE, phase)
+    if not isinstance(arguments, dict):
+        raise _input_invalid(phase, "/ must be an object")
+    shaped = dict(arguments)
+    context_present = "context" in shaped and operation.tool == "match_capabilities"
+    if context_present:
+        if shaped["context"] is None:
+            raise _input_invalid(phase, "/context must not be null (omit the key instead)")
+        shaped["context"] = {}
+    try:
+        check_pure_value(shaped)
+    except NotPureJson as problem:
+        raise _input_invalid(phase, f"{problem.pointer or '/'} {problem.reason}") from None
+    check_shape(operation.request_schema, shaped, code=ErrorCode.CG_INPUT_INVALID, phase=phase)
+    if context_present:
+        shaped["context"] = arguments["context"]
+    return shaped
+
+
+# -- scope and existence -----------------------------------------------------------------------
+
+
+def in_scope(config: HostConfig, provider_id: str) -> bool:
+    return config.scope is None or provider_id in config.scope
+
+
+def scoped_providers(snapshot: Snapshot, config: HostConfig) -> list[str]:
+    return [p for p in snapshot.providers if in_scope(config, p)]
+
+
+def check_named_providers(
+    snapshot: Snapshot, config: HostConfig, provider_ids: Iterable[str], phase: Phase
+) -> None:
+    """Scope first for every name (denied whether or not it exists), then existence."""
+    names = list(provider_ids)
+    for provider_id in names:
+        if not in_scope(config, provider_id):
+            raise GraphError.of(ErrorCode.CG_ACCESS_DENIED, phase)
+    for provider_id in names:
+        if provider_id not in snapshot.providers:
+            raise GraphError.of(ErrorCode.CG_PROVIDER_NOT_FOUND, phase)
+
+
+def find_capabilities(
+    snapshot: Snapshot, config: HostConfig, full_ids: Sequence[str], phase: Phase
+) -> list[Capability]:
+    check_named_providers(snapshot, config, (i.partition("::")[0] for i in full_ids), phase)
+    found = []
+    for full_id in full_ids:
+        capability = snapshot.capabilities.get(full_id)
+        if capability is None:
+            raise GraphError.of(ErrorCode.CG_CAPABILITY_NOT_FOUND, phase)
+        found.append(capability)
+    return found
+
+
+def check_result_size(result: Mapping[str, Any], config: HostConfig, phase: Phase) -> bytes:
+    """The serialized result, or ``CG_RESULT_TOO_LARGE`` (nothing is ever truncated)."""
+    data = dumps(result).encode("utf-8")
+    if len(data) > config.budgets.max_result_bytes:
+        raise GraphError.of(ErrorCode.CG_RESULT_TOO_LARGE, phase)
+    return data
+
+
+# -- describe ----------------------------------------------------------------------------------
+
+
+def describe(snapshot: Snapshot, config: HostConfig, executor: str | None) -> dict[str, Any]:
+    providers = scoped_providers(snapshot, config)
+    model: dict[str, Any] = {"configured": executor is not None}
+    if executor is not None:
+        model["executor"] = executor
+    return {
+        "revision": snapshot.revision,
+        "providers": [snapshot.providers[p].describe() for p in providers],
+        "scope": {"providers": list(config.scope) if config.scope is not None else providers},
+        "model": model,
+        "budgets": config.budgets.to_json(),
+    }
+
+
+# -- list --------------------------------------------------------------------------------------
+
+
+def list_capabilities(
+    snapshot: Snapshot, config: HostConfig, request: Mapping[str, Any]
+) -> dict[str, Any]:
+    phase = Phase.QUERY
+    named = request.get("providers")
+    if named is not None:
+        check_named_providers(snapshot, config, named, phase)
+        providers = [p for p in snapshot.providers if p in set(named)]
+    else:
+        providers = scoped_providers(snapshot, config)
+    tags = request.get("tags")
+    limit = request.get("limit", 100)
+    key = filter_key({"providers": sorted(set(named)) if named else None, "tags": sorted(set(tags or ()))})
+    offset = 0
+    if "cursor" in request:
+        offset = decode_cursor(request["cursor"], snapshot.revision, key)
+    authorized = sum(len(snapshot.providers[p].capabilities) for p in scoped_providers(snapshot, config))
+    if authorized == 0:
+        return {"status": "empty", "revision": snapshot.revision, "items": []}
+    candidates = _catalog(snapshot, providers, tags)
+    page = list(islice(candidates, offset, offset + limit + 1))
+    result: dict[str, Any] = {
+        "status": "ok",
+        "revision": snapshot.revision,
+        "items": [c.summary() for c in page[:limit]],
+    }
+    if len(page) > limit:
+        result["nextCursor"] = encode_cursor(snapshot.revision, key, offset + limit)
+    return result
+
+
+def _catalog(snapshot: Snapshot, providers: Sequence[str], tags: Sequence[str] | None) -> Iterable[Capability]:
+    wanted = set(tags) if tags else None
+    for provider_id in providers:
+        provider = snapshot.providers[provider_id]
+        for local_id in sorted(provider.capabilities):
+            capability = provider.capabilities[local_id]
+            if wanted is None or wanted.issubset(capability.declaration.get("tags", ())):
+                yield capability
+
+
+def authorized_catalog(
+    snapshot: Snapshot, config: HostConfig, named: Sequence[str] | None
+) -> list[Capability]:
+    providers = [p for p in snapshot.providers if p in set(named)] if named else scoped_providers(snapshot, config)
+    return list(_catalog(snapshot, providers, None))
+
+
+# -- resolve -----------------------------------------------------------------------------------
+
+
+def detail(capability: Capability) -> dict[str, Any]:
+    declaration = capability.declaration
+    result = capability.summary()
+    if "whenToUse" in declaration:
+        result["whenToUse"] = declaration["whenToUse"]
+    result["relations"] = [{"kind": k, "target": t} for k, t in capability.relations]
+    result["documents"] = [_document_metadata(d) for d in declaration.get("documents", ())]
+    return result
+
+
+def _document_metadata(document: Mapping[str, Any]) -> dict[str, Any]:
+    metadata: dict[str, Any] = {"id": document["id"], "title": document["title"]}
+    for key in ("role", "locale"):
+        if key in document:
+            metadata[key] = document[key]
+    if "path" in document:
+        metadata["mediaType"] = media_type_for(document["path"])
+        metadata["kind"] = "file"
+    else:
+        metadata["mediaType"] = media_type_for(document["url"].split("?")[0].split("#")[0])
+        metadata["kind"] = "url"
+        metadata["url"] = document["url"]
+    return metadata
+
+
+def resolve(snapshot: Snapshot, config: HostConfig, request: Mapping[str, Any]) -> dict[str, Any]:
+    ids = list(dict.fromkeys(request["ids"]))
+    roots = find_capabilities(snapshot, config, ids, Phase.QUERY)
+    traversal = request.get("relations", {})
+    kinds = set(traversal.get("kinds", RELATION_KINDS))
+    depth = traversal.get("depth", 1)
+    order = [c.full_id for c in roots]
+    visited = set(order)
+    edges: list[dict[str, str]] = []
+    unresolved: list[dict[str, str]] = []
+    frontier = roots
+    for _level in range(depth):
+        reached: list[Capability] = []
+        for capability in frontier:
+            for kind, target in capability.relations:
+                if kind not in kinds:
+                    continue
+                provider_id = target.partition("::")[0]
+                reason = None
+                if not in_scope(config, provider_id):
+                    reason = "out_of_scope"
+                elif provider_id not in snapshot.providers:
+                    reason = "provider_not_loaded"
+                elif target not in snapshot.capabilities:
+                    reason = "capability_not_found"
+                if reason is not None:
+                    edge = {"from": capability.full_id, "kind": kind, "target": target, "reason": reason}
+                    unresolved.append(edge)
+                    continue
+                edges.append({"from": capability.full_id, "kind": kind, "to": target})
+                if target not in visited:
+                    visited.add(target)
+                    order.append(target)
+                    reached.append(snapshot.capabilities[target])
+        if not reached:
+            break
+        frontier = reached
+    return {
+        "status": "partial" if unresolved else "ok",
+        "revision": snapshot.revision,
+        "capabilities": [detail(snapshot.capabilities[i]) for i in order],
+        "edges": edges,
+        "unresolved": unresolved,
+    }

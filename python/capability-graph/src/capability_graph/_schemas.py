@@ -1,0 +1,155 @@
+"""Validation of JSON values against the contract's schemas.
+
+Two validators, one authority. The JSON Schemas shipped with the package (verbatim copies of
+``spec/``) are the contract; the Pydantic models generated from them are the fast path. A value
+is checked with its generated model first; only when that fails (the rare path) is the schema
+consulted, to name the JSON pointer and the expected type in the message -- never the value.
+A test corpus keeps both in agreement.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from ._errors import GraphError
+from ._generated.taxonomy import ErrorCode, Phase
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
+    from pydantic import BaseModel
+
+__all__ = ["check_shape", "describe_problem", "load_schema"]
+
+SCHEMA_BASE = "https://schemas.capability-graph.dev/v1/"
+
+
+@cache
+def load_schema(name: str) -> dict[str, Any]:
+    """A schema (or the tools document) of the contract, by file name."""
+    text = resources.files("capability_graph._generated").joinpath("spec", name).read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+@cache
+def _validator(name: str) -> Validator:
+    import jsonschema
+    from referencing import Registry, Resource
+
+    spec = resources.files("capability_graph._generated").joinpath("spec")
+    names = sorted(p.name for p in spec.iterdir() if p.name.endswith(".schema.json"))
+    registry: Registry[Any] = Registry().with_resources(
+        (SCHEMA_BASE + n, Resource.from_contents(load_schema(n))) for n in names
+    )
+    # "file.schema.json#/$defs/Name" validates against a part of a schema.
+    schema = {"$ref": SCHEMA_BASE + name} if "#" in name else load_schema(name)
+    return jsonschema.Draft202012Validator(schema, registry=registry)
+
+
+def _pointer(parts: Any) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+_TYPE_NAMES = {
+    "object": "an object",
+    "array": "an array",
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "a boolean",
+}
+
+
+def _phrase(error: Any) -> str:
+    """What is wrong, in the schema's terms; never the offending value."""
+    keyword = error.validator
+    expected = error.validator_value
+    if keyword == "type":
+        kinds = [expected] if isinstance(expected, str) else list(expected)
+        return "must be " + " or ".join(_TYPE_NAMES.get(k, k) for k in kinds)
+    if keyword == "required":
+        missing = [k for k in expected if isinstance(error.instance, dict) and k not in error.instance]
+        return f"requires the key {missing[0]}" if missing else "misses a required key"
+    if keyword in ("additionalProperties", "unevaluatedProperties"):
+        return "has a key that is not allowed"
+    if keyword in ("enum", "const"):
+        values = expected if keyword == "enum" else [expected]
+        return "must be one of: " + ", ".join(json.dumps(v) for v in values)
+    if keyword == "pattern":
+        return "does not have the required format"
+    if keyword in ("minLength", "maxLength"):
+        bound = "at least" if keyword == "minLength" else "at most"
+        return f"must have {bound} {expected} characters"
+    if keyword in ("minItems", "maxItems"):
+        bound = "at least" if keyword == "minItems" else "at most"
+        return f"must have {bound} {expected} items"
+    if keyword in ("minProperties", "maxProperties"):
+        bound = "at least" if keyword == "minProperties" else "at most"
+        return f"must have {bound} {expected} keys"
+    if keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        words = {
+            "minimum": "at least",
+            "maximum": "at most",
+            "exclusiveMinimum": "greater than",
+            "exclusiveMaximum": "less than",
+        }
+        return f"must be {words[keyword]} {expected}"
+    if keyword == "uniqueItems":
+        return "must not repeat items"
+    if keyword == "propertyNames":
+        return "has a key that does not have the required format"
+    if keyword in ("oneOf", "anyOf"):
+        return "does not match any allowed shape"
+    return "is invalid"
+
+
+def _best(errors: list[Any]) -> Any:
+    """The most specific error: descend into oneOf/anyOf contexts that got furthest."""
+    import jsonschema.exceptions
+
+    return jsonschema.exceptions.best_match(errors)
+
+
+def describe_problem(schema_name: str, value: Any, prefix: str = "") -> str | None:
+    """``"<pointer> <phrase>"`` for the first schema violation of ``value``, or None if valid."""
+    errors = list(_validator(schema_name).iter_errors(value))
+    if not errors:
+        return None
+    error = _best(errors)
+    where = prefix + _pointer(error.absolute_path)
+    return f"{where or '/'} {_phrase(error)}"
+
+
+def _model_accepts(model: type[BaseModel], value: Any) -> bool:
+    from pydantic import ValidationError
+
+    try:
+        model.model_validate(value)
+    except ValidationError:
+        return False
+    return True
+
+
+def check_shape(
+    schema_name: str,
+    value: Any,
+    *,
+    code: ErrorCode,
+    phase: Phase,
+    prefix: str = "",
+    model: type[BaseModel] | None = None,
+) -> None:
+    """Raise ``GraphError(code, phase)`` naming the first violation of ``schema_name``."""
+    if model is not None and _model_accepts(model, value):
+        return
+    problem = describe_problem(schema_name, value, prefix)
+    if problem is None:
+        if model is None:
+            return
+        # The model rejected what the schema accepts: the schema is the contract, but a value the
+        # reference cannot hold is still refused, with the generic message.
+        raise GraphError(code, phase)
+    raise GraphError(code, phase, problem)

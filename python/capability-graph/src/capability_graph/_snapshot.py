@@ -1,0 +1,321 @@
+"""Loading provider sources into an immutable snapshot.
+
+A :class:`Snapshot` is what every query reads: the providers, an index of capabilities by full
+id, the resolved relation edges and the revisions. It is built completely (every provider
+validated, relations checked across providers) before anyone can see it, and never changes
+afterwards, which is what makes reload atomic: publishing is one reference assignment.
+
+Load order and codes:
+1. read the source (missing, unreadable, not a regular file, over maxDefinitionBytes) --
+   ``CG_CONFIG_INVALID`` for a file that cannot be read, ``CG_DEFINITION_INVALID`` for size;
+2. pure JSON and schema shape -- ``CG_DEFINITION_INVALID`` (``CG_RELATION_INVALID`` when the
+   problem is inside a relation);
+3. rules a schema cannot express: duplicate capability or document ids, document path rules --
+   ``CG_DEFINITION_INVALID``; missing local targets, self references, duplicate edges --
+   ``CG_RELATION_INVALID``;
+4. across providers: duplicate provider ids (``CG_CONFIG_INVALID``), cycles of requires/parent/specializes
+   (``CG_RELATION_CYCLE``), the total against maxCapabilities (``CG_CATALOG_TOO_LARGE``).
+   A cross-provider target that is missing is not a load error: resolve reports it as
+   ``unresolved`` (the other provider may be reloaded independently).
+"""
+
+from __future__ import annotations
+
+import copy
+import gc
+import hashlib
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ._config import Budgets, HostConfig, Source, read_bounded_file
+from ._documents import DocumentRoot, check_document_path
+from ._errors import GraphError
+from ._generated.taxonomy import ErrorCode, Phase
+from ._json import NotPureJson, canonical_bytes, check_pure_value, parse_pure_json
+from ._validation import definition_problem
+
+__all__ = ["ACYCLIC_KINDS", "Capability", "Provider", "Snapshot", "build_snapshot", "load_provider"]
+
+ACYCLIC_KINDS: Final = ("requires", "parent", "specializes")
+RELATION_KINDS: Final = (*ACYCLIC_KINDS, "related")
+_FULL_ID: Final = re.compile(r"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$")
+
+
+def revision_of(data: bytes) -> str:
+    return "r:" + hashlib.sha256(data).hexdigest()[:16]
+
+
+@dataclass(frozen=True, slots=True)
+class Capability:
+    """One capability: its declaration as loaded, and its relations with full-id targets."""
+
+    full_id: str
+    provider_id: str
+    declaration: Mapping[str, Any]
+    relations: tuple[tuple[str, str], ...]  # (kind, full target id)
+
+    def summary(self) -> dict[str, Any]:
+        d = self.declaration
+        return {
+            "id": self.full_id,
+            "providerId": self.provider_id,
+            "name": d["name"],
+            "description": d["description"],
+            "tags": list(d.get("tags", ())),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Provider:
+    provider_id: str
+    name: str
+    version: str
+    revision: str
+    source_index: int
+    capabilities: Mapping[str, Capability]  # local id -> capability, in declaration order
+    document_root: DocumentRoot | None
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "providerId": self.provider_id,
+            "name": self.name,
+            "version": self.version,
+            "revision": self.revision,
+            "capabilityCount": len(self.capabilities),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    revision: str
+    providers: Mapping[str, Provider]  # sorted by provider id
+    ordered_ids: tuple[str, ...]  # every full id, by (provider id, capability id)
+    capabilities: Mapping[str, Capability]
+
+    def provider_of(self, full_id: str) -> Provider | None:
+        return self.providers.get(full_id.partition("::")[0])
+
+
+def _invalid(code: ErrorCode, message: str | None = None) -> GraphError:
+    return GraphError(code, Phase.LOAD, message)
+
+
+@contextmanager
+def no_gc() -> Iterator[None]:
+    """Large loads allocate millions of containers that all live on; collecting in between is
+    pure overhead (it dominates load time), so the cyclic collector pauses for the load."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _read_source(source: Source, budgets: Budgets) -> Any:
+    if source.definition is not None:
+        try:
+            check_pure_value(source.definition, "")
+        except NotPureJson as problem:
+            raise _invalid(
+                ErrorCode.CG_DEFINITION_INVALID, f"{problem.pointer or '/'} {problem.reason}"
+            ) from None
+        # A private copy: the caller's object may change after open without changing the graph.
+        return copy.deepcopy(source.definition)
+    assert source.path is not None
+    data = read_bounded_file(source.path, budgets.max_definition_bytes)
+    if data is None:
+        if _exists_but_too_large(source, budgets):
+            raise _invalid(
+                ErrorCode.CG_DEFINITION_INVALID, "/ exceeds budgets.maxDefinitionBytes"
+            )
+        raise GraphError(
+            ErrorCode.CG_CONFIG_INVALID,
+            Phase.CONFIG,
+            f"/providers/{source.index}/path is not a readable regular file",
+        )
+    try:
+        return parse_pure_json(data, check_values=False)
+    except NotPureJson as problem:
+        raise _invalid(
+            ErrorCode.CG_DEFINITION_INVALID, f"{problem.pointer or '/'} {problem.reason}"
+        ) from None
+
+
+def _exists_but_too_large(source: Source, budgets: Budgets) -> bool:
+    import os
+    import stat
+
+    assert source.path is not None
+    try:
+        info = os.stat(source.path)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_size > budgets.max_definition_bytes
+
+
+def load_provider(source: Source, budgets: Budgets) -> tuple[Provider, Mapping[str, Any]]:
+    """Read and validate one source on its own (everything but the cross-provider rules)."""
+    value = _read_source(source, budgets)
+    problem = definition_problem(value) if isinstance(value, dict) else "/ must be an object"
+    if problem is not None:
+        code = (
+            ErrorCode.CG_RELATION_INVALID
+            if "/relations/" in problem or problem.split(" ", 1)[0].endswith("/relations")
+            else ErrorCode.CG_DEFINITION_INVALID
+        )
+        raise _invalid(code, None if code is ErrorCode.CG_RELATION_INVALID else problem)
+    provider_id = value["providerId"]
+    capabilities: dict[str, Capability] = {}
+    for index, declaration in enumerate(value["capabilities"]):
+        local_id = declaration["id"]
+        if local_id in capabilities:
+            raise _invalid(
+                ErrorCode.CG_DEFINITION_INVALID, f"/capabilities/{index}/id repeats a capability id"
+            )
+        _check_documents(declaration, index)
+        capabilities[local_id] = Capability(
+            f"{provider_id}::{local_id}", provider_id, declaration, ()
+        )
+    for local_id, capability in list(capabilities.items()):
+        capabilities[local_id] = _with_relations(capability, provider_id, capabilities)
+    return (
+        Provider(
+            provider_id=provider_id,
+            name=value["name"],
+            version=value["version"],
+            revision=revision_of(canonical_bytes(value)),
+            source_index=source.index,
+            capabilities=capabilities,
+            document_root=_document_root(source),
+        ),
+        value,
+    )
+
+
+def _check_documents(declaration: Mapping[str, Any], index: int) -> None:
+    seen: set[str] = set()
+    for position, document in enumerate(declaration.get("documents", ())):
+        where = f"/capabilities/{index}/documents/{position}"
+        if document["id"] in seen:
+            raise _invalid(ErrorCode.CG_DEFINITION_INVALID, f"{where}/id repeats a document id")
+        seen.add(document["id"])
+        has_path, has_url = "path" in document, "url" in document
+        if has_path == has_url:
+            raise _invalid(
+                ErrorCode.CG_DEFINITION_INVALID, f"{where} must have exactly one of path or url"
+            )
+        if has_path:
+            reason = check_document_path(document["path"])
+            if reason is not None:
+                raise _invalid(ErrorCode.CG_DEFINITION_INVALID, f"{where}/path {reason}")
+
+
+def _with_relations(
+    capability: Capability, provider_id: str, siblings: Mapping[str, Capability]
+) -> Capability:
+    declared = capability.declaration.get("relations", ())
+    if not declared:
+        return capability
+    relations: list[tuple[str, str]] = []
+    seen: set[tuple[str, str]] = set()
+    for relation in declared:
+        kind, target = relation["kind"], relation["target"]
+        if kind not in RELATION_KINDS:
+            raise _invalid(ErrorCode.CG_RELATION_INVALID)
+        if "::" in target:
+            if not _FULL_ID.match(target):
+                raise _invalid(ErrorCode.CG_RELATION_INVALID)
+            full = target
+            if target.partition("::")[0] == provider_id and target.partition("::")[2] not in siblings:
+                raise _invalid(ErrorCode.CG_RELATION_INVALID)
+        else:
+            if target not in siblings:
+                raise _invalid(ErrorCode.CG_RELATION_INVALID)
+            full = f"{provider_id}::{target}"
+        if full == capability.full_id or (kind, full) in seen:
+            raise _invalid(ErrorCode.CG_RELATION_INVALID)
+        seen.add((kind, full))
+        relations.append((kind, full))
+    return Capability(capability.full_id, provider_id, capability.declaration, tuple(relations))
+
+
+def _document_root(source: Source) -> DocumentRoot | None:
+    if source.document_root is not None:
+        return DocumentRoot.fix(source.document_root)
+    if source.path is not None:
+        return DocumentRoot.fix(source.path.parent)
+    return None
+
+
+def build_snapshot(providers: Iterable[Provider], budgets: Budgets) -> Snapshot:
+    """Check the cross-provider rules and index a complete snapshot."""
+    by_id: dict[str, Provider] = {}
+    for provider in providers:
+        if provider.provider_id in by_id:
+            raise GraphError(
+                ErrorCode.CG_CONFIG_INVALID,
+                Phase.CONFIG,
+                f"/providers/{provider.source_index} repeats a providerId",
+            )
+        by_id[provider.provider_id] = provider
+    total = sum(len(p.capabilities) for p in by_id.values())
+    if total > budgets.max_capabilities:
+        raise _invalid(ErrorCode.CG_CATALOG_TOO_LARGE)
+    ordered = dict(sorted(by_id.items()))
+    capabilities: dict[str, Capability] = {}
+    ordered_ids: list[str] = []
+    for provider in ordered.values():
+        for local_id in sorted(provider.capabilities):
+            capability = provider.capabilities[local_id]
+            capabilities[capability.full_id] = capability
+            ordered_ids.append(capability.full_id)
+    _check_acyclic(capabilities)
+    pairs = "\n".join(f"{p.provider_id}:{p.revision}" for p in ordered.values())
+    return Snapshot(
+        revision=revision_of(pairs.encode("utf-8")),
+        providers=ordered,
+        ordered_ids=tuple(ordered_ids),
+        capabilities=capabilities,
+    )
+
+
+def _check_acyclic(capabilities: Mapping[str, Capability]) -> None:
+    """Iterative three-colour DFS per acyclic kind, across every loaded provider."""
+    for kind in ACYCLIC_KINDS:
+        successors: dict[str, list[str]] = {}
+        for capability in capabilities.values():
+            targets = [t for k, t in capability.relations if k == kind and t in capabilities]
+            if targets:
+                successors[capability.full_id] = targets
+        state: dict[str, int] = {}  # 1 = on the current path, 2 = finished
+        for start in successors:
+            if start in state:
+                continue
+            state[start] = 1
+            stack: list[tuple[str, Iterator[str]]] = [(start, iter(successors[start]))]
+            while stack:
+                node, children = stack[-1]
+                child = next(children, None)
+                if child is None:
+                    state[node] = 2
+                    stack.pop()
+                    continue
+                seen = state.get(child)
+                if seen == 1:
+                    raise _invalid(ErrorCode.CG_RELATION_CYCLE)
+                if seen is None:
+                    state[child] = 1
+                    stack.append((child, iter(successors.get(child, ()))))
+
+
+def open_snapshot(config: HostConfig) -> tuple[Snapshot, dict[int, Provider]]:
+    """Load every source of ``config`` and build the first snapshot."""
+    with no_gc():
+        loaded = {s.index: load_provider(s, config.budgets)[0] for s in config.sources}
+        snapshot = build_snapshot(loaded.values(), config.budgets)
+    return snapshot, loaded

@@ -1,0 +1,308 @@
+"""open(): configuration (phase config) and provider loading (phase load) errors and successes."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cg_testing import capability, error_of, expected, inline, provider
+
+from capability_graph import BlockingCapabilityGraph, CapabilityGraph, GraphError
+
+
+def open_blocking(config: Any) -> BlockingCapabilityGraph:
+    return BlockingCapabilityGraph.open(config)
+
+
+def open_error(config: Any) -> dict[str, str]:
+    with pytest.raises(GraphError) as excinfo:
+        open_blocking(config).close()
+    return error_of(excinfo)
+
+
+def write(path: Path, value: Any) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(value), encoding="utf-8")
+    return path
+
+
+UNREADABLE = expected(
+    "CG_CONFIG_INVALID", "config", "Cannot read a valid bounded JSON configuration file"
+)
+
+# -- configuration file --------------------------------------------------------------------
+
+
+def test_missing_config_file_is_the_seeds_unreadable_config_error(tmp_path: Path) -> None:
+    assert open_error(tmp_path / "deliberately-missing-config.json") == UNREADABLE
+
+
+def test_config_file_that_is_a_directory_is_unreadable(tmp_path: Path) -> None:
+    assert open_error(tmp_path) == UNREADABLE
+
+
+def test_config_fifo_is_unreadable_without_hanging(tmp_path: Path) -> None:
+    fifo = tmp_path / "config.json"
+    os.mkfifo(fifo)
+    assert open_error(fifo) == UNREADABLE
+
+
+def test_config_file_over_one_mebibyte_is_unreadable(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    path.write_text('{"providers": []}' + " " * (1024 * 1024), encoding="utf-8")
+    assert open_error(path) == UNREADABLE
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"{", b'{"providers": [], "providers": []}', b'{"providers": [NaN]}', b"\xff\xfe"],
+    ids=["truncated", "duplicate-key", "nan", "not-utf8"],
+)
+def test_config_file_that_is_not_pure_json_is_unreadable(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "config.json"
+    path.write_bytes(content)
+    assert open_error(path) == UNREADABLE
+
+
+def test_config_file_sources_resolve_against_the_config_folder(tmp_path: Path) -> None:
+    write(tmp_path / "providers" / "acme.json", provider("acme", capability("a")))
+    config = write(tmp_path / "conf" / "capability-graph.json", {"providers": [{"path": "../providers/acme.json"}]})
+    with open_blocking(config) as graph:
+        assert [p["providerId"] for p in graph.describe().providers] == ["acme"]
+
+
+# -- configuration shape -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({"providers": [], "extra": 1}, "/ has a key that is not allowed"),
+        ({"providers": [], "scope": None}, "/scope must not be null (omit the key instead)"),
+        ({"providers": [], "budgets": {"maxCapabilities": 0}}, "/budgets/maxCapabilities must be at least 1"),
+        (
+            {"providers": [], "budgets": {"maxResultBytes": 268435457}},
+            "/budgets/maxResultBytes must be at most 268435456",
+        ),
+        ({"providers": [], "budgets": {"maxInputBytes": True}}, "/budgets/maxInputBytes must be an integer"),
+        ({"providers": [], "budgets": {"maxInputBytes": "5"}}, "/budgets/maxInputBytes must be an integer"),
+        ({"providers": "acme.json"}, "/providers must be an array"),
+        ({}, "/ requires the key providers"),
+    ],
+    ids=["unknown-key", "null-optional", "zero-budget", "budget-over-cap", "bool-budget", "string-budget", "string-for-list", "missing-providers"],
+)
+def test_invalid_config_names_the_pointer_never_the_value(config: Any, message: str) -> None:
+    assert open_error(config) == expected("CG_CONFIG_INVALID", "config", message)
+
+
+def test_source_with_both_path_and_definition_is_config_invalid() -> None:
+    config = {"providers": [{"path": "a.json", "definition": provider("acme")}]}
+    assert open_error(config)["code"] == "CG_CONFIG_INVALID"
+
+
+def test_missing_source_file_is_config_invalid(tmp_path: Path) -> None:
+    config = write(tmp_path / "c.json", {"providers": [{"path": "nope.json"}]})
+    assert open_error(config) == expected(
+        "CG_CONFIG_INVALID", "config", "/providers/0/path is not a readable regular file"
+    )
+
+
+def test_duplicate_provider_id_is_config_invalid() -> None:
+    assert open_error(inline(provider("acme"), provider("acme"))) == expected(
+        "CG_CONFIG_INVALID", "config", "/providers/1 repeats a providerId"
+    )
+
+
+def test_scope_naming_a_provider_that_is_not_loaded_is_config_invalid() -> None:
+    config = inline(provider("acme"), scope={"providers": ["acme", "ghost"]})
+    assert open_error(config) == expected(
+        "CG_CONFIG_INVALID", "config", "/scope/providers/1 names a provider that is not loaded"
+    )
+
+
+def test_unknown_executor_is_config_invalid() -> None:
+    assert open_error(inline(provider("acme"), model={"executor": "oracle"}))["code"] == "CG_CONFIG_INVALID"
+
+
+def test_config_that_is_not_an_object_is_config_invalid() -> None:
+    assert open_error(42) == expected("CG_CONFIG_INVALID", "config", "/ must be an object")
+
+
+# -- provider definitions ------------------------------------------------------------------
+
+
+def test_empty_catalog_opens() -> None:
+    with open_blocking(inline(provider("acme"))) as graph:
+        assert graph.describe().providers[0]["capabilityCount"] == 0
+
+
+@pytest.mark.parametrize(
+    ("definition", "message"),
+    [
+        (provider("acme", capability("a", whenToUse=None)), "/capabilities/0/whenToUse must not be null (omit the key instead)"),
+        (provider("acme", capability("a", colour="red")), "/capabilities/0 has a key that is not allowed"),
+        (provider("acme", capability("a", tags="http")), "/capabilities/0/tags must be an array"),
+        (provider("acme", capability("a", name=True)), "/capabilities/0/name must be a string"),
+        (provider("acme", capability("A")), "/capabilities/0/id does not have the required format"),
+        (provider("Acme"), "/providerId does not have the required format"),
+        (provider("acme", capability("a"), capability("a")), "/capabilities/1/id repeats a capability id"),
+        (
+            provider("acme", capability("a", documents=[{"id": "d", "title": "D", "path": "x.md"}, {"id": "d", "title": "D", "path": "y.md"}])),
+            "/capabilities/0/documents/1/id repeats a document id",
+        ),
+    ],
+    ids=["null-optional", "unknown-key", "string-for-list", "bool-for-string", "bad-id", "bad-provider-id", "duplicate-capability", "duplicate-document"],
+)
+def test_invalid_inline_definition_is_definition_invalid(definition: Any, message: str) -> None:
+    assert open_error(inline(definition)) == expected("CG_DEFINITION_INVALID", "load", message)
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["../secret.md", "/etc/passwd", "a\\b.md", "c:x.md", "a/../../b.md", "a\x00b.md", "a\x1fb.md"],
+    ids=["dotdot", "absolute", "backslash", "colon", "nested-dotdot", "nul", "control"],
+)
+def test_static_document_path_rules_are_definition_invalid(path: str) -> None:
+    definition = provider("acme", capability("a", documents=[{"id": "d", "title": "D", "path": path}]))
+    assert open_error(inline(definition))["code"] == "CG_DEFINITION_INVALID"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [b"bytes", {"a"}, ("t",), datetime.date(2026, 1, 1), object(), float("nan"), 2**60],
+    ids=["bytes", "set", "tuple", "date", "object", "nan", "huge-int"],
+)
+def test_non_json_python_values_in_inline_definitions_are_definition_invalid(value: Any) -> None:
+    definition = provider("acme", capability("a", description=value))
+    assert open_error(inline(definition))["code"] == "CG_DEFINITION_INVALID"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b'{"providerId": "acme", "providerId": "acme"}', "/ an object has a duplicate key"),
+        (b'{"providerId": NaN}', "/ NaN and Infinity are not JSON"),
+        (b"\xff", "/ not valid UTF-8"),
+        (b'{"providerId": "\\ud800", "name": "A", "version": "1", "capabilities": []}', "/ a string has a lone surrogate"),
+        (b"[" * 100_000 + b"]" * 100_000, "/ nesting deeper than 32"),
+        (b"{", "/ not well-formed JSON"),
+    ],
+    ids=["duplicate-key", "nan", "invalid-utf8", "lone-surrogate", "deep-nesting", "truncated"],
+)
+def test_definition_file_that_is_not_pure_json_is_definition_invalid(
+    tmp_path: Path, content: bytes, message: str
+) -> None:
+    (tmp_path / "acme.json").write_bytes(content)
+    config = write(tmp_path / "c.json", {"providers": [{"path": "acme.json"}]})
+    assert open_error(config) == expected("CG_DEFINITION_INVALID", "load", message)
+
+
+def test_definition_file_over_max_definition_bytes_is_definition_invalid(tmp_path: Path) -> None:
+    write(tmp_path / "acme.json", provider("acme", capability("a")))
+    config = write(
+        tmp_path / "c.json",
+        {"providers": [{"path": "acme.json"}], "budgets": {"maxDefinitionBytes": 20}},
+    )
+    assert open_error(config) == expected(
+        "CG_DEFINITION_INVALID", "load", "/ exceeds budgets.maxDefinitionBytes"
+    )
+
+
+def test_capabilities_over_max_capabilities_is_catalog_too_large_at_load() -> None:
+    config = inline(provider("acme", capability("a"), capability("b")), budgets={"maxCapabilities": 1})
+    assert open_error(config) == expected("CG_CATALOG_TOO_LARGE", "load")
+
+
+# -- relations -----------------------------------------------------------------------------
+
+
+def rel(kind: str, target: str) -> dict[str, str]:
+    return {"kind": kind, "target": target}
+
+
+@pytest.mark.parametrize(
+    "definition",
+    [
+        provider("acme", capability("a", relations=[rel("requires", "missing")])),
+        provider("acme", capability("a", relations=[rel("requires", "a")])),
+        provider("acme", capability("a", relations=[rel("requires", "acme::a")])),
+        provider("acme", capability("a", relations=[rel("related", "b"), rel("related", "b")]), capability("b")),
+        provider("acme", capability("a", relations=[rel("depends", "b")]), capability("b")),
+        provider("acme", capability("a", relations=[rel("requires", "acme::")]), capability("b")),
+        provider("acme", capability("a", relations=[rel("requires", "acme::missing")])),
+    ],
+    ids=["missing-local", "self", "self-full-id", "duplicate-edge", "unknown-kind", "malformed-target", "missing-same-provider-full-id"],
+)
+def test_invalid_relation_is_relation_invalid(definition: Any) -> None:
+    assert open_error(inline(definition)) == expected("CG_RELATION_INVALID", "load")
+
+
+@pytest.mark.parametrize("kind", ["requires", "parent", "specializes"])
+def test_cycle_in_an_acyclic_kind_is_relation_cycle(kind: str) -> None:
+    definition = provider(
+        "acme",
+        capability("a", relations=[rel(kind, "b")]),
+        capability("b", relations=[rel(kind, "c")]),
+        capability("c", relations=[rel(kind, "a")]),
+    )
+    assert open_error(inline(definition)) == expected("CG_RELATION_CYCLE", "load")
+
+
+def test_cycle_across_providers_is_relation_cycle() -> None:
+    acme = provider("acme", capability("a", relations=[rel("requires", "billing::b")]))
+    billing = provider("billing", capability("b", relations=[rel("requires", "acme::a")]))
+    assert open_error(inline(acme, billing)) == expected("CG_RELATION_CYCLE", "load")
+
+
+def test_related_cycles_are_allowed() -> None:
+    definition = provider(
+        "acme",
+        capability("a", relations=[rel("related", "b")]),
+        capability("b", relations=[rel("related", "a")]),
+    )
+    open_blocking(inline(definition)).close()
+
+
+def test_cross_provider_target_of_an_unloaded_provider_is_not_a_load_error() -> None:
+    open_blocking(inline(provider("acme", capability("a", relations=[rel("requires", "ghost::x")])))).close()
+
+
+# -- revisions -----------------------------------------------------------------------------
+
+
+def test_revision_does_not_depend_on_key_order_or_whitespace(tmp_path: Path) -> None:
+    definition = provider("acme", capability("a", tags=["x"]))
+    (tmp_path / "a.json").write_text(json.dumps(definition, indent=4), encoding="utf-8")
+    (tmp_path / "b.json").write_text(json.dumps(dict(reversed(definition.items()))), encoding="utf-8")
+    revisions = []
+    for name in ("a.json", "b.json"):
+        with open_blocking(write(tmp_path / f"c-{name}", {"providers": [{"path": name}]})) as graph:
+            revisions.append(graph.describe().providers[0]["revision"])
+    assert revisions[0] == revisions[1]
+
+
+def test_revision_is_r_colon_and_sixteen_hex_of_the_canonical_sha256() -> None:
+    import hashlib
+
+    definition = provider("acme")
+    canonical = json.dumps(definition, sort_keys=True, separators=(",", ":")).encode()
+    with open_blocking(inline(definition)) as graph:
+        described = graph.describe()
+    provider_revision = "r:" + hashlib.sha256(canonical).hexdigest()[:16]
+    assert described.providers[0]["revision"] == provider_revision
+    graph_revision = "r:" + hashlib.sha256(f"acme:{provider_revision}".encode()).hexdigest()[:16]
+    assert described.revision == graph_revision
+
+
+def test_async_open_rejects_and_leaves_nothing_open() -> None:
+    async def scenario() -> dict[str, str]:
+        with pytest.raises(GraphError) as excinfo:
+            await CapabilityGraph.open(inline(provider("acme"), provider("acme")))
+        return error_of(excinfo)
+
+    assert asyncio.run(scenario())["code"] == "CG_CONFIG_INVALID"

@@ -29,7 +29,7 @@ import hashlib
 import os
 import re
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Final, NoReturn
 
 from ._errors import GraphError
@@ -136,11 +136,29 @@ def media_type_for(path: str) -> str:
 # --- roots -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
 class DocumentRoot:
-    """A document root fixed to its real absolute path. Its ``repr`` never shows the path."""
+    """A document root fixed to its real absolute path (immutable). It never shows the path."""
 
-    _real: bytes = field(repr=False)
+    __slots__ = ("_real",)
+    _real: bytes
+
+    def __init__(self, real: bytes) -> None:
+        """Internal: use :meth:`fix`."""
+        object.__setattr__(self, "_real", real)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("DocumentRoot is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("DocumentRoot is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, DocumentRoot):
+            return NotImplemented
+        return self._real == other._real
+
+    def __hash__(self) -> int:
+        return hash((DocumentRoot, self._real))
 
     @classmethod
     def fix(
@@ -223,6 +241,14 @@ def _content_identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
+def _is_symlink(real: bytes) -> bool:
+    """Whether the fixed root path itself is now a symbolic link (an lstat of the root only)."""
+    try:
+        return stat.S_ISLNK(os.stat(real, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
 class _Walk:
     """The descriptors of one read: the chain of directories from the root, and the file."""
 
@@ -246,12 +272,14 @@ class _Walk:
         try:
             fd = os.open(real, _DIR_FLAGS)
         except OSError as error:
-            _fail(_code_for(error))
-        self.chain.append((b"", fd, (-1, -1)))
-        try:
-            self.chain[-1] = (b"", fd, _identity(os.fstat(fd)))
-        except OSError as error:
-            _fail(_code_for(error))
+            code = _code_for(error)
+        else:
+            # O_DIRECTORY made sure it is a directory; its identity is never compared (see docs).
+            self.chain.append((b"", fd, (-1, -1)))
+            return
+        if code is _NOT_FOUND and _is_symlink(real):
+            code = _DENIED  # the root itself was replaced by a symbolic link: never followed
+        _fail(code)
 
     def resolve(self, components: list[bytes]) -> None:
         """Walk ``components`` from the root to a regular file, opening it for reading."""

@@ -755,6 +755,49 @@ def test_nothing_outside_the_root_is_opened_or_stated_per_strace(tree: Tree) -> 
     assert any("readlinkat(" in line and tree.outside.name in line for line in syscalls)
 
 
+# --- the witnesses themselves would notice an escape ------------------------------------------
+
+
+def test_witness_fs_watch_flags_opens_and_stats_outside_the_root(tree: Tree) -> None:
+    outside_dir = os.open(tree.outside, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        with FsWatch(tree.root) as watch:
+            os.close(os.open(tree.outside / "secret.md", os.O_RDONLY | os.O_CLOEXEC))
+            os.stat("secret.md", dir_fd=outside_dir, follow_symlinks=False)
+            os.stat(tree.root / "guide.md")
+    finally:
+        os.close(outside_dir)
+    assert len(watch.violations) == 6, watch.violations
+
+
+def test_witness_fifo_tripwire_trips_on_a_non_blocking_open(tree: Tree) -> None:
+    with FifoTripwire(tree.outside / "wire") as wire:
+        assert not wire.tripped
+        os.close(os.open(wire.path, os.O_RDONLY | os.O_NONBLOCK))
+        assert wire.tripped
+
+
+def test_witness_trace_check_flags_escapes(tree: Tree) -> None:
+    root = os.path.realpath(tree.root)
+    lines = [
+        f'1 openat(AT_FDCWD, "{root}", O_RDONLY|O_NOFOLLOW|O_PATH|O_DIRECTORY) = 3',
+        '1 openat(3, "sub", O_RDONLY|O_NOFOLLOW|O_PATH|O_DIRECTORY) = 4',
+        '1 newfstatat(4, "", {st_mode=S_IFDIR}, AT_EMPTY_PATH) = 0',
+        '1 newfstatat(4, "deep.md", {st_mode=S_IFREG}, AT_SYMLINK_NOFOLLOW) = 0',
+        "1 close(4) = 0",
+    ]
+    assert trace_violations(lines, tree.root) == []
+    bad = [
+        '1 openat(AT_FDCWD, "/etc/passwd", O_RDONLY|O_NOFOLLOW) = 5',
+        '1 newfstatat(4, "deep.md", {st_mode=S_IFREG}, 0) = 0',
+        '1 openat(3, "..", O_RDONLY|O_NOFOLLOW|O_PATH|O_DIRECTORY) = 4',
+        '1 openat(3, "a/b", O_RDONLY|O_NOFOLLOW) = 4',
+        '1 openat(3, "guide.md", O_RDONLY) = 4',
+        '1 stat("/etc/passwd", {st_mode=S_IFREG}) = 0',
+    ]
+    assert len(trace_violations(lines[:1] + bad, tree.root)) == len(bad)
+
+
 # --- the property ----------------------------------------------------------------------------
 
 

@@ -24,6 +24,7 @@ import dataclasses
 import inspect
 import json
 import math
+import threading
 import time
 from collections.abc import Callable, Collection, Container, Mapping, Sequence
 from dataclasses import dataclass
@@ -196,7 +197,8 @@ def _check_shape(raw: object, limit: int) -> tuple[MatchStatus, list[dict[str, A
 
 
 class _CatalogIds(Container[str]):
-    """``id in catalog``, with the id set built only when a candidate needs checking."""
+    """``id in catalog``, with the id set built only when a candidate needs checking (and
+    reused across matches for a catalog passed as the same tuple, which cannot change)."""
 
     def __init__(self, catalog: Sequence[Mapping[str, Any]]) -> None:
         self._catalog = catalog
@@ -204,8 +206,26 @@ class _CatalogIds(Container[str]):
 
     def __contains__(self, item: object) -> bool:
         if self._ids is None:
-            self._ids = frozenset(entry["id"] for entry in self._catalog)
+            self._ids = _catalog_id_set(self._catalog)
         return item in self._ids
+
+
+_ID_SETS: list[tuple[Sequence[Mapping[str, Any]], frozenset[str]]] = []
+_ID_SETS_LOCK: Final = threading.Lock()
+
+
+def _catalog_id_set(catalog: Sequence[Mapping[str, Any]]) -> frozenset[str]:
+    if type(catalog) is not tuple:
+        return frozenset(entry["id"] for entry in catalog)
+    with _ID_SETS_LOCK:
+        for cached, ids in _ID_SETS:
+            if cached is catalog:
+                return ids
+    ids = frozenset(entry["id"] for entry in catalog)
+    with _ID_SETS_LOCK:
+        _ID_SETS.insert(0, (catalog, ids))
+        del _ID_SETS[4:]
+    return ids
 
 
 async def run_match(

@@ -1,0 +1,325 @@
+"""The ``lexical`` executor: offline, deterministic BM25 ranking of the authorized catalog.
+
+The ranking is specified in spec/capability-graph/executors.md ("The lexical executor") precisely
+enough that another implementation returns the same candidates in the same order with the same
+confidences (to 4 decimals). In short: NFKC + lowercase; tokens are runs of Unicode letters and
+numbers, with CJK runs split into characters and adjacent-character bigrams; a fixed stopword list;
+a tiny plural rule; fields name x3, tags x2, whenToUse x1.5, description x1 folded into one
+weighted term frequency; BM25 with k1 = 1.2, b = 0.75 and idf = ln(1 + (N - n + 0.5)/(n + 0.5));
+confidence = score / ((k1 + 1) * sum of the query terms' idf), rounded to 4 decimals; candidates
+at or above 0.05, best first, ties by id; no query term -> ``unknown``; nothing above the
+threshold -> ``no_match``. The request's ``context`` is not used.
+
+The index of a catalog is cached (a few catalogs, keyed by the identity of the catalog's entries,
+which the graph core keeps immutable), and a large catalog is indexed and scored on a worker
+thread, so the event loop keeps serving (the deadline fires on time) while it runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import heapq
+import math
+import re
+import threading
+import unicodedata
+from array import array
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Final, TypeVar
+
+from . import COMMON_KEYS, MatchJob, read_common
+from ._config import ConfigReader
+
+__all__ = ["LexicalExecutor", "rank", "tokenize"]
+
+T = TypeVar("T")
+
+K1: Final = 1.2
+B: Final = 0.75
+THRESHOLD: Final = 0.05
+DECIMALS: Final = 4
+#: (summary key, weight); ``tags`` is a list of strings, the others are strings.
+FIELDS: Final = (("name", 3.0), ("tags", 2.0), ("whenToUse", 1.5), ("description", 1.0))
+
+STOPWORDS: Final = frozenset(
+    (
+        "a", "about", "an", "and", "any", "are", "as", "at", "be", "but", "by", "can", "could",
+        "do", "does", "for", "from", "get", "how", "i", "if", "in", "into", "is", "it", "its",
+        "me", "my", "need", "of", "on", "or", "our", "please", "should", "so", "some", "that",
+        "the", "their", "them", "then", "there", "these", "this", "to", "use", "using", "want",
+        "was", "we", "what", "when", "where", "which", "who", "why", "will", "with", "would",
+        "you", "your",
+        "的", "了", "和", "是", "在", "我", "你", "要", "把", "吗", "呢", "请", "一", "个",
+    )
+)  # fmt: skip
+
+# Runs of letters and numbers (general categories L* and N*): ``[^\W_]`` is exactly that.
+_WORD: Final = re.compile(r"[^\W_]+")
+_CJK_RANGES: Final = (
+    "\u3040-\u30ff"  # Hiragana, Katakana
+    "\u31f0-\u31ff"  # Katakana phonetic extensions
+    "\u3400-\u4dbf"  # CJK Extension A
+    "\u4e00-\u9fff"  # CJK Unified Ideographs
+    "\uf900-\ufaff"  # CJK Compatibility Ideographs
+    "\U00020000-\U0003ffff"  # CJK Extensions B.. (planes 2 and 3)
+)
+_CJK_SPLIT: Final = re.compile(f"([{_CJK_RANGES}]+)")
+_CJK_ANY: Final = re.compile(f"[{_CJK_RANGES}]")
+_ASCII_WORD: Final = re.compile(r"[a-z]+")
+
+# Catalogs with at least this many entries are indexed and scored on a worker thread.
+_THREAD_THRESHOLD: Final = 1000
+_CACHE_SIZE: Final = 4
+
+
+# word -> index term, or "" for a stopword (a bounded memo: tokenizing is the hot path).
+_TERMS: dict[str, str] = {}
+_TERMS_MAX: Final = 262_144
+
+
+def _term(word: str) -> str:
+    """A word (lowercase) -> its index term, or "" for a stopword."""
+    term = _TERMS.get(word)
+    if term is not None:
+        return term
+    term = word
+    if word in STOPWORDS:
+        term = ""
+    elif len(word) > 3 and _ASCII_WORD.fullmatch(word):
+        if word.endswith("ies") and len(word) > 4:
+            term = word[:-3] + "y"
+        elif word.endswith("sses"):
+            term = word[:-2]
+        elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+            term = word[:-1]
+    if len(_TERMS) >= _TERMS_MAX:
+        _TERMS.clear()
+    _TERMS[word] = term
+    return term
+
+
+def _words(text: str) -> list[str]:
+    if text.isascii():  # ASCII is NFKC-stable and has no CJK
+        words: list[str] = _WORD.findall(text.lower())
+        return words
+    words = []
+    for run in _WORD.findall(unicodedata.normalize("NFKC", text).lower()):
+        if _CJK_ANY.search(run) is None:
+            words.append(run)
+            continue
+        for part in _CJK_SPLIT.split(run):
+            if not part:
+                continue
+            if _CJK_ANY.match(part) is None:
+                words.append(part)
+            else:
+                words.extend(part)
+                words.extend(part[i : i + 2] for i in range(len(part) - 1))
+    return words
+
+
+def tokenize(text: str) -> list[str]:
+    """The index terms of ``text`` in order (duplicates kept, stopwords dropped)."""
+    get = _TERMS.get
+    terms = []
+    for word in _words(text):
+        term = get(word)
+        if term is None:
+            term = _term(word)
+        if term:
+            terms.append(term)
+    return terms
+
+
+def _field_texts(entry: Mapping[str, Any]) -> Iterable[tuple[float, str]]:
+    for key, weight in FIELDS:
+        value = entry.get(key)
+        if isinstance(value, str):
+            yield weight, value
+        elif isinstance(value, list | tuple):
+            for item in value:
+                if isinstance(item, str):
+                    yield weight, item
+
+
+class _Index:
+    """An inverted index of one catalog: term -> entry indexes and BM25 weights.
+
+    A posting's BM25 contribution ``idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))``
+    depends only on the catalog, so it is computed once per term (on first use) and cached.
+    """
+
+    __slots__ = ("entries", "ids", "norms", "postings", "weights")
+
+    def __init__(self, catalog: Sequence[Mapping[str, Any]]) -> None:
+        self.entries = tuple(catalog)
+        self.ids = [str(entry["id"]) for entry in self.entries]
+        postings: dict[str, tuple[array[int], array[float]]] = {}
+        lengths = []
+        for index, entry in enumerate(self.entries):
+            counts: dict[str, float] = {}
+            length = 0.0
+            for weight, text in _field_texts(entry):
+                terms = tokenize(text)
+                length += weight * len(terms)
+                for term in terms:
+                    counts[term] = counts.get(term, 0.0) + weight
+            lengths.append(length)
+            for term, tf in counts.items():
+                posting = postings.get(term)
+                if posting is None:
+                    posting = postings[term] = (array("l"), array("d"))
+                posting[0].append(index)
+                posting[1].append(tf)
+        self.postings = postings
+        avgdl = math.fsum(lengths) / len(lengths) if lengths else 0.0
+        avgdl = avgdl or 1.0  # every entry is empty: no term can match anyway
+        self.norms = [K1 * (1 - B + B * length / avgdl) for length in lengths]
+        self.weights: dict[str, array[float]] = {}
+
+    def _idf(self, term: str) -> float:
+        n = len(self.entries)
+        df = len(self.postings[term][0]) if term in self.postings else 0
+        return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+    def _weights(self, term: str) -> array[float]:
+        weights = self.weights.get(term)
+        if weights is None:
+            docs, tfs = self.postings[term]
+            idf, norms = self._idf(term), self.norms
+            weights = array(
+                "d",
+                (
+                    idf * tf * (K1 + 1) / (tf + norms[doc])
+                    for doc, tf in zip(docs, tfs, strict=True)
+                ),
+            )
+            self.weights[term] = weights
+        return weights
+
+    def rank(self, request: str, limit: int) -> dict[str, Any]:
+        query = list(dict.fromkeys(tokenize(request)))
+        if not query:
+            return {"status": "unknown", "candidates": []}
+        scale = (K1 + 1) * math.fsum(self._idf(term) for term in query)
+        scores = [0.0] * len(self.entries)
+        touched: set[int] = set()
+        for term in query:
+            if term not in self.postings:
+                continue
+            docs = self.postings[term][0]
+            touched.update(docs)
+            for doc, weight in zip(docs, self._weights(term), strict=True):
+                scores[doc] += weight
+        if not touched:
+            return {"status": "no_match", "candidates": []}
+        # The best `limit` by raw score, widened to every entry that could round to the same
+        # confidence as the last of them (ties are broken by id after rounding).
+        best = heapq.nlargest(limit, touched, key=scores.__getitem__)
+        floor = max(
+            (round(scores[best[-1]] / scale, DECIMALS) - 2 * 10**-DECIMALS) * scale,
+            (THRESHOLD - 2 * 10**-DECIMALS) * scale,
+        )
+        ranked = []
+        for doc in touched if len(best) < len(touched) else best:
+            if scores[doc] >= floor:
+                confidence = round(scores[doc] / scale, DECIMALS)
+                if confidence >= THRESHOLD:
+                    ranked.append((-confidence, self.ids[doc]))
+        if not ranked:
+            return {"status": "no_match", "candidates": []}
+        ranked.sort()
+        return {
+            "status": "matched",
+            "candidates": [{"id": ident, "confidence": -neg} for neg, ident in ranked[:limit]],
+        }
+
+
+class _IndexCache:
+    """A small LRU of indexes keyed by the identities of a catalog's entries (held alive here,
+    so an identity cannot be reused while its index is cached)."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._lock = threading.Lock()
+        self._items: OrderedDict[int, _Index] = OrderedDict()
+
+    def get(self, catalog: Sequence[Mapping[str, Any]]) -> _Index:
+        with self._lock:
+            # Fast path: the very same tuple (immutable) as a cached index's entries.
+            for cached in self._items.values():
+                if cached.entries is catalog:
+                    return cached
+        key = hash(tuple(map(id, catalog)))
+        with self._lock:
+            index = self._items.get(key)
+            if index is not None and _same_entries(index.entries, catalog):
+                self._items.move_to_end(key)
+                return index
+        index = _Index(catalog)
+        with self._lock:
+            self._items[key] = index
+            self._items.move_to_end(key)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+        return index
+
+
+def _same_entries(cached: Sequence[object], catalog: Sequence[object]) -> bool:
+    return len(cached) == len(catalog) and all(a is b for a, b in zip(cached, catalog, strict=True))
+
+
+_CACHE: Final = _IndexCache(_CACHE_SIZE)
+
+
+def rank(catalog: Sequence[Mapping[str, Any]], request: str, limit: int) -> dict[str, Any]:
+    """The lexical executor's raw output for ``request`` over ``catalog`` (synchronous)."""
+    if not catalog:
+        return {"status": "no_match", "candidates": []}
+    return _CACHE.get(catalog).rank(request, limit)
+
+
+async def _in_daemon_thread(fn: Callable[[], T]) -> T:
+    """Run ``fn`` on a daemon thread. Unlike ``asyncio.to_thread``, nothing ever waits for it
+    (a timed-out match returns at once even from ``asyncio.run``; the finished work is dropped,
+    though a catalog index it built stays cached)."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def deliver(result: T | None, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)  # type: ignore[arg-type]
+
+    def work() -> None:
+        try:
+            result, error = fn(), None
+        except BaseException as exc:  # noqa: BLE001 -- handed to the awaiting coroutine
+            result, error = None, exc
+        with contextlib.suppress(RuntimeError):  # the loop is gone: the match was abandoned
+            loop.call_soon_threadsafe(deliver, result, error)
+
+    threading.Thread(target=work, name="cg-lexical", daemon=True).start()
+    return await future
+
+
+class LexicalExecutor:
+    """``{"executor": "lexical"}``: no options besides ``timeoutMs``."""
+
+    name: Final = "lexical"
+
+    @classmethod
+    def from_config(cls, model: Mapping[str, Any], where: str) -> LexicalExecutor:
+        read_common(ConfigReader(model, where, COMMON_KEYS))
+        return cls()
+
+    async def match(self, job: MatchJob) -> object:
+        catalog, request, limit = job.catalog, job.request, job.limit
+        if len(catalog) < _THREAD_THRESHOLD:
+            return rank(catalog, request, limit)
+        return await _in_daemon_thread(lambda: rank(catalog, request, limit))

@@ -207,15 +207,22 @@ def _split(base_uri: str, ref: str) -> tuple[str, str]:
     return uri, fragment
 
 
+class BundleError(ValueError):
+    """A ``$ref`` reached while bundling does not resolve."""
+
+
 def _resolve_pointer(document: Any, fragment: str) -> Any:
     node = document
     if not fragment:
         return node
     if not fragment.startswith("/"):
-        raise KeyError(f"unsupported fragment {fragment!r} (only JSON pointers)")
-    for raw in fragment[1:].split("/"):
-        part = raw.replace("~1", "/").replace("~0", "~")
-        node = node[int(part)] if isinstance(node, list) else node[part]
+        raise BundleError(f"unsupported fragment {fragment!r} (only JSON pointers)")
+    try:
+        for raw in fragment[1:].split("/"):
+            part = raw.replace("~1", "/").replace("~0", "~")
+            node = node[int(part)] if isinstance(node, list) else node[part]
+    except (KeyError, IndexError, ValueError, TypeError):
+        raise BundleError(f"#{fragment} does not exist") from None
     return node
 
 
@@ -223,7 +230,8 @@ def bundle(name: str, schemas: dict[str, dict[str, Any]] | None = None) -> dict[
     """Schema file ``name`` as one self-contained schema: every schema it reaches through
     ``$ref`` (in its own file or another) is copied under ``$defs`` (named by its title) and every
     ``$ref`` becomes local (``#/$defs/Name``, or ``#`` for the root). ``$id``/``$schema`` are
-    dropped, so the result can be handed as is to MCP clients and function-calling APIs."""
+    dropped, so the result can be handed as is to MCP clients and function-calling APIs.
+    Raises ``BundleError`` when a ``$ref`` does not resolve."""
     schemas = load_schemas() if schemas is None else schemas
     by_uri = {BASE_URI + n: s for n, s in schemas.items()}
     root_uri = BASE_URI + name
@@ -234,6 +242,8 @@ def bundle(name: str, schemas: dict[str, dict[str, Any]] | None = None) -> dict[
         key = (uri, fragment)
         if key in names:
             return names[key]
+        if uri not in by_uri:
+            raise BundleError(f"$ref to {uri} (no such schema)")
         target = _resolve_pointer(by_uri[uri], fragment)
         base = target.get("title") if isinstance(target, dict) else None
         if not isinstance(base, str):

@@ -37,6 +37,7 @@ from _spec import (
     SCHEMAS,
     SUFFIX,
     TOOLS_JSON,
+    BundleError,
     load_json,
     load_schemas,
     module_name,
@@ -222,7 +223,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"codegen: {args.tools} does not exist", file=sys.stderr)
             return 1
         current = args.tools.read_text(encoding="utf-8")
-        tools_text = render_tools(load_json(args.tools), load_schemas(args.schemas))
+        try:
+            tools_text = render_tools(load_json(args.tools), load_schemas(args.schemas))
+        except BundleError as error:
+            print(f"codegen: cannot bundle the tool schemas: {error}", file=sys.stderr)
+            return 1
         if current != tools_text:
             label = _relative(args.tools)
             problems.append(f"changed: {label} (tool schemas differ from the schemas: regenerate)")

@@ -179,7 +179,9 @@ def _resolve(raw: Mapping[str, Any], base: Path) -> HostConfig:
         )
     bodies_raw = raw.get("documents", {}).get("bodies", "all")
     bodies: Literal["all", "none"] | frozenset[str] = (
-        bodies_raw if isinstance(bodies_raw, str) else frozenset(bodies_raw)
+        ("all" if bodies_raw == "all" else "none")
+        if isinstance(bodies_raw, str)
+        else frozenset(bodies_raw)
     )
     merged = {**DEFAULT_BUDGETS, **raw.get("budgets", {})}
     budgets = Budgets(

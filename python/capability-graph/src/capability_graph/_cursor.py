@@ -26,7 +26,9 @@ def filter_key(filters: dict[str, Any]) -> str:
 
 
 def encode_cursor(revision: str, key: str, offset: int) -> str:
-    payload = json.dumps({"v": _VERSION, "r": revision, "f": key, "o": offset}, separators=(",", ":"))
+    payload = json.dumps(
+        {"v": _VERSION, "r": revision, "f": key, "o": offset}, separators=(",", ":")
+    )
     return base64.urlsafe_b64encode(payload.encode("ascii")).decode("ascii").rstrip("=")
 
 

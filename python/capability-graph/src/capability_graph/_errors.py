@@ -90,7 +90,9 @@ class GraphError(Exception):
         self.next_action = action
 
     @classmethod
-    def of(cls, code: ErrorCode | str, phase: Phase | str | None = None, *, variant: str = "default") -> GraphError:
+    def of(
+        cls, code: ErrorCode | str, phase: Phase | str | None = None, *, variant: str = "default"
+    ) -> GraphError:
         """The error with the registry's reference message ``variant`` and default action."""
         entry = _entry(code)
         try:

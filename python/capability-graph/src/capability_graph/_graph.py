@@ -14,6 +14,7 @@ event loop; ``close()`` stops every running match with ``CG_GRAPH_CLOSED``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import threading
 import time
@@ -54,6 +55,8 @@ from ._snapshot import Provider, Snapshot, build_snapshot, load_provider, no_gc,
 __all__ = ["BlockingCapabilityGraph", "CapabilityGraph"]
 
 T = TypeVar("T")
+# ``list`` is an operation name on the graph classes; annotations inside them use this alias.
+Strings = list[str]
 
 
 def _request(**arguments: Any) -> dict[str, Any]:
@@ -65,7 +68,11 @@ class CapabilityGraph:
     """An open capability graph (async). Create it with ``await CapabilityGraph.open(config)``."""
 
     def __init__(
-        self, config: HostConfig, snapshot: Snapshot, providers: dict[int, Provider], executor: Executor | None
+        self,
+        config: HostConfig,
+        snapshot: Snapshot,
+        providers: dict[int, Provider],
+        executor: Executor | None,
     ) -> None:
         self._config = config
         self._snapshot = snapshot
@@ -114,10 +121,9 @@ class CapabilityGraph:
         self._stop.cancel()
         closer = getattr(self._executor, "aclose", None)
         if closer is not None:
-            try:
+            # Closing never fails the caller; an executor's cleanup error has nowhere safe to go.
+            with contextlib.suppress(Exception):
                 await closer()
-            except Exception:  # noqa: BLE001 -- closing never fails the caller
-                pass
 
     @property
     def closed(self) -> bool:
@@ -218,7 +224,9 @@ class CapabilityGraph:
         if "url" in document:
             raise GraphError.of(ErrorCode.CG_DOCUMENT_REFERENCE_ONLY)
         bodies = self._config.bodies
-        if bodies == "none" or (not isinstance(bodies, str) and capability.provider_id not in bodies):
+        if bodies == "none" or (
+            not isinstance(bodies, str) and capability.provider_id not in bodies
+        ):
             raise GraphError.of(ErrorCode.CG_ACCESS_DENIED, phase, variant="body")
         provider = snapshot.providers[capability.provider_id]
         if provider.document_root is None:
@@ -246,8 +254,8 @@ class CapabilityGraph:
     async def list(
         self,
         *,
-        providers: list[str] | None = None,
-        tags: list[str] | None = None,
+        providers: Strings | None = None,
+        tags: Strings | None = None,
         limit: int | None = None,
         cursor: str | None = None,
     ) -> ListResult:
@@ -255,7 +263,7 @@ class CapabilityGraph:
         return ListResult.from_json(await self.call("list_capabilities", arguments))
 
     async def resolve(
-        self, *, ids: list[str], relations: Mapping[str, Any] | None = None
+        self, *, ids: Strings, relations: Mapping[str, Any] | None = None
     ) -> ResolveResult:
         arguments = _request(ids=ids, relations=relations)
         return ResolveResult.from_json(await self.call("resolve_capabilities", arguments))
@@ -265,7 +273,7 @@ class CapabilityGraph:
         *,
         request: str,
         context: Mapping[str, Any] | None = None,
-        providers: list[str] | None = None,
+        providers: Strings | None = None,
         limit: int | None = None,
         timeout_ms: int | None = None,
         cancel: CancelToken | None = None,
@@ -281,7 +289,7 @@ class CapabilityGraph:
         arguments = _request(capabilityId=capability_id, documentId=document_id)
         return DocumentResult.from_json(await self.call("read_document", arguments))
 
-    async def reload(self, *, providers: list[str] | None = None) -> ReloadResult:
+    async def reload(self, *, providers: Strings | None = None) -> ReloadResult:
         """Rebuild from the sources; publish atomically only if every provider validates.
 
         ``providers`` (trusted host input) limits the reload to those loaded providers; naming
@@ -293,12 +301,16 @@ class CapabilityGraph:
             self._check_open()
             return ReloadResult.from_json(await asyncio.to_thread(self._reload_blocking, providers))
 
-    def _reload_blocking(self, names: list[str] | None) -> dict[str, Any]:
+    def _reload_blocking(self, names: Strings | None) -> dict[str, Any]:
         current = self._providers
         serving = {p.provider_id: p for p in current.values()}
         if names is not None:
-            if not isinstance(names, list) or not names:
-                raise GraphError(ErrorCode.CG_CONFIG_INVALID, Phase.CONFIG, "/providers must be a non-empty array")
+            if not isinstance(names, list) or not names:  # trusted, but still checked
+                raise GraphError(
+                    ErrorCode.CG_CONFIG_INVALID,
+                    Phase.CONFIG,
+                    "/providers must be a non-empty array",
+                )
             for position, name in enumerate(names):
                 if not isinstance(name, str) or name not in serving:
                     raise GraphError(
@@ -339,7 +351,7 @@ class CapabilityGraph:
                     snapshot = build_snapshot(candidate.values(), self._config.budgets)
                 except GraphError as error:
                     failed = True
-                    for index, entry in entries.items():
+                    for index in entries:
                         entries[index] = {
                             "providerId": current[index].provider_id,
                             "ok": False,
@@ -367,7 +379,9 @@ class BlockingCapabilityGraph:
     several threads at once; ``close()`` stops running matches and then the loop.
     """
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, thread: threading.Thread, graph: CapabilityGraph) -> None:
+    def __init__(
+        self, loop: asyncio.AbstractEventLoop, thread: threading.Thread, graph: CapabilityGraph
+    ) -> None:
         self._loop = loop
         self._thread = thread
         self._graph = graph
@@ -392,7 +406,9 @@ class BlockingCapabilityGraph:
         future: Future[T] = asyncio.run_coroutine_threadsafe(factory(), self._loop)
         return future.result()
 
-    def call(self, tool: str, arguments: Any, *, cancel: CancelToken | None = None) -> dict[str, Any]:
+    def call(
+        self, tool: str, arguments: Any, *, cancel: CancelToken | None = None
+    ) -> dict[str, Any]:
         return self._run(lambda: self._graph.call(tool, arguments, cancel=cancel))
 
     def describe(self) -> DescribeResult:
@@ -401,14 +417,18 @@ class BlockingCapabilityGraph:
     def list(
         self,
         *,
-        providers: list[str] | None = None,
-        tags: list[str] | None = None,
+        providers: Strings | None = None,
+        tags: Strings | None = None,
         limit: int | None = None,
         cursor: str | None = None,
     ) -> ListResult:
-        return self._run(lambda: self._graph.list(providers=providers, tags=tags, limit=limit, cursor=cursor))
+        return self._run(
+            lambda: self._graph.list(providers=providers, tags=tags, limit=limit, cursor=cursor)
+        )
 
-    def resolve(self, *, ids: list[str], relations: Mapping[str, Any] | None = None) -> ResolveResult:
+    def resolve(
+        self, *, ids: Strings, relations: Mapping[str, Any] | None = None
+    ) -> ResolveResult:
         return self._run(lambda: self._graph.resolve(ids=ids, relations=relations))
 
     def match(
@@ -416,7 +436,7 @@ class BlockingCapabilityGraph:
         *,
         request: str,
         context: Mapping[str, Any] | None = None,
-        providers: list[str] | None = None,
+        providers: Strings | None = None,
         limit: int | None = None,
         timeout_ms: int | None = None,
         cancel: CancelToken | None = None,
@@ -437,7 +457,7 @@ class BlockingCapabilityGraph:
             lambda: self._graph.read_document(capability_id=capability_id, document_id=document_id)
         )
 
-    def reload(self, *, providers: list[str] | None = None) -> ReloadResult:
+    def reload(self, *, providers: Strings | None = None) -> ReloadResult:
         return self._run(lambda: self._graph.reload(providers=providers))
 
     def close(self) -> None:
@@ -472,4 +492,3 @@ def _stop_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> Non
         loop.call_soon_threadsafe(loop.stop)
         thread.join()
     loop.close()
-

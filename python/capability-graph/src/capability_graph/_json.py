@@ -32,7 +32,7 @@ MAX_SAFE_INTEGER: Final = 2**53
 _SURROGATE_ESCAPE: Final = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
-class NotPureJson(ValueError):  # noqa: N818 -- a reason carrier, not raised to users
+class NotPureJson(ValueError):
     """The input is not pure JSON data; ``reason`` says why without echoing the value."""
 
     def __init__(self, reason: str, pointer: str = "") -> None:
@@ -126,7 +126,8 @@ def check_pure_value(value: Any, pointer: str = "") -> None:
     """Check a language value (or a parsed document) against the pure-JSON rules.
 
     Accepts dict (str keys), list, str, int, float and bool. ``null`` is never valid: no field of
-    the contract is nullable, and null is never an omission. Raises :class:`NotPureJson` naming the JSON pointer of the problem.
+    the contract is nullable, and null is never an omission. Raises :class:`NotPureJson` naming
+    the JSON pointer of the problem.
     """
     stack: list[tuple[Any, str, int]] = [(value, pointer, 0)]
     while stack:
@@ -155,7 +156,9 @@ def check_pure_value(value: Any, pointer: str = "") -> None:
         elif kind is list:
             stack.extend((child, f"{where}/{i}", depth + 1) for i, child in enumerate(item))
         else:
-            raise NotPureJson("only JSON values are allowed (no bytes, sets, tuples, objects)", where)
+            raise NotPureJson(
+                "only JSON values are allowed (no bytes, sets, tuples, objects)", where
+            )
 
 
 def dumps(value: Any) -> str:

@@ -33,7 +33,6 @@ __all__ = [
 ]
 
 
-
 @dataclass(frozen=True, slots=True)
 class Operation:
     tool: str
@@ -161,11 +160,15 @@ def list_capabilities(
         providers = scoped_providers(snapshot, config)
     tags = request.get("tags")
     limit = request.get("limit", 100)
-    key = filter_key({"providers": sorted(set(named)) if named else None, "tags": sorted(set(tags or ()))})
+    key = filter_key(
+        {"providers": sorted(set(named)) if named else None, "tags": sorted(set(tags or ()))}
+    )
     offset = 0
     if "cursor" in request:
         offset = decode_cursor(request["cursor"], snapshot.revision, key)
-    authorized = sum(len(snapshot.providers[p].capabilities) for p in scoped_providers(snapshot, config))
+    authorized = sum(
+        len(snapshot.providers[p].capabilities) for p in scoped_providers(snapshot, config)
+    )
     if authorized == 0:
         return {"status": "empty", "revision": snapshot.revision, "items": []}
     candidates = _catalog(snapshot, providers, tags)
@@ -180,7 +183,9 @@ def list_capabilities(
     return result
 
 
-def _catalog(snapshot: Snapshot, providers: Sequence[str], tags: Sequence[str] | None) -> Iterable[Capability]:
+def _catalog(
+    snapshot: Snapshot, providers: Sequence[str], tags: Sequence[str] | None
+) -> Iterable[Capability]:
     wanted = set(tags) if tags else None
     for provider_id in providers:
         provider = snapshot.providers[provider_id]
@@ -193,7 +198,11 @@ def _catalog(snapshot: Snapshot, providers: Sequence[str], tags: Sequence[str] |
 def authorized_catalog(
     snapshot: Snapshot, config: HostConfig, named: Sequence[str] | None
 ) -> list[Capability]:
-    providers = [p for p in snapshot.providers if p in set(named)] if named else scoped_providers(snapshot, config)
+    providers = (
+        [p for p in snapshot.providers if p in set(named)]
+        if named
+        else scoped_providers(snapshot, config)
+    )
     return list(_catalog(snapshot, providers, None))
 
 
@@ -251,7 +260,12 @@ def resolve(snapshot: Snapshot, config: HostConfig, request: Mapping[str, Any]) 
                 elif target not in snapshot.capabilities:
                     reason = "capability_not_found"
                 if reason is not None:
-                    edge = {"from": capability.full_id, "kind": kind, "target": target, "reason": reason}
+                    edge = {
+                        "from": capability.full_id,
+                        "kind": kind,
+                        "target": target,
+                        "reason": reason,
+                    }
                     unresolved.append(edge)
                     continue
                 edges.append({"from": capability.full_id, "kind": kind, "to": target})

@@ -54,7 +54,9 @@ class DescribeResult:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DescribeResult:
-        return cls(data["revision"], data["providers"], data["scope"], data["model"], data["budgets"])
+        return cls(
+            data["revision"], data["providers"], data["scope"], data["model"], data["budgets"]
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -78,7 +80,11 @@ class ListResult:
         return cls(data["status"], data["revision"], data["items"], data.get("nextCursor"))
 
     def to_json(self) -> dict[str, Any]:
-        result: dict[str, Any] = {"status": self.status, "revision": self.revision, "items": self.items}
+        result: dict[str, Any] = {
+            "status": self.status,
+            "revision": self.revision,
+            "items": self.items,
+        }
         if self.next_cursor is not None:
             result["nextCursor"] = self.next_cursor
         return result
@@ -95,7 +101,11 @@ class ResolveResult:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ResolveResult:
         return cls(
-            data["status"], data["revision"], data["capabilities"], data["edges"], data["unresolved"]
+            data["status"],
+            data["revision"],
+            data["capabilities"],
+            data["edges"],
+            data["unresolved"],
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -71,7 +71,9 @@ def _phrase(error: Any) -> str:
         kinds = [expected] if isinstance(expected, str) else list(expected)
         return "must be " + " or ".join(_TYPE_NAMES.get(k, k) for k in kinds)
     if keyword == "required":
-        missing = [k for k in expected if isinstance(error.instance, dict) and k not in error.instance]
+        missing = [
+            k for k in expected if isinstance(error.instance, dict) and k not in error.instance
+        ]
         return f"requires the key {missing[0]}" if missing else "misses a required key"
     if keyword in ("additionalProperties", "unevaluatedProperties"):
         return "has a key that is not allowed"

@@ -13,7 +13,8 @@ Load order and codes:
 3. rules a schema cannot express: duplicate capability or document ids, document path rules --
    ``CG_DEFINITION_INVALID``; missing local targets, self references, duplicate edges --
    ``CG_RELATION_INVALID``;
-4. across providers: duplicate provider ids (``CG_CONFIG_INVALID``), cycles of requires/parent/specializes
+4. across providers: duplicate provider ids (``CG_CONFIG_INVALID``), cycles of
+   requires/parent/specializes
    (``CG_RELATION_CYCLE``), the total against maxCapabilities (``CG_CATALOG_TOO_LARGE``).
    A cross-provider target that is missing is not a load error: resolve reports it as
    ``unresolved`` (the other provider may be reloaded independently).
@@ -130,9 +131,7 @@ def _read_source(source: Source, budgets: Budgets) -> Any:
     data = read_bounded_file(source.path, budgets.max_definition_bytes)
     if data is None:
         if _exists_but_too_large(source, budgets):
-            raise _invalid(
-                ErrorCode.CG_DEFINITION_INVALID, "/ exceeds budgets.maxDefinitionBytes"
-            )
+            raise _invalid(ErrorCode.CG_DEFINITION_INVALID, "/ exceeds budgets.maxDefinitionBytes")
         raise GraphError(
             ErrorCode.CG_CONFIG_INVALID,
             Phase.CONFIG,
@@ -231,7 +230,10 @@ def _with_relations(
             if not _FULL_ID.match(target):
                 raise _invalid(ErrorCode.CG_RELATION_INVALID)
             full = target
-            if target.partition("::")[0] == provider_id and target.partition("::")[2] not in siblings:
+            if (
+                target.partition("::")[0] == provider_id
+                and target.partition("::")[2] not in siblings
+            ):
                 raise _invalid(ErrorCode.CG_RELATION_INVALID)
         else:
             if target not in siblings:

@@ -21,9 +21,7 @@ def schema_validator(name: str) -> Any:
     from referencing import Registry, Resource
 
     resources = [load_json(p) for p in sorted(SCHEMAS.glob("*.schema.json"))]
-    registry = Registry().with_resources(
-        (s["$id"], Resource.from_contents(s)) for s in resources
-    )
+    registry = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in resources)
     return jsonschema.Draft202012Validator(load_json(SCHEMAS / name), registry=registry)
 
 

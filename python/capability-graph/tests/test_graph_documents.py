@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cg_testing import capability, error_of, expected, provider, schema_validator
-
 from capability_graph import BlockingCapabilityGraph, GraphError
+from cg_testing import capability, error_of, expected, provider, schema_validator
 
 DOCS = [
     {"id": "guide", "title": "Guide", "path": "knowledge/guide.md"},
@@ -23,20 +22,31 @@ DOCS = [
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
     (tmp_path / "knowledge").mkdir()
-    (tmp_path / "knowledge" / "guide.md").write_text("# Guide\n\nValidate 输入.\n", encoding="utf-8")
+    (tmp_path / "knowledge" / "guide.md").write_text(
+        "# Guide\n\nValidate 输入.\n", encoding="utf-8"
+    )
     (tmp_path / "knowledge" / "notes.txt").write_text("plain", encoding="utf-8")
-    (tmp_path / "acme.json").write_text(json.dumps(provider("acme", capability("a", documents=DOCS))), encoding="utf-8")
-    (tmp_path / "secret.json").write_text(json.dumps(provider("secret", capability("s", documents=DOCS[:1]))), encoding="utf-8")
+    (tmp_path / "acme.json").write_text(
+        json.dumps(provider("acme", capability("a", documents=DOCS))), encoding="utf-8"
+    )
+    (tmp_path / "secret.json").write_text(
+        json.dumps(provider("secret", capability("s", documents=DOCS[:1]))), encoding="utf-8"
+    )
     return tmp_path
 
 
 def config(folder: Path, **extra: Any) -> Path:
     path = folder / "config.json"
-    path.write_text(json.dumps({"providers": [{"path": "acme.json"}, {"path": "secret.json"}], **extra}), encoding="utf-8")
+    path.write_text(
+        json.dumps({"providers": [{"path": "acme.json"}, {"path": "secret.json"}], **extra}),
+        encoding="utf-8",
+    )
     return path
 
 
-def read_error(graph: BlockingCapabilityGraph, capability_id: str, document_id: str) -> dict[str, str]:
+def read_error(
+    graph: BlockingCapabilityGraph, capability_id: str, document_id: str
+) -> dict[str, str]:
     with pytest.raises(GraphError) as excinfo:
         graph.read_document(capability_id=capability_id, document_id=document_id)
     return error_of(excinfo)
@@ -59,12 +69,17 @@ def test_read_returns_text_bytes_and_sha256(folder: Path) -> None:
 
 def test_non_markdown_suffix_is_text_plain(folder: Path) -> None:
     with BlockingCapabilityGraph.open(config(folder)) as graph:
-        assert graph.read_document(capability_id="acme::a", document_id="notes").media_type == "text/plain"
+        assert (
+            graph.read_document(capability_id="acme::a", document_id="notes").media_type
+            == "text/plain"
+        )
 
 
 def test_url_document_is_reference_only(folder: Path) -> None:
     with BlockingCapabilityGraph.open(config(folder)) as graph:
-        assert read_error(graph, "acme::a", "upstream") == expected("CG_DOCUMENT_REFERENCE_ONLY", "document")
+        assert read_error(graph, "acme::a", "upstream") == expected(
+            "CG_DOCUMENT_REFERENCE_ONLY", "document"
+        )
 
 
 def test_undeclared_document_is_document_not_found(folder: Path) -> None:
@@ -79,7 +94,9 @@ def test_declared_document_whose_file_is_missing_is_document_not_found(folder: P
 
 def test_missing_capability_is_capability_not_found_in_phase_document(folder: Path) -> None:
     with BlockingCapabilityGraph.open(config(folder)) as graph:
-        assert read_error(graph, "acme::zzz", "guide") == expected("CG_CAPABILITY_NOT_FOUND", "document")
+        assert read_error(graph, "acme::zzz", "guide") == expected(
+            "CG_CAPABILITY_NOT_FOUND", "document"
+        )
 
 
 def test_capability_out_of_scope_is_access_denied_in_phase_document(folder: Path) -> None:
@@ -103,19 +120,25 @@ def test_bodies_none_denies_every_body(folder: Path) -> None:
 def test_inline_provider_without_document_root_is_root_required() -> None:
     definition = provider("acme", capability("a", documents=DOCS[:1]))
     with BlockingCapabilityGraph.open({"providers": [{"definition": definition}]}) as graph:
-        assert read_error(graph, "acme::a", "guide") == expected("CG_DOCUMENT_ROOT_REQUIRED", "document")
+        assert read_error(graph, "acme::a", "guide") == expected(
+            "CG_DOCUMENT_ROOT_REQUIRED", "document"
+        )
 
 
 def test_inline_provider_with_document_root_reads_below_it(folder: Path) -> None:
     definition = provider("acme", capability("a", documents=DOCS[:1]))
     source = {"definition": definition, "documentRoot": str(folder)}
     with BlockingCapabilityGraph.open({"providers": [source]}) as graph:
-        assert graph.read_document(capability_id="acme::a", document_id="guide").text.startswith("# Guide")
+        assert graph.read_document(capability_id="acme::a", document_id="guide").text.startswith(
+            "# Guide"
+        )
 
 
 def test_document_over_max_document_bytes_is_document_too_large(folder: Path) -> None:
     with BlockingCapabilityGraph.open(config(folder, budgets={"maxDocumentBytes": 4})) as graph:
-        assert read_error(graph, "acme::a", "guide") == expected("CG_DOCUMENT_TOO_LARGE", "document")
+        assert read_error(graph, "acme::a", "guide") == expected(
+            "CG_DOCUMENT_TOO_LARGE", "document"
+        )
 
 
 def test_document_root_that_is_not_a_directory_is_config_invalid(folder: Path) -> None:
@@ -128,6 +151,10 @@ def test_document_root_that_is_not_a_directory_is_config_invalid(folder: Path) -
 
 def test_no_error_or_result_names_the_root(folder: Path) -> None:
     with BlockingCapabilityGraph.open(config(folder)) as graph:
-        outputs = [json.dumps(graph.read_document(capability_id="acme::a", document_id="guide").to_json())]
-        outputs += [json.dumps(read_error(graph, "acme::a", d)) for d in ("gone", "upstream", "nope")]
+        outputs = [
+            json.dumps(graph.read_document(capability_id="acme::a", document_id="guide").to_json())
+        ]
+        outputs += [
+            json.dumps(read_error(graph, "acme::a", d)) for d in ("gone", "upstream", "nope")
+        ]
     assert not any(str(folder) in text for text in outputs)

@@ -7,17 +7,31 @@ import time
 from typing import Any
 
 import pytest
+from capability_graph import (
+    BlockingCapabilityGraph,
+    CancelToken,
+    CapabilityGraph,
+    GraphError,
+    MatchJob,
+)
 from cg_testing import capability, error_of, expected, inline, provider, schema_validator
-
-from capability_graph import BlockingCapabilityGraph, CancelToken, CapabilityGraph, GraphError, MatchJob
 
 ACME = provider("acme", capability("a", tags=["x"]), capability("b"))
 SECRET = provider("secret", capability("vault"))
-MATCHED = {"status": "matched", "candidates": [{"id": "acme::a", "confidence": 0.9, "reason": "fits"}]}
+MATCHED = {
+    "status": "matched",
+    "candidates": [{"id": "acme::a", "confidence": 0.9, "reason": "fits"}],
+}
 
 
 def scripted(*steps: dict[str, Any], **config: Any) -> dict[str, Any]:
-    return inline(ACME, SECRET, model={"executor": "scripted", "steps": list(steps)}, scope={"providers": ["acme"]}, **config)
+    return inline(
+        ACME,
+        SECRET,
+        model={"executor": "scripted", "steps": list(steps)},
+        scope={"providers": ["acme"]},
+        **config,
+    )
 
 
 def match_error(config: dict[str, Any], **arguments: Any) -> dict[str, str]:
@@ -29,12 +43,19 @@ def match_error(config: dict[str, Any], **arguments: Any) -> dict[str, str]:
 def test_matched_result_carries_revision_and_executor() -> None:
     with BlockingCapabilityGraph.open(scripted({"return": MATCHED})) as graph:
         result = graph.match(request="validate input").to_json()
-        assert result == {"status": "matched", "revision": graph.describe().revision, "executor": "scripted", "candidates": MATCHED["candidates"]}
+        assert result == {
+            "status": "matched",
+            "revision": graph.describe().revision,
+            "executor": "scripted",
+            "candidates": MATCHED["candidates"],
+        }
     schema_validator("match-result.schema.json").validate(result)
 
 
 def test_no_match_is_an_outcome_not_an_error() -> None:
-    with BlockingCapabilityGraph.open(scripted({"return": {"status": "no_match", "candidates": []}})) as graph:
+    with BlockingCapabilityGraph.open(
+        scripted({"return": {"status": "no_match", "candidates": []}})
+    ) as graph:
         assert graph.match(request="bake bread").status == "no_match"
 
 
@@ -49,16 +70,26 @@ def test_match_without_executor_is_model_not_configured_while_static_queries_wor
 
 def test_fabricated_id_outside_the_authorized_catalog_is_invalid_selection() -> None:
     out_of_scope = {"status": "matched", "candidates": [{"id": "secret::vault", "confidence": 0.5}]}
-    assert match_error(scripted({"return": out_of_scope})) == expected("CG_MODEL_INVALID_SELECTION", "match")
+    assert match_error(scripted({"return": out_of_scope})) == expected(
+        "CG_MODEL_INVALID_SELECTION", "match"
+    )
 
 
 def test_refusal_raised_by_the_executor_keeps_its_code_and_loses_its_text() -> None:
-    step = {"raise": {"code": "CG_MODEL_REFUSED", "nextAction": "retry", "message": "SECRET-4f1c /etc/shadow"}}
+    step = {
+        "raise": {
+            "code": "CG_MODEL_REFUSED",
+            "nextAction": "retry",
+            "message": "SECRET-4f1c /etc/shadow",
+        }
+    }
     assert match_error(scripted(step)) == expected("CG_MODEL_REFUSED", "match")
 
 
 def test_plain_exception_becomes_model_unavailable_retry() -> None:
-    assert match_error(scripted({"raiseException": "SECRET-4f1c"})) == expected("CG_MODEL_UNAVAILABLE", "match")
+    assert match_error(scripted({"raiseException": "SECRET-4f1c"})) == expected(
+        "CG_MODEL_UNAVAILABLE", "match"
+    )
 
 
 def test_input_shape_comes_before_context() -> None:
@@ -72,7 +103,9 @@ def test_context_comes_before_scope() -> None:
 
 
 def test_named_provider_out_of_scope_is_access_denied_in_phase_match() -> None:
-    assert match_error(scripted({"return": MATCHED}), providers=["secret"]) == expected("CG_ACCESS_DENIED", "match")
+    assert match_error(scripted({"return": MATCHED}), providers=["secret"]) == expected(
+        "CG_ACCESS_DENIED", "match"
+    )
 
 
 def test_context_null_is_input_invalid() -> None:
@@ -96,7 +129,9 @@ def test_executor_sees_only_the_authorized_catalog_and_the_context() -> None:
             seen.append(job)
             return {"status": "unknown", "candidates": []}
 
-    with BlockingCapabilityGraph.open(inline(ACME, SECRET, scope={"providers": ["acme"]}), executor=Recorder()) as graph:
+    with BlockingCapabilityGraph.open(
+        inline(ACME, SECRET, scope={"providers": ["acme"]}), executor=Recorder()
+    ) as graph:
         assert graph.match(request="x", context={"role": "admin", "n": 1}).executor == "recorder"
     assert [entry["id"] for entry in seen[0].catalog] == ["acme::a", "acme::b"]
     assert dict(seen[0].context) == {"role": "admin", "n": 1}
@@ -136,7 +171,12 @@ def test_close_during_many_matches_rejects_them_all_with_graph_closed() -> None:
         return results
 
     results = asyncio.run(scenario())
-    assert all(isinstance(r, GraphError) and r.to_json() == {"code": "CG_GRAPH_CLOSED", "phase": "lifecycle", "message": "Graph is closed"} for r in results)
+    assert all(
+        isinstance(r, GraphError)
+        and r.to_json()
+        == {"code": "CG_GRAPH_CLOSED", "phase": "lifecycle", "message": "Graph is closed"}
+        for r in results
+    )
 
 
 def test_blocking_twin_close_from_another_thread_stops_a_running_match() -> None:

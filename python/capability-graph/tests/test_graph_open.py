@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cg_testing import capability, error_of, expected, inline, provider
-
 from capability_graph import BlockingCapabilityGraph, CapabilityGraph, GraphError
+from cg_testing import capability, error_of, expected, inline, provider
 
 
 def open_blocking(config: Any) -> BlockingCapabilityGraph:
@@ -71,7 +70,10 @@ def test_config_file_that_is_not_pure_json_is_unreadable(tmp_path: Path, content
 
 def test_config_file_sources_resolve_against_the_config_folder(tmp_path: Path) -> None:
     write(tmp_path / "providers" / "acme.json", provider("acme", capability("a")))
-    config = write(tmp_path / "conf" / "capability-graph.json", {"providers": [{"path": "../providers/acme.json"}]})
+    config = write(
+        tmp_path / "conf" / "capability-graph.json",
+        {"providers": [{"path": "../providers/acme.json"}]},
+    )
     with open_blocking(config) as graph:
         assert [p["providerId"] for p in graph.describe().providers] == ["acme"]
 
@@ -84,17 +86,35 @@ def test_config_file_sources_resolve_against_the_config_folder(tmp_path: Path) -
     [
         ({"providers": [], "extra": 1}, "/ has a key that is not allowed"),
         ({"providers": [], "scope": None}, "/scope must not be null (omit the key instead)"),
-        ({"providers": [], "budgets": {"maxCapabilities": 0}}, "/budgets/maxCapabilities must be at least 1"),
+        (
+            {"providers": [], "budgets": {"maxCapabilities": 0}},
+            "/budgets/maxCapabilities must be at least 1",
+        ),
         (
             {"providers": [], "budgets": {"maxResultBytes": 268435457}},
             "/budgets/maxResultBytes must be at most 268435456",
         ),
-        ({"providers": [], "budgets": {"maxInputBytes": True}}, "/budgets/maxInputBytes must be an integer"),
-        ({"providers": [], "budgets": {"maxInputBytes": "5"}}, "/budgets/maxInputBytes must be an integer"),
+        (
+            {"providers": [], "budgets": {"maxInputBytes": True}},
+            "/budgets/maxInputBytes must be an integer",
+        ),
+        (
+            {"providers": [], "budgets": {"maxInputBytes": "5"}},
+            "/budgets/maxInputBytes must be an integer",
+        ),
         ({"providers": "acme.json"}, "/providers must be an array"),
         ({}, "/ requires the key providers"),
     ],
-    ids=["unknown-key", "null-optional", "zero-budget", "budget-over-cap", "bool-budget", "string-budget", "string-for-list", "missing-providers"],
+    ids=[
+        "unknown-key",
+        "null-optional",
+        "zero-budget",
+        "budget-over-cap",
+        "bool-budget",
+        "string-budget",
+        "string-for-list",
+        "missing-providers",
+    ],
 )
 def test_invalid_config_names_the_pointer_never_the_value(config: Any, message: str) -> None:
     assert open_error(config) == expected("CG_CONFIG_INVALID", "config", message)
@@ -126,7 +146,10 @@ def test_scope_naming_a_provider_that_is_not_loaded_is_config_invalid() -> None:
 
 
 def test_unknown_executor_is_config_invalid() -> None:
-    assert open_error(inline(provider("acme"), model={"executor": "oracle"}))["code"] == "CG_CONFIG_INVALID"
+    assert (
+        open_error(inline(provider("acme"), model={"executor": "oracle"}))["code"]
+        == "CG_CONFIG_INVALID"
+    )
 
 
 def test_config_that_is_not_an_object_is_config_invalid() -> None:
@@ -144,19 +167,46 @@ def test_empty_catalog_opens() -> None:
 @pytest.mark.parametrize(
     ("definition", "message"),
     [
-        (provider("acme", capability("a", whenToUse=None)), "/capabilities/0/whenToUse must not be null (omit the key instead)"),
-        (provider("acme", capability("a", colour="red")), "/capabilities/0 has a key that is not allowed"),
+        (
+            provider("acme", capability("a", whenToUse=None)),
+            "/capabilities/0/whenToUse must not be null (omit the key instead)",
+        ),
+        (
+            provider("acme", capability("a", colour="red")),
+            "/capabilities/0 has a key that is not allowed",
+        ),
         (provider("acme", capability("a", tags="http")), "/capabilities/0/tags must be an array"),
         (provider("acme", capability("a", name=True)), "/capabilities/0/name must be a string"),
         (provider("acme", capability("A")), "/capabilities/0/id does not have the required format"),
         (provider("Acme"), "/providerId does not have the required format"),
-        (provider("acme", capability("a"), capability("a")), "/capabilities/1/id repeats a capability id"),
         (
-            provider("acme", capability("a", documents=[{"id": "d", "title": "D", "path": "x.md"}, {"id": "d", "title": "D", "path": "y.md"}])),
+            provider("acme", capability("a"), capability("a")),
+            "/capabilities/1/id repeats a capability id",
+        ),
+        (
+            provider(
+                "acme",
+                capability(
+                    "a",
+                    documents=[
+                        {"id": "d", "title": "D", "path": "x.md"},
+                        {"id": "d", "title": "D", "path": "y.md"},
+                    ],
+                ),
+            ),
             "/capabilities/0/documents/1/id repeats a document id",
         ),
     ],
-    ids=["null-optional", "unknown-key", "string-for-list", "bool-for-string", "bad-id", "bad-provider-id", "duplicate-capability", "duplicate-document"],
+    ids=[
+        "null-optional",
+        "unknown-key",
+        "string-for-list",
+        "bool-for-string",
+        "bad-id",
+        "bad-provider-id",
+        "duplicate-capability",
+        "duplicate-document",
+    ],
 )
 def test_invalid_inline_definition_is_definition_invalid(definition: Any, message: str) -> None:
     assert open_error(inline(definition)) == expected("CG_DEFINITION_INVALID", "load", message)
@@ -168,7 +218,9 @@ def test_invalid_inline_definition_is_definition_invalid(definition: Any, messag
     ids=["dotdot", "absolute", "backslash", "colon", "nested-dotdot", "nul", "control"],
 )
 def test_static_document_path_rules_are_definition_invalid(path: str) -> None:
-    definition = provider("acme", capability("a", documents=[{"id": "d", "title": "D", "path": path}]))
+    definition = provider(
+        "acme", capability("a", documents=[{"id": "d", "title": "D", "path": path}])
+    )
     assert open_error(inline(definition))["code"] == "CG_DEFINITION_INVALID"
 
 
@@ -188,7 +240,10 @@ def test_non_json_python_values_in_inline_definitions_are_definition_invalid(val
         (b'{"providerId": "acme", "providerId": "acme"}', "/ an object has a duplicate key"),
         (b'{"providerId": NaN}', "/ NaN and Infinity are not JSON"),
         (b"\xff", "/ not valid UTF-8"),
-        (b'{"providerId": "\\ud800", "name": "A", "version": "1", "capabilities": []}', "/ a string has a lone surrogate"),
+        (
+            b'{"providerId": "\\ud800", "name": "A", "version": "1", "capabilities": []}',
+            "/ a string has a lone surrogate",
+        ),
         (b"[" * 100_000 + b"]" * 100_000, "/ nesting deeper than 32"),
         (b"{", "/ not well-formed JSON"),
     ],
@@ -214,7 +269,9 @@ def test_definition_file_over_max_definition_bytes_is_definition_invalid(tmp_pat
 
 
 def test_capabilities_over_max_capabilities_is_catalog_too_large_at_load() -> None:
-    config = inline(provider("acme", capability("a"), capability("b")), budgets={"maxCapabilities": 1})
+    config = inline(
+        provider("acme", capability("a"), capability("b")), budgets={"maxCapabilities": 1}
+    )
     assert open_error(config) == expected("CG_CATALOG_TOO_LARGE", "load")
 
 
@@ -231,12 +288,24 @@ def rel(kind: str, target: str) -> dict[str, str]:
         provider("acme", capability("a", relations=[rel("requires", "missing")])),
         provider("acme", capability("a", relations=[rel("requires", "a")])),
         provider("acme", capability("a", relations=[rel("requires", "acme::a")])),
-        provider("acme", capability("a", relations=[rel("related", "b"), rel("related", "b")]), capability("b")),
+        provider(
+            "acme",
+            capability("a", relations=[rel("related", "b"), rel("related", "b")]),
+            capability("b"),
+        ),
         provider("acme", capability("a", relations=[rel("depends", "b")]), capability("b")),
         provider("acme", capability("a", relations=[rel("requires", "acme::")]), capability("b")),
         provider("acme", capability("a", relations=[rel("requires", "acme::missing")])),
     ],
-    ids=["missing-local", "self", "self-full-id", "duplicate-edge", "unknown-kind", "malformed-target", "missing-same-provider-full-id"],
+    ids=[
+        "missing-local",
+        "self",
+        "self-full-id",
+        "duplicate-edge",
+        "unknown-kind",
+        "malformed-target",
+        "missing-same-provider-full-id",
+    ],
 )
 def test_invalid_relation_is_relation_invalid(definition: Any) -> None:
     assert open_error(inline(definition)) == expected("CG_RELATION_INVALID", "load")
@@ -269,7 +338,9 @@ def test_related_cycles_are_allowed() -> None:
 
 
 def test_cross_provider_target_of_an_unloaded_provider_is_not_a_load_error() -> None:
-    open_blocking(inline(provider("acme", capability("a", relations=[rel("requires", "ghost::x")])))).close()
+    open_blocking(
+        inline(provider("acme", capability("a", relations=[rel("requires", "ghost::x")])))
+    ).close()
 
 
 # -- revisions -----------------------------------------------------------------------------
@@ -278,7 +349,9 @@ def test_cross_provider_target_of_an_unloaded_provider_is_not_a_load_error() -> 
 def test_revision_does_not_depend_on_key_order_or_whitespace(tmp_path: Path) -> None:
     definition = provider("acme", capability("a", tags=["x"]))
     (tmp_path / "a.json").write_text(json.dumps(definition, indent=4), encoding="utf-8")
-    (tmp_path / "b.json").write_text(json.dumps(dict(reversed(definition.items()))), encoding="utf-8")
+    (tmp_path / "b.json").write_text(
+        json.dumps(dict(reversed(definition.items()))), encoding="utf-8"
+    )
     revisions = []
     for name in ("a.json", "b.json"):
         with open_blocking(write(tmp_path / f"c-{name}", {"providers": [{"path": name}]})) as graph:

@@ -8,9 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from cg_testing import capability, error_of, expected, inline, provider, schema_validator
-
 from capability_graph import BlockingCapabilityGraph, CapabilityGraph, GraphError
+from cg_testing import capability, error_of, expected, inline, provider, schema_validator
 
 
 def rel(kind: str, target: str) -> dict[str, str]:
@@ -25,7 +24,13 @@ ACME = provider(
         tags=["http", "validation"],
         relations=[rel("requires", "schema.request"), rel("related", "billing::invoice.create")],
         documents=[
-            {"id": "guide", "title": "Guide", "role": "guide", "locale": "en", "path": "knowledge/guide.md"},
+            {
+                "id": "guide",
+                "title": "Guide",
+                "role": "guide",
+                "locale": "en",
+                "path": "knowledge/guide.md",
+            },
             {"id": "upstream", "title": "Upstream", "url": "https://example.com/validation"},
         ],
     ),
@@ -57,7 +62,18 @@ def call_error(graph: BlockingCapabilityGraph, tool: str, arguments: Any) -> dic
 def test_seed_example_resolving_a_missing_capability_gives_the_seeds_error_exactly() -> None:
     async def seed() -> dict[str, str]:
         graph = await CapabilityGraph.open(
-            {"providers": [{"definition": {"providerId": "acme", "name": "Error example", "version": "1", "capabilities": []}}]}
+            {
+                "providers": [
+                    {
+                        "definition": {
+                            "providerId": "acme",
+                            "name": "Error example",
+                            "version": "1",
+                            "capabilities": [],
+                        }
+                    }
+                ]
+            }
         )
         try:
             await graph.resolve(ids=["acme::missing"])
@@ -99,7 +115,9 @@ def test_describe_rejects_any_argument(graph: BlockingCapabilityGraph) -> None:
 # -- list ----------------------------------------------------------------------------------
 
 
-def test_list_returns_scoped_summaries_in_provider_then_id_order(graph: BlockingCapabilityGraph) -> None:
+def test_list_returns_scoped_summaries_in_provider_then_id_order(
+    graph: BlockingCapabilityGraph,
+) -> None:
     result = graph.list().to_json()
     assert [i["id"] for i in result["items"]] == [
         "acme::orphan", "acme::route.validation", "acme::schema.core", "acme::schema.request",
@@ -123,7 +141,9 @@ def test_list_pages_with_cursor_until_exhausted(graph: BlockingCapabilityGraph) 
 
 
 def test_list_filters_by_every_tag(graph: BlockingCapabilityGraph) -> None:
-    assert [i["id"] for i in graph.list(tags=["http", "validation"]).items] == ["acme::route.validation"]
+    assert [i["id"] for i in graph.list(tags=["http", "validation"]).items] == [
+        "acme::route.validation"
+    ]
 
 
 def test_list_filter_matching_nothing_is_ok_not_empty(graph: BlockingCapabilityGraph) -> None:
@@ -132,11 +152,19 @@ def test_list_filter_matching_nothing_is_ok_not_empty(graph: BlockingCapabilityG
 
 def test_list_of_an_empty_catalog_is_status_empty() -> None:
     with BlockingCapabilityGraph.open(inline(provider("acme"))) as graph:
-        assert graph.list().to_json() == {"status": "empty", "revision": graph.describe().revision, "items": []}
+        assert graph.list().to_json() == {
+            "status": "empty",
+            "revision": graph.describe().revision,
+            "items": [],
+        }
 
 
-def test_list_naming_a_provider_out_of_scope_is_access_denied_even_if_it_exists(graph: BlockingCapabilityGraph) -> None:
-    assert call_error(graph, "list_capabilities", {"providers": ["secret"]}) == expected("CG_ACCESS_DENIED", "query")
+def test_list_naming_a_provider_out_of_scope_is_access_denied_even_if_it_exists(
+    graph: BlockingCapabilityGraph,
+) -> None:
+    assert call_error(graph, "list_capabilities", {"providers": ["secret"]}) == expected(
+        "CG_ACCESS_DENIED", "query"
+    )
 
 
 def test_list_naming_a_provider_that_does_not_exist_without_scope_is_provider_not_found() -> None:
@@ -149,7 +177,9 @@ def test_list_naming_a_provider_that_does_not_exist_without_scope_is_provider_no
 def test_cursor_with_other_filters_is_input_invalid(graph: BlockingCapabilityGraph) -> None:
     cursor = graph.list(limit=1).next_cursor
     assert call_error(graph, "list_capabilities", {"cursor": cursor, "tags": ["http"]}) == expected(
-        "CG_INPUT_INVALID", "query", "Cursor is malformed, foreign or stale; restart listing without it"
+        "CG_INPUT_INVALID",
+        "query",
+        "Cursor is malformed, foreign or stale; restart listing without it",
     )
 
 
@@ -170,24 +200,43 @@ def test_foreign_cursor_is_input_invalid(graph: BlockingCapabilityGraph, cursor:
         ({"colour": "red"}, "/ has a key that is not allowed"),
         ({"cursor": "x" * 32769}, "/cursor must have at most 32768 characters"),
     ],
-    ids=["zero-limit", "limit-over-range", "string-limit", "bool-limit", "null-limit", "string-for-list", "unknown-key", "long-cursor"],
+    ids=[
+        "zero-limit",
+        "limit-over-range",
+        "string-limit",
+        "bool-limit",
+        "null-limit",
+        "string-for-list",
+        "unknown-key",
+        "long-cursor",
+    ],
 )
-def test_invalid_list_arguments_are_input_invalid(graph: BlockingCapabilityGraph, arguments: Any, message: str) -> None:
-    assert call_error(graph, "list_capabilities", arguments) == expected("CG_INPUT_INVALID", "query", message)
+def test_invalid_list_arguments_are_input_invalid(
+    graph: BlockingCapabilityGraph, arguments: Any, message: str
+) -> None:
+    assert call_error(graph, "list_capabilities", arguments) == expected(
+        "CG_INPUT_INVALID", "query", message
+    )
 
 
 def test_arguments_that_are_not_an_object_are_input_invalid(graph: BlockingCapabilityGraph) -> None:
-    assert call_error(graph, "list_capabilities", ["acme"]) == expected("CG_INPUT_INVALID", "query", "/ must be an object")
+    assert call_error(graph, "list_capabilities", ["acme"]) == expected(
+        "CG_INPUT_INVALID", "query", "/ must be an object"
+    )
 
 
 def test_unknown_tool_is_input_invalid_in_phase_query(graph: BlockingCapabilityGraph) -> None:
-    assert call_error(graph, "drop_tables", {}) == expected("CG_INPUT_INVALID", "query", "Unknown tool")
+    assert call_error(graph, "drop_tables", {}) == expected(
+        "CG_INPUT_INVALID", "query", "Unknown tool"
+    )
 
 
 # -- resolve -------------------------------------------------------------------------------
 
 
-def test_resolve_depth_one_follows_every_kind_and_reports_edges(graph: BlockingCapabilityGraph) -> None:
+def test_resolve_depth_one_follows_every_kind_and_reports_edges(
+    graph: BlockingCapabilityGraph,
+) -> None:
     result = graph.resolve(ids=["acme::route.validation"]).to_json()
     assert [c["id"] for c in result["capabilities"]] == [
         "acme::route.validation", "acme::schema.request", "billing::invoice.create",
@@ -200,11 +249,26 @@ def test_resolve_depth_one_follows_every_kind_and_reports_edges(graph: BlockingC
     schema_validator("resolve-result.schema.json").validate(result)
 
 
-def test_resolve_detail_carries_document_metadata_without_paths(graph: BlockingCapabilityGraph) -> None:
+def test_resolve_detail_carries_document_metadata_without_paths(
+    graph: BlockingCapabilityGraph,
+) -> None:
     detail = graph.resolve(ids=["acme::route.validation"], relations={"depth": 0}).capabilities[0]
     assert detail["documents"] == [
-        {"id": "guide", "title": "Guide", "role": "guide", "locale": "en", "mediaType": "text/markdown", "kind": "file"},
-        {"id": "upstream", "title": "Upstream", "mediaType": "text/plain", "kind": "url", "url": "https://example.com/validation"},
+        {
+            "id": "guide",
+            "title": "Guide",
+            "role": "guide",
+            "locale": "en",
+            "mediaType": "text/markdown",
+            "kind": "file",
+        },
+        {
+            "id": "upstream",
+            "title": "Upstream",
+            "mediaType": "text/plain",
+            "kind": "url",
+            "url": "https://example.com/validation",
+        },
     ]
     assert detail["relations"] == [
         {"kind": "requires", "target": "acme::schema.request"},
@@ -213,11 +277,20 @@ def test_resolve_detail_carries_document_metadata_without_paths(graph: BlockingC
     assert "knowledge/guide.md" not in json.dumps(detail)
 
 
-def test_resolve_reaching_a_provider_out_of_scope_is_partial_not_an_error(graph: BlockingCapabilityGraph) -> None:
-    result = graph.resolve(ids=["acme::route.validation"], relations={"kinds": ["requires"], "depth": 8}).to_json()
+def test_resolve_reaching_a_provider_out_of_scope_is_partial_not_an_error(
+    graph: BlockingCapabilityGraph,
+) -> None:
+    result = graph.resolve(
+        ids=["acme::route.validation"], relations={"kinds": ["requires"], "depth": 8}
+    ).to_json()
     assert result["status"] == "partial"
     assert result["unresolved"] == [
-        {"from": "acme::schema.core", "kind": "requires", "target": "secret::vault", "reason": "out_of_scope"}
+        {
+            "from": "acme::schema.core",
+            "kind": "requires",
+            "target": "secret::vault",
+            "reason": "out_of_scope",
+        }
     ]
     assert [c["id"] for c in result["capabilities"]] == [
         "acme::route.validation", "acme::schema.request", "acme::schema.core",
@@ -228,7 +301,12 @@ def test_resolve_reaching_a_provider_not_loaded_is_partial() -> None:
     definition = provider("acme", capability("a", relations=[rel("requires", "ghost::x")]))
     with BlockingCapabilityGraph.open(inline(definition)) as graph:
         assert graph.resolve(ids=["acme::a"]).unresolved == [
-            {"from": "acme::a", "kind": "requires", "target": "ghost::x", "reason": "provider_not_loaded"}
+            {
+                "from": "acme::a",
+                "kind": "requires",
+                "target": "ghost::x",
+                "reason": "provider_not_loaded",
+            }
         ]
 
 
@@ -244,12 +322,20 @@ def test_resolve_depth_zero_returns_only_the_roots(graph: BlockingCapabilityGrap
     assert result.edges == []
 
 
-def test_resolve_named_id_out_of_scope_is_access_denied_whether_or_not_it_exists(graph: BlockingCapabilityGraph) -> None:
-    assert call_error(graph, "resolve_capabilities", {"ids": ["secret::vault"]}) == expected("CG_ACCESS_DENIED", "query")
-    assert call_error(graph, "resolve_capabilities", {"ids": ["secret::nothing"]}) == expected("CG_ACCESS_DENIED", "query")
+def test_resolve_named_id_out_of_scope_is_access_denied_whether_or_not_it_exists(
+    graph: BlockingCapabilityGraph,
+) -> None:
+    assert call_error(graph, "resolve_capabilities", {"ids": ["secret::vault"]}) == expected(
+        "CG_ACCESS_DENIED", "query"
+    )
+    assert call_error(graph, "resolve_capabilities", {"ids": ["secret::nothing"]}) == expected(
+        "CG_ACCESS_DENIED", "query"
+    )
 
 
-def test_resolve_scope_is_checked_before_existence_across_all_ids(graph: BlockingCapabilityGraph) -> None:
+def test_resolve_scope_is_checked_before_existence_across_all_ids(
+    graph: BlockingCapabilityGraph,
+) -> None:
     error = call_error(graph, "resolve_capabilities", {"ids": ["acme::missing", "secret::vault"]})
     assert error["code"] == "CG_ACCESS_DENIED"
 
@@ -267,15 +353,37 @@ def test_resolve_provider_not_found_comes_before_capability_not_found() -> None:
         ({"ids": ["acme.route"]}, "/ids/0 does not have the required format"),
         ({"ids": ["acme::a::b"]}, "/ids/0 does not have the required format"),
         ({"ids": ["acme::a"] * 101}, "/ids must have at most 100 items"),
-        ({"ids": ["acme::orphan"], "relations": {"depth": 9}}, "/relations/depth must be at most 8"),
-        ({"ids": ["acme::orphan"], "relations": {"kinds": ["owns"]}}, '/relations/kinds/0 must be one of: "requires", "parent", "specializes", "related"'),
-        ({"ids": ["acme::orphan"], "relations": None}, "/relations must not be null (omit the key instead)"),
+        (
+            {"ids": ["acme::orphan"], "relations": {"depth": 9}},
+            "/relations/depth must be at most 8",
+        ),
+        (
+            {"ids": ["acme::orphan"], "relations": {"kinds": ["owns"]}},
+            '/relations/kinds/0 must be one of: "requires", "parent", "specializes", "related"',
+        ),
+        (
+            {"ids": ["acme::orphan"], "relations": None},
+            "/relations must not be null (omit the key instead)",
+        ),
         ({}, "/ requires the key ids"),
     ],
-    ids=["no-ids", "dotted-id", "two-separators", "too-many-ids", "deep", "bad-kind", "null-relations", "missing-ids"],
+    ids=[
+        "no-ids",
+        "dotted-id",
+        "two-separators",
+        "too-many-ids",
+        "deep",
+        "bad-kind",
+        "null-relations",
+        "missing-ids",
+    ],
 )
-def test_invalid_resolve_arguments_are_input_invalid(graph: BlockingCapabilityGraph, arguments: Any, message: str) -> None:
-    assert call_error(graph, "resolve_capabilities", arguments) == expected("CG_INPUT_INVALID", "query", message)
+def test_invalid_resolve_arguments_are_input_invalid(
+    graph: BlockingCapabilityGraph, arguments: Any, message: str
+) -> None:
+    assert call_error(graph, "resolve_capabilities", arguments) == expected(
+        "CG_INPUT_INVALID", "query", message
+    )
 
 
 def test_input_shape_is_checked_before_scope(graph: BlockingCapabilityGraph) -> None:
@@ -288,13 +396,17 @@ def test_input_shape_is_checked_before_scope(graph: BlockingCapabilityGraph) -> 
 
 def test_request_over_max_input_bytes_is_input_too_large_before_shape() -> None:
     with BlockingCapabilityGraph.open(inline(ACME, budgets={"maxInputBytes": 64})) as graph:
-        error = call_error(graph, "resolve_capabilities", {"ids": ["acme::orphan"], "junk": "x" * 100})
+        error = call_error(
+            graph, "resolve_capabilities", {"ids": ["acme::orphan"], "junk": "x" * 100}
+        )
     assert error == expected("CG_INPUT_TOO_LARGE", "query")
 
 
 def test_result_over_max_result_bytes_is_result_too_large_never_truncated() -> None:
     with BlockingCapabilityGraph.open(inline(ACME, budgets={"maxResultBytes": 200})) as graph:
-        assert call_error(graph, "list_capabilities", {}) == expected("CG_RESULT_TOO_LARGE", "query")
+        assert call_error(graph, "list_capabilities", {}) == expected(
+            "CG_RESULT_TOO_LARGE", "query"
+        )
 
 
 # -- lifecycle -----------------------------------------------------------------------------
@@ -306,7 +418,11 @@ def test_every_call_after_close_is_graph_closed_without_next_action() -> None:
     graph.close()  # idempotent
     with pytest.raises(GraphError) as excinfo:
         graph.describe()
-    assert error_of(excinfo) == {"code": "CG_GRAPH_CLOSED", "phase": "lifecycle", "message": "Graph is closed"}
+    assert error_of(excinfo) == {
+        "code": "CG_GRAPH_CLOSED",
+        "phase": "lifecycle",
+        "message": "Graph is closed",
+    }
 
 
 def test_closed_graph_is_reported_before_input_problems() -> None:

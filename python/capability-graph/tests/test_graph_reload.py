@@ -9,9 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cg_testing import capability, error_of, expected, provider, schema_validator
-
 from capability_graph import BlockingCapabilityGraph, CapabilityGraph, GraphError
+from cg_testing import capability, error_of, expected, provider, schema_validator
 
 
 def write(path: Path, value: Any) -> Path:
@@ -23,7 +22,9 @@ def write(path: Path, value: Any) -> Path:
 def sources(tmp_path: Path) -> Path:
     write(tmp_path / "acme.json", provider("acme", capability("a")))
     write(tmp_path / "billing.json", provider("billing", capability("b")))
-    return write(tmp_path / "config.json", {"providers": [{"path": "acme.json"}, {"path": "billing.json"}]})
+    return write(
+        tmp_path / "config.json", {"providers": [{"path": "acme.json"}, {"path": "billing.json"}]}
+    )
 
 
 def test_reload_without_changes_reports_every_provider_unchanged(sources: Path) -> None:
@@ -32,7 +33,10 @@ def test_reload_without_changes_reports_every_provider_unchanged(sources: Path) 
         result = graph.reload().to_json()
     assert result["ok"] is True
     assert result["revision"] == before
-    assert [(p["providerId"], p["changed"]) for p in result["providers"]] == [("acme", False), ("billing", False)]
+    assert [(p["providerId"], p["changed"]) for p in result["providers"]] == [
+        ("acme", False),
+        ("billing", False),
+    ]
     schema_validator("reload-result.schema.json").validate(result)
 
 
@@ -54,7 +58,9 @@ def test_failed_reload_is_ok_false_with_the_real_cause_and_keeps_serving(sources
         assert result["ok"] is False
         assert result["error"] == expected("CG_RELOAD_FAILED", "load")
         assert result["revision"] == before
-        assert result["providers"][0]["error"] == expected("CG_DEFINITION_INVALID", "load", "/ not well-formed JSON")
+        assert result["providers"][0]["error"] == expected(
+            "CG_DEFINITION_INVALID", "load", "/ not well-formed JSON"
+        )
         assert result["providers"][1]["ok"] is True
         assert graph.describe().revision == before
         assert [i["id"] for i in graph.list().items] == ["acme::a", "billing::b"]
@@ -63,8 +69,18 @@ def test_failed_reload_is_ok_false_with_the_real_cause_and_keeps_serving(sources
 
 def test_reload_failing_a_cross_provider_rule_publishes_nothing(sources: Path) -> None:
     with BlockingCapabilityGraph.open(sources) as graph:
-        write(sources.parent / "acme.json", provider("acme", capability("a", relations=[{"kind": "requires", "target": "billing::b"}])))
-        write(sources.parent / "billing.json", provider("billing", capability("b", relations=[{"kind": "requires", "target": "acme::a"}])))
+        write(
+            sources.parent / "acme.json",
+            provider(
+                "acme", capability("a", relations=[{"kind": "requires", "target": "billing::b"}])
+            ),
+        )
+        write(
+            sources.parent / "billing.json",
+            provider(
+                "billing", capability("b", relations=[{"kind": "requires", "target": "acme::a"}])
+            ),
+        )
         result = graph.reload()
         assert result.ok is False
         assert {p["error"]["code"] for p in result.providers} == {"CG_RELATION_CYCLE"}
@@ -83,7 +99,9 @@ def test_reload_of_named_providers_rereads_only_them(sources: Path) -> None:
 def test_reload_naming_a_provider_that_is_not_loaded_is_config_invalid(sources: Path) -> None:
     with BlockingCapabilityGraph.open(sources) as graph, pytest.raises(GraphError) as excinfo:
         graph.reload(providers=["ghost"])
-    assert error_of(excinfo) == expected("CG_CONFIG_INVALID", "config", "/providers/0 names a provider that is not loaded")
+    assert error_of(excinfo) == expected(
+        "CG_CONFIG_INVALID", "config", "/providers/0 names a provider that is not loaded"
+    )
 
 
 def test_reload_after_close_is_graph_closed(sources: Path) -> None:
@@ -94,7 +112,9 @@ def test_reload_after_close_is_graph_closed(sources: Path) -> None:
     assert error_of(excinfo)["code"] == "CG_GRAPH_CLOSED"
 
 
-def test_queries_during_alternating_reloads_see_only_whole_published_snapshots(sources: Path) -> None:
+def test_queries_during_alternating_reloads_see_only_whole_published_snapshots(
+    sources: Path,
+) -> None:
     good_a = provider("acme", capability("a"), capability("a2"))
     good_b = provider("acme", capability("a"))
     with BlockingCapabilityGraph.open(sources) as graph:

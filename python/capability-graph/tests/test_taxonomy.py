@@ -8,10 +8,8 @@ import sys
 from typing import Any
 
 import pytest
-
 from capability_graph import ErrorCode, GraphError, NextAction, Phase
 from capability_graph._generated.taxonomy import REGISTRY
-
 from cg_testing import REPO, SPEC, load_json, schema_validator
 
 DESIGN_TABLE = {

@@ -112,3 +112,21 @@ def test_reference_messages_are_single_safe_lines(taxonomy: dict[str, Any]) -> N
             assert message.isprintable()
             assert "/" not in message or message.startswith("/")
             json.dumps(message, ensure_ascii=True)
+
+
+def test_generated_models_enums_match_the_registry(taxonomy: dict[str, Any]) -> None:
+    from capability_graph._generated.models import enums
+
+    assert [c.value for c in enums.ErrorCode] == [c["code"] for c in taxonomy["codes"]]
+    assert [p.value for p in enums.Phase] == [p["id"] for p in taxonomy["phases"]]
+    assert [a.value for a in enums.NextAction] == [a["id"] for a in taxonomy["nextActions"]]
+
+
+@pytest.mark.parametrize("code", list(ErrorCode))
+def test_generated_error_model_accepts_every_graph_error(code: ErrorCode) -> None:
+    from capability_graph._generated.models.error import ErrorObject as ErrorModel
+
+    for phase in REGISTRY[code].phases:
+        error = GraphError.of(code, phase).to_json()
+        dumped = ErrorModel.model_validate(error).model_dump(mode="json", exclude_unset=True)
+        assert dumped == error

@@ -68,6 +68,13 @@ def typing(session: nox.Session) -> None:
 
 
 @nox.session(default=False)
+def demo(session: nox.Session) -> None:
+    """The main job: open the quickstart graph, run every operation, reproduce the seed error."""
+    _install_packages(session)
+    session.run("python", "examples/demo.py", *session.posargs)
+
+
+@nox.session(default=False)
 def docs(session: nox.Session) -> None:
     """Build the documentation site strictly."""
     _install_packages(session)

@@ -46,11 +46,26 @@ def _message(err: Any) -> str:
     return ""
 
 
+def _status_value(status: object) -> int | None:
+    """The HTTP status as a plain int: ints (HTTPStatus included) and integral floats (JSON
+    does not tell 429 from 429.0); never bools."""
+    try:
+        if isinstance(status, bool):
+            return None
+        if isinstance(status, int):
+            return int.__index__(status)
+        if isinstance(status, float) and status.is_integer():
+            return int(status)
+    except Exception:  # noqa: BLE001 - a hostile int subclass is no status
+        return None
+    return None
+
+
 def is_retryable(err: object) -> bool:
     """True when ``err`` says the provider is rate-limited, overloaded or timed out.
 
     In order: a falsy ``err`` is not retryable; ``timed_out is True`` is; an ``api_status``
-    of exactly 429 or 529 (an int such as ``HTTPStatus``, not a bool) is, and any other
+    of exactly 429 or 529 (an int such as ``HTTPStatus``, or 429.0; not a bool) is, and any other
     ``api_status`` is not: a structured field has spoken, so the message is not consulted.
     Only without an ``api_status`` does the message decide, case-insensitively: ``rate limit``
     (with one character or none between the words), ``session limit``, ``too many
@@ -71,10 +86,5 @@ def is_retryable(err: object) -> bool:
         return True
     status = _field(err, "api_status", "apiStatus")
     if status is not _MISSING and status is not None:
-        # ints (HTTPStatus included), never bools; compared by value as a plain int
-        return (
-            isinstance(status, int)
-            and not isinstance(status, bool)
-            and int.__index__(status) in RETRYABLE_API_STATUSES
-        )
+        return _status_value(status) in RETRYABLE_API_STATUSES
     return _RETRYABLE_MESSAGE.search(_message(err)) is not None

@@ -43,6 +43,7 @@ DEFAULT_KILL_GRACE: Final = 5.0
 _TAIL_CHARS: Final = 500
 _POLL_FIRST: Final = 0.005
 _POLL_MAX: Final = 0.05
+_KILL_SETTLE: Final = 1.0
 
 StrPath = str | os.PathLike[str]
 
@@ -175,6 +176,10 @@ async def _terminate(
         await asyncio.sleep(min(delay, max(deadline - loop.time(), 0)))
         delay = min(delay * 2, _POLL_MAX)
     await protocol.exited
+    # SIGKILL is delivered asynchronously: wait (briefly) until the group is really gone.
+    settle = loop.time() + _KILL_SETTLE
+    while group_alive(pgid) and loop.time() < settle:
+        await asyncio.sleep(_POLL_FIRST)
     # The group is gone; a descendant that left it may still hold the pipe: wait briefly.
     await asyncio.wait([protocol.stdout_closed], timeout=max(grace, 0.1))
 

@@ -24,6 +24,7 @@ from the root to the file are checked again.  Any failure is a ``GraphError`` of
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import os
@@ -160,6 +161,9 @@ class DocumentRoot:
     def __hash__(self) -> int:
         return hash((DocumentRoot, self._real))
 
+    def __reduce__(self) -> tuple[type[DocumentRoot], tuple[bytes]]:
+        return (DocumentRoot, (self._real,))
+
     @classmethod
     def fix(
         cls,
@@ -262,11 +266,14 @@ class _Walk:
         self.file_stat: os.stat_result | None = None
 
     def close(self) -> None:
+        fds = [fd for _, fd, _ in self.chain]
         if self.file_fd >= 0:
-            os.close(self.file_fd)
-            self.file_fd = -1
-        while self.chain:
-            os.close(self.chain.pop()[1])
+            fds.append(self.file_fd)
+        self.chain.clear()
+        self.file_fd = -1
+        for fd in fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
     def open_root(self, real: bytes) -> None:
         try:

@@ -46,7 +46,7 @@ from documents_helpers import (
     trace_violations,
     unwatched,
 )
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 NOT_FOUND = {
@@ -917,7 +917,6 @@ PATHS = st.one_of(st.text(max_size=40), _HOSTILE_PATHS, _WALKABLE_PATHS, _READAB
     max_examples=400,
     deadline=None,
     database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(path=PATHS)
 def test_property_any_path_reads_inside_the_root_or_fails_with_a_document_code(

@@ -10,8 +10,8 @@ confidence = score / ((k1 + 1) * sum of the query terms' idf), rounded to 4 deci
 at or above 0.05, best first, ties by id; no query term -> ``unknown``; nothing above the
 threshold -> ``no_match``. The request's ``context`` is not used.
 
-The index of a catalog is cached (a few catalogs, keyed by the identity of the catalog's entries,
-which the graph core keeps immutable), and a large catalog is indexed and scored on a worker
+The index of a catalog is cached (a few catalogs, keyed by the content of their ranked fields),
+and a large catalog is indexed and scored on a worker
 thread, so the event loop keeps serving (the deadline fires on time) while it runs.
 """
 
@@ -238,37 +238,46 @@ class _Index:
 
 
 class _IndexCache:
-    """A small LRU of indexes keyed by the identities of a catalog's entries (held alive here,
-    so an identity cannot be reused while its index is cached)."""
+    """A small LRU of indexes keyed by the *content* of a catalog's ranked fields.
+
+    Building the key costs a pass over the catalog (string hashes are cached by Python, and
+    equal keys compare by identity first), far less than indexing it again; the same tuple
+    object as a cached index's catalog is recognized without even that pass.
+    """
 
     def __init__(self, size: int) -> None:
         self._size = size
         self._lock = threading.Lock()
-        self._items: OrderedDict[int, _Index] = OrderedDict()
+        self._items: OrderedDict[tuple[Any, ...], _Index] = OrderedDict()
 
     def get(self, catalog: Sequence[Mapping[str, Any]]) -> _Index:
         with self._lock:
-            # Fast path: the very same tuple (immutable) as a cached index's entries.
             for cached in self._items.values():
-                if cached.entries is catalog:
+                if cached.entries is catalog:  # the very same tuple: immutable
                     return cached
-        key = hash(tuple(map(id, catalog)))
+        key = tuple(map(_content_key, catalog))
         with self._lock:
             index = self._items.get(key)
-            if index is not None and _same_entries(index.entries, catalog):
+            if index is not None:
                 self._items.move_to_end(key)
                 return index
         index = _Index(catalog)
         with self._lock:
             self._items[key] = index
-            self._items.move_to_end(key)
             while len(self._items) > self._size:
                 self._items.popitem(last=False)
         return index
 
 
-def _same_entries(cached: Sequence[object], catalog: Sequence[object]) -> bool:
-    return len(cached) == len(catalog) and all(a is b for a, b in zip(cached, catalog, strict=True))
+def _content_key(entry: Mapping[str, Any]) -> tuple[Any, ...]:
+    tags = entry.get("tags")
+    return (
+        entry["id"],
+        entry.get("name"),
+        entry.get("description"),
+        entry.get("whenToUse"),
+        tuple(tags) if isinstance(tags, list | tuple) else tags,
+    )
 
 
 _CACHE: Final = _IndexCache(_CACHE_SIZE)

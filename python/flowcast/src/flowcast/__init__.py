@@ -163,3 +163,16 @@ __all__ = [
     "with_self_mod_guard",
     "with_self_mod_guard_sync",
 ]
+
+
+def _publish() -> None:
+    """Show public classes and functions as ``flowcast.X`` (reprs, tracebacks, pickles),
+    like httpx does; the private module layout is not part of the API."""
+    namespace = globals()
+    for name in __all__:
+        obj = namespace[name]
+        if isinstance(obj, type) or (callable(obj) and hasattr(obj, "__code__")):
+            obj.__module__ = "flowcast"
+
+
+_publish()

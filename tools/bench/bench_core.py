@@ -1,0 +1,151 @@
+"""Benchmark the core graph against baselines measured in the same run.
+
+For each size (default 10k and 100k capabilities; ``--sizes 10000,100000,1000000``):
+
+- ``open``: ``CapabilityGraph.open`` of a generated provider file (relations and documents
+  included) against ``json.loads`` of the same bytes: time ratio, and peak RSS ratio (each
+  measured in a fresh child process, so peaks do not mask each other);
+- ``resolve``: a depth-2 closure from 100 roots against serializing its own result with the
+  same encoder the surfaces use.
+
+Targets (DESIGN §10): open <= 3x json.loads, peak RSS <= 2.5x, resolve <= 3x.
+
+    python tools/bench/bench_core.py [--sizes 10000,100000] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+CHILD = r"""
+import asyncio, gc, json, resource, sys, time
+mode, path, roots = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+data = open(path, "rb").read()
+if mode == "loads":
+    start = time.perf_counter(); value = json.loads(data); elapsed = time.perf_counter() - start
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"seconds": elapsed, "rss_mb": rss}))
+    sys.exit(0)
+del data
+from capability_graph import CapabilityGraph
+from capability_graph._json import dumps
+budgets = {"maxCapabilities": 10000000, "maxDefinitionBytes": 1073741824,
+           "maxResultBytes": 268435456}
+config = {"providers": [{"path": path}], "budgets": budgets}
+async def main():
+    start = time.perf_counter()
+    graph = await CapabilityGraph.open(config)
+    opened = time.perf_counter() - start
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    request = {"ids": roots, "relations": {"depth": 2}}
+    best_resolve = best_dump = float("inf")
+    for _ in range(5):
+        start = time.perf_counter(); result = await graph.call("resolve_capabilities", request)
+        best_resolve = min(best_resolve, time.perf_counter() - start)
+        start = time.perf_counter(); dumps(result).encode()
+        best_dump = min(best_dump, time.perf_counter() - start)
+    await graph.close()
+    print(json.dumps({"seconds": opened, "rss_mb": rss, "resolve": best_resolve, "dump": best_dump,
+                      "resolved": len(result["capabilities"])}))
+asyncio.run(main())
+"""
+
+
+def generate(size: int, folder: Path) -> Path:
+    capabilities = []
+    for i in range(size):
+        relations = []
+        if i >= 1:
+            relations.append({"kind": "requires", "target": f"cap.{i - 1}"})
+        if i >= 7:
+            relations.append({"kind": "related", "target": f"cap.{i - 7}"})
+        capabilities.append(
+            {
+                "id": f"cap.{i}",
+                "name": f"Capability {i}",
+                "description": f"Handles request kind {i % 97} for route family {i % 13}.",
+                "whenToUse": "When the route needs it.",
+                "tags": ["http", f"family-{i % 13}"],
+                "relations": relations,
+                "documents": [
+                    {"id": "guide", "title": "Guide", "role": "guide", "path": f"docs/{i}.md"},
+                    {"id": "upstream", "title": "Upstream", "url": f"https://example.com/{i}"},
+                ],
+            }
+        )
+    path = folder / f"provider-{size}.json"
+    definition = {
+        "providerId": "bench",
+        "name": "Bench",
+        "version": "1",
+        "capabilities": capabilities,
+    }
+    path.write_text(json.dumps(definition), encoding="utf-8")
+    return path
+
+
+def child(mode: str, path: Path, roots: list[str]) -> dict[str, Any]:
+    output = subprocess.run(
+        [sys.executable, "-c", CHILD, mode, str(path), json.dumps(roots)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    result: dict[str, Any] = json.loads(output)
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in (int(s) for s in args.sizes.split(",")):
+            path = generate(size, Path(tmp))
+            roots = [f"bench::cap.{i}" for i in range(size - 1, 0, -max(1, size // 100))][:100]
+            baseline = min(
+                (child("loads", path, roots) for _ in range(3)), key=lambda r: r["seconds"]
+            )
+            graph = min((child("open", path, roots) for _ in range(2)), key=lambda r: r["seconds"])
+            row = {
+                "capabilities": size,
+                "bytes": path.stat().st_size,
+                "json_loads_s": round(baseline["seconds"], 3),
+                "open_s": round(graph["seconds"], 3),
+                "open_ratio": round(graph["seconds"] / baseline["seconds"], 2),
+                "json_loads_rss_mb": round(baseline["rss_mb"], 1),
+                "open_rss_mb": round(graph["rss_mb"], 1),
+                "rss_ratio": round(graph["rss_mb"] / baseline["rss_mb"], 2),
+                "resolve_ms": round(graph["resolve"] * 1000, 2),
+                "serialize_ms": round(graph["dump"] * 1000, 2),
+                "resolve_ratio": round(graph["resolve"] / graph["dump"], 2),
+                "resolved": graph["resolved"],
+            }
+            rows.append(row)
+            path.unlink()
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        for row in rows:
+            print(
+                f"{row['capabilities']:>9,} caps ({row['bytes'] / 1e6:.0f} MB): "
+                f"open {row['open_s']}s vs json.loads {row['json_loads_s']}s "
+                f"= {row['open_ratio']}x (target <= 3); "
+                f"peak RSS {row['open_rss_mb']} MB vs {row['json_loads_rss_mb']} MB "
+                f"= {row['rss_ratio']}x (<= 2.5); "
+                f"resolve depth-2 ({row['resolved']} caps) {row['resolve_ms']} ms vs serialize "
+                f"{row['serialize_ms']} ms = {row['resolve_ratio']}x (<= 3)"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -331,6 +331,15 @@ def check_all(
     reg = registry(schemas)
     problems += check_schema_files(schemas)
     problems += check_refs(schemas, reg)
+    meta = Draft202012Validator(Draft202012Validator.META_SCHEMA)
+    invalid = [name for name, schema in schemas.items() if not meta.is_valid(schema)]
+    if invalid:
+        # Validating with a schema that breaks its metaschema can crash (e.g. "minimum": "one").
+        problems.append(
+            f"examples and {tools_path.name} not checked until {', '.join(invalid)} "
+            "are valid schemas"
+        )
+        return problems
     problems += check_examples(schemas, reg, examples_dir, report)
     problems += check_tools(schemas, reg, tools_path, examples_dir)
     return problems

@@ -6,6 +6,7 @@ from http import HTTPStatus
 from typing import Any
 
 import flowcast
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -18,39 +19,27 @@ class ApiError(Exception):
 
 
 def test_a_real_spawn_timeout_is_retryable() -> None:
-    try:
+    with pytest.raises(flowcast.TimeoutError) as caught:
         flowcast.spawn_cli_sync("sh", ["-c", "sleep 30"], timeout=0.2, kill_grace=0.1)
-    except flowcast.TimeoutError as error:
-        assert flowcast.is_retryable(error) is True
-    else:
-        raise AssertionError("no timeout")
+    assert flowcast.is_retryable(caught.value) is True
 
 
 def test_a_cli_exiting_with_a_rate_limit_complaint_is_retryable() -> None:
-    try:
+    with pytest.raises(flowcast.SpawnError) as caught:
         flowcast.spawn_cli_sync("sh", ["-c", "echo 'Error: 429 Too Many Requests' >&2; exit 1"])
-    except flowcast.SpawnError as error:
-        assert flowcast.is_retryable(error) is True
-    else:
-        raise AssertionError("no error")
+    assert flowcast.is_retryable(caught.value) is True
 
 
 def test_a_cli_exiting_with_a_plain_failure_is_not_retryable() -> None:
-    try:
+    with pytest.raises(flowcast.SpawnError) as caught:
         flowcast.spawn_cli_sync("sh", ["-c", "echo 'syntax error' >&2; exit 2"])
-    except flowcast.SpawnError as error:
-        assert flowcast.is_retryable(error) is False
-    else:
-        raise AssertionError("no error")
+    assert flowcast.is_retryable(caught.value) is False
 
 
 def test_a_missing_cli_is_not_retryable() -> None:
-    try:
+    with pytest.raises(flowcast.SpawnError) as caught:
         flowcast.spawn_cli_sync("flowcast-no-such-program-7f3a")
-    except flowcast.SpawnError as error:
-        assert flowcast.is_retryable(error) is False
-    else:
-        raise AssertionError("no error")
+    assert flowcast.is_retryable(caught.value) is False
 
 
 def test_api_status_attribute_429_is_retryable() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ def load_json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+@functools.cache
 def schema_validator(name: str) -> Any:
     """A Draft 2020-12 validator for ``schemas/<name>`` that resolves every sibling ``$ref``."""
     import jsonschema

@@ -141,7 +141,15 @@ def load_config(config: Any, *, cwd: Path | None = None) -> HostConfig:
         raise GraphError(
             ErrorCode.CG_CONFIG_INVALID, Phase.CONFIG, f"{problem.pointer or '/'} {problem.reason}"
         ) from None
-    check_shape("config.schema.json", shaped, code=ErrorCode.CG_CONFIG_INVALID, phase=Phase.CONFIG)
+    from ._generated.models.config import HostConfig as HostConfigModel
+
+    check_shape(
+        "config.schema.json",
+        shaped,
+        code=ErrorCode.CG_CONFIG_INVALID,
+        phase=Phase.CONFIG,
+        model=HostConfigModel,
+    )
     return _resolve(raw, base)
 
 

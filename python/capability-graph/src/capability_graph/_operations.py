@@ -8,6 +8,7 @@ providers and capabilities -> existence -> budgets on the work -> execution -> r
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
@@ -38,16 +39,43 @@ class Operation:
     tool: str
     phase: Phase
     request_schema: str
+    request_model: str  # module.Class under _generated.models
+
+    def model(self) -> Any:
+        module, _, name = self.request_model.partition(".")
+        return getattr(importlib.import_module(f"._generated.models.{module}", __package__), name)
 
 
 OPERATIONS: Final = {
     op.tool: op
     for op in (
-        Operation("describe_graph", Phase.QUERY, "describe-request.schema.json"),
-        Operation("list_capabilities", Phase.QUERY, "list-request.schema.json"),
-        Operation("resolve_capabilities", Phase.QUERY, "resolve-request.schema.json"),
-        Operation("match_capabilities", Phase.MATCH, "match-request.schema.json"),
-        Operation("read_document", Phase.DOCUMENT, "read-document-request.schema.json"),
+        Operation(
+            "describe_graph",
+            Phase.QUERY,
+            "describe-request.schema.json",
+            "describe_request.DescribeRequest",
+        ),
+        Operation(
+            "list_capabilities", Phase.QUERY, "list-request.schema.json", "list_request.ListRequest"
+        ),
+        Operation(
+            "resolve_capabilities",
+            Phase.QUERY,
+            "resolve-request.schema.json",
+            "resolve_request.ResolveRequest",
+        ),
+        Operation(
+            "match_capabilities",
+            Phase.MATCH,
+            "match-request.schema.json",
+            "match_request.MatchRequest",
+        ),
+        Operation(
+            "read_document",
+            Phase.DOCUMENT,
+            "read-document-request.schema.json",
+            "read_document_request.ReadDocumentRequest",
+        ),
     )
 }
 
@@ -77,7 +105,13 @@ def prepare_request(operation: Operation, arguments: Any, config: HostConfig) ->
         check_pure_value(shaped)
     except NotPureJson as problem:
         raise _input_invalid(phase, f"{problem.pointer or '/'} {problem.reason}") from None
-    check_shape(operation.request_schema, shaped, code=ErrorCode.CG_INPUT_INVALID, phase=phase)
+    check_shape(
+        operation.request_schema,
+        shaped,
+        code=ErrorCode.CG_INPUT_INVALID,
+        phase=phase,
+        model=operation.model(),
+    )
     if context_present:
         shaped["context"] = arguments["context"]
     return shaped

@@ -1,0 +1,79 @@
+"""The generated models (fast path) and the JSON Schemas (the contract) accept the same inputs.
+
+The core validates requests, configurations and definitions with the generated Pydantic models
+and asks the schema only to explain a failure; if a model accepted what the schema rejects, the
+reference would accept invalid input. Hypothesis builds JSON values from each schema's own
+vocabulary (its keys and values near its bounds) and both validators must agree on every one.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import pytest
+from cg_testing import schema_validator
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+SHAPES = [
+    ("describe-request.schema.json", "describe_request.DescribeRequest"),
+    ("list-request.schema.json", "list_request.ListRequest"),
+    ("resolve-request.schema.json", "resolve_request.ResolveRequest"),
+    ("match-request.schema.json", "match_request.MatchRequest"),
+    ("read-document-request.schema.json", "read_document_request.ReadDocumentRequest"),
+    ("config.schema.json", "config.HostConfig"),
+    ("definition.schema.json", "definition.ProviderDefinition"),
+]
+
+KEYS = [
+    "ids", "relations", "kinds", "depth", "providers", "tags", "limit", "cursor", "request",
+    "context", "timeoutMs", "capabilityId", "documentId", "path", "definition", "documentRoot",
+    "scope", "documents", "bodies", "budgets", "maxCapabilities", "maxInputBytes", "model",
+    "executor", "steps", "return", "raise", "code", "sleepMs", "then", "providerId", "name",
+    "version", "capabilities", "id", "description", "whenToUse", "title", "url", "kind", "target",
+    "x",
+]  # fmt: skip
+STRINGS = [
+    "", "acme", "acme::a", "acme::route.validation", "Acme", "a b", "all", "none", "requires",
+    "related", "scripted", "lexical", "openai", "codex", "guide", "x.md", "../x", "https://e.com/x",
+    "r:0123456789abcdef", "CG_MODEL_REFUSED", "retry", "5", "A" * 70, "\x00", "é",
+]  # fmt: skip
+SCALARS = st.one_of(
+    st.sampled_from(STRINGS),
+    st.sampled_from([0, 1, 2, 5, 8, 9, 20, 21, 100, 500, 501, 600000, 600001, -1, 2**31]),
+    st.sampled_from([0.5, 1.5, -0.0]),
+    st.booleans(),
+)
+
+
+def json_values() -> st.SearchStrategy[Any]:
+    return st.recursive(
+        SCALARS,
+        lambda children: st.one_of(
+            st.lists(children, max_size=4),
+            st.dictionaries(st.sampled_from(KEYS), children, max_size=5),
+        ),
+        max_leaves=12,
+    )
+
+
+def model_for(path: str) -> Any:
+    module, _, name = path.partition(".")
+    return getattr(importlib.import_module(f"capability_graph._generated.models.{module}"), name)
+
+
+def model_accepts(model: Any, value: Any) -> bool:
+    try:
+        model.model_validate(value)
+    except ValueError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(("schema", "model"), SHAPES, ids=[s for s, _ in SHAPES])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=st.dictionaries(st.sampled_from(KEYS), json_values(), max_size=5))
+def test_model_and_schema_agree_on_generated_objects(schema: str, model: str, value: Any) -> None:
+    by_schema = schema_validator(schema).is_valid(value)
+    assert model_accepts(model_for(model), value) == by_schema

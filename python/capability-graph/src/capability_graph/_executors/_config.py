@@ -77,6 +77,20 @@ class ConfigReader:
             self.fail(key, expected)
         return str(value)
 
+    def required_string(
+        self,
+        key: str,
+        *,
+        pattern: re.Pattern[str] | None = None,
+        expected: str = "a non-empty string",
+        max_length: int = 4096,
+    ) -> str:
+        value = self.string(
+            key, required=True, pattern=pattern, expected=expected, max_length=max_length
+        )
+        assert value is not None  # required=True never returns None
+        return value
+
     def integer(
         self, key: str, *, minimum: int, maximum: int, required: bool = False
     ) -> int | None:

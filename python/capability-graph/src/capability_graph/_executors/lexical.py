@@ -17,8 +17,6 @@ thread, so the event loop keeps serving (the deadline fires on time) while it ru
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import heapq
 import math
 import re
@@ -26,11 +24,12 @@ import threading
 import unicodedata
 from array import array
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, TypeVar
 
 from . import COMMON_KEYS, MatchJob, read_common
 from ._config import ConfigReader
+from ._threads import in_daemon_thread
 
 __all__ = ["LexicalExecutor", "rank", "tokenize"]
 
@@ -290,33 +289,6 @@ def rank(catalog: Sequence[Mapping[str, Any]], request: str, limit: int) -> dict
     return _CACHE.get(catalog).rank(request, limit)
 
 
-async def _in_daemon_thread(fn: Callable[[], T]) -> T:
-    """Run ``fn`` on a daemon thread. Unlike ``asyncio.to_thread``, nothing ever waits for it
-    (a timed-out match returns at once even from ``asyncio.run``; the finished work is dropped,
-    though a catalog index it built stays cached)."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[T] = loop.create_future()
-
-    def deliver(result: T | None, error: BaseException | None) -> None:
-        if future.done():
-            return
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(result)  # type: ignore[arg-type]
-
-    def work() -> None:
-        try:
-            result, error = fn(), None
-        except BaseException as exc:  # noqa: BLE001 -- handed to the awaiting coroutine
-            result, error = None, exc
-        with contextlib.suppress(RuntimeError):  # the loop is gone: the match was abandoned
-            loop.call_soon_threadsafe(deliver, result, error)
-
-    threading.Thread(target=work, name="cg-lexical", daemon=True).start()
-    return await future
-
-
 class LexicalExecutor:
     """``{"executor": "lexical"}``: no options besides ``timeoutMs``."""
 
@@ -331,4 +303,4 @@ class LexicalExecutor:
         catalog, request, limit = job.catalog, job.request, job.limit
         if len(catalog) < _THREAD_THRESHOLD:
             return rank(catalog, request, limit)
-        return await _in_daemon_thread(lambda: rank(catalog, request, limit))
+        return await in_daemon_thread(lambda: rank(catalog, request, limit), "cg-lexical")

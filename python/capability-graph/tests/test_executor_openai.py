@@ -1,0 +1,339 @@
+"""The openai executor over real HTTP against a loopback chat-completions server."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from typing import Any
+
+import pytest
+from capability_graph._cancel import CancelToken
+from capability_graph._errors import GraphError
+from capability_graph._executors import build_executor
+from capability_graph._executors.openai_compat import OUTPUT_SCHEMA
+from capability_graph._generated.taxonomy import ErrorCode, NextAction
+from capability_graph._match import MatchOutcome, run_match
+from match_chat_server import (
+    ChatServer,
+    Received,
+    Reply,
+    answer,
+    api_error,
+    completion,
+    refused_url,
+)
+from match_helpers import CATALOG, SECRET, make_job, model_error, run
+
+KEY_ENV = "CG_TEST_OPENAI_KEY"
+KEY = f"sk-{SECRET}-key"
+ID_A, ID_B = CATALOG[0]["id"], CATALOG[1]["id"]
+MATCHED = {
+    "status": "matched",
+    "candidates": [
+        {"id": ID_B, "confidence": 0.8, "reason": "declares the body schema"},
+        {"id": ID_A, "confidence": 0.4, "reason": ""},
+    ],
+}
+
+
+@pytest.fixture
+def key(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv(KEY_ENV, KEY)
+    return KEY
+
+
+def executor_for(url: str, **extra: Any) -> Any:
+    model = {"executor": "openai", "baseUrl": url, "model": "test-model", "apiKeyEnv": KEY_ENV}
+    return build_executor({**model, **extra})
+
+
+def match(
+    url: str, *, timeout_s: float = 5.0, cancel: CancelToken | None = None, **job: Any
+) -> Any:
+    async def one() -> Any:
+        try:
+            return await run_match(
+                executor_for(url),
+                make_job(timeout_s=timeout_s, **job),
+                cancel=cancel,
+                max_output_bytes=job.get("max_output_bytes", 65536),
+            )
+        except GraphError as error:
+            rendered = str(error.to_json())
+            assert SECRET not in rendered
+            assert KEY not in rendered
+            return error.to_json()
+
+    return run(one())
+
+
+def test_success_sends_a_strict_json_schema_request_and_validates_the_answer(key: str) -> None:
+    with ChatServer(answer(MATCHED)) as server:
+        outcome = match(server.url, context={"framework": "fastapi"}, limit=3)
+    assert outcome == MatchOutcome(
+        "matched",
+        [
+            {"id": ID_B, "confidence": 0.8, "reason": "declares the body schema"},
+            {"id": ID_A, "confidence": 0.4},  # an empty reason is no reason
+        ],
+    )
+    (request,) = server.requests
+    assert request.path == "/v1/chat/completions"
+    assert request.headers["authorization"] == f"Bearer {key}"
+    assert request.body["model"] == "test-model"
+    assert request.body["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "capability_match", "strict": True, "schema": OUTPUT_SCHEMA},
+    }
+    system, user = request.body["messages"]
+    assert system["role"] == "system"
+    assert user["role"] == "user"
+    assert all(entry["id"] in user["content"] for entry in CATALOG)
+    assert '"framework": "fastapi"' in user["content"]
+    assert '"limit": 3' in user["content"]
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        (
+            api_error(401, f"bad key {SECRET}", "invalid_api_key"),
+            (ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.CHECK_CONFIG),
+        ),
+        (
+            api_error(403, f"forbidden {SECRET}"),
+            (ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.CHECK_CONFIG),
+        ),
+        (
+            api_error(404, f"no such model {SECRET}", "model_not_found"),
+            (ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.CHECK_CONFIG),
+        ),
+        (
+            api_error(429, f"Rate limit reached {SECRET}", "rate_limit_exceeded"),
+            (ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.RETRY),
+        ),
+        (
+            api_error(500, f"boom {SECRET}", kind="server_error"),
+            (ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.RETRY),
+        ),
+        (
+            api_error(503, f"overloaded {SECRET}", kind="server_error"),
+            (ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.RETRY),
+        ),
+        (Reply(502, f"<html>{SECRET}</html>"), (ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.RETRY)),
+        (
+            api_error(
+                400,
+                f"This model's maximum context length is 8192 tokens {SECRET}",
+                "context_length_exceeded",
+            ),
+            (ErrorCode.CG_MODEL_CONTEXT_EXCEEDED, None),
+        ),
+        (
+            api_error(400, f"This model's maximum context length is 4096 tokens {SECRET}"),
+            (ErrorCode.CG_MODEL_CONTEXT_EXCEEDED, None),
+        ),
+        (
+            api_error(400, f"response_format json_schema is not supported {SECRET}"),
+            (ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.CHECK_CONFIG),
+        ),
+        (
+            Reply(body=completion(None, refusal=f"I can't help with that {SECRET}")),
+            (ErrorCode.CG_MODEL_REFUSED, None),
+        ),
+        (Reply(body=completion("", finish="content_filter")), (ErrorCode.CG_MODEL_REFUSED, None)),
+        (
+            Reply(body=completion('{"status": "matched", "candi', finish="length")),
+            (ErrorCode.CG_MODEL_OUTPUT_TOO_LARGE, None),
+        ),
+        (Reply(body=completion(f"not json {SECRET}")), (ErrorCode.CG_MODEL_OUTPUT_INVALID, None)),
+        (Reply(body=completion(None)), (ErrorCode.CG_MODEL_OUTPUT_INVALID, None)),
+        (Reply(body=f"{{not json {SECRET}"), (ErrorCode.CG_MODEL_OUTPUT_INVALID, None)),
+        (Reply(body={"choices": []}), (ErrorCode.CG_MODEL_OUTPUT_INVALID, None)),
+        (Reply(body={"choices": [{"message": "text"}]}), (ErrorCode.CG_MODEL_OUTPUT_INVALID, None)),
+        (
+            answer(
+                {"status": "matched", "candidates": [{"id": ID_A, "confidence": 7, "reason": ""}]}
+            ),
+            (ErrorCode.CG_MODEL_OUTPUT_INVALID, None),
+        ),
+        (
+            answer(
+                {
+                    "status": "matched",
+                    "candidates": [{"id": "acme::invented", "confidence": 0.9, "reason": SECRET}],
+                }
+            ),
+            (ErrorCode.CG_MODEL_INVALID_SELECTION, None),
+        ),
+        (answer({"status": "no_match", "candidates": []}), "no_match"),
+        (answer({"status": "unknown", "candidates": []}), "unknown"),
+    ],
+)
+def test_http_outcomes_are_projected(key: str, reply: Reply, expected: Any) -> None:
+    with ChatServer(reply) as server:
+        result = match(server.url)
+    if isinstance(expected, str):
+        assert result == MatchOutcome(expected, [])
+    else:
+        code, action = expected
+        assert result == model_error(code, "default" if action is None else action)
+
+
+def test_connection_refused_is_unavailable_retry(key: str) -> None:
+    assert match(refused_url()) == model_error(ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.RETRY)
+
+
+def test_oversized_answer_is_output_too_large(key: str) -> None:
+    big = {
+        "status": "matched",
+        "candidates": [{"id": ID_A, "confidence": 0.5, "reason": "x" * 5000}],
+    }
+    with ChatServer(answer(big)) as server:
+        assert match(server.url, max_output_bytes=4096) == model_error(
+            ErrorCode.CG_MODEL_OUTPUT_TOO_LARGE
+        )
+
+
+def test_oversized_transport_body_is_refused_while_streaming(key: str) -> None:
+    padding = {"status": "unknown", "candidates": []}
+    body = completion(__import__("json").dumps(padding))
+    body["padding"] = "p" * 400_000  # the envelope, not the answer, is huge
+    with ChatServer(Reply(body=body)) as server:
+        assert match(server.url, max_output_bytes=1024) == model_error(
+            ErrorCode.CG_MODEL_OUTPUT_TOO_LARGE
+        )
+
+
+def test_hanging_server_times_out_at_the_deadline_and_the_connection_is_dropped(key: str) -> None:
+    with ChatServer(Reply(body=completion("{}"), delay_s=2.0)) as server:
+        started = time.monotonic()
+        result = match(server.url, timeout_s=0.2)
+        elapsed = time.monotonic() - started
+        assert server.disconnected.wait(1.0)  # the client closed the connection: work stopped
+    assert result == model_error(ErrorCode.CG_MODEL_TIMEOUT)
+    assert elapsed < 1.0
+
+
+def test_cancel_during_the_request_is_model_cancelled_and_drops_the_connection(key: str) -> None:
+    token = CancelToken()
+    arrived = threading.Event()
+
+    def slow(request: Received) -> Reply:
+        arrived.set()
+        return Reply(body=completion("{}"), delay_s=3.0)
+
+    def cancel_once_sent() -> None:
+        arrived.wait(5)
+        token.cancel()
+
+    with ChatServer(slow) as server:
+        canceller = threading.Thread(target=cancel_once_sent)
+        canceller.start()
+        try:
+            result = match(server.url, cancel=token)
+        finally:
+            canceller.join()
+        assert server.disconnected.wait(1.0)
+    assert result == model_error(ErrorCode.CG_MODEL_CANCELLED)
+
+
+def test_request_timeout_option_is_the_deadline_not_an_sdk_retry(key: str) -> None:
+    calls: list[Received] = []
+
+    def flaky(request: Received) -> Reply:
+        calls.append(request)
+        return api_error(500, "boom", kind="server_error")
+
+    with ChatServer(flaky) as server:
+        assert match(server.url) == model_error(ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.RETRY)
+    assert len(calls) == 1  # max_retries=0: retrying is the caller's decision
+
+
+@pytest.mark.parametrize("value", [None, ""])
+def test_missing_or_empty_key_variable_is_unavailable_check_config(
+    monkeypatch: pytest.MonkeyPatch, value: str | None
+) -> None:
+    if value is None:
+        monkeypatch.delenv(KEY_ENV, raising=False)
+    else:
+        monkeypatch.setenv(KEY_ENV, value)
+    with ChatServer(answer(MATCHED)) as server:
+        assert match(server.url) == model_error(
+            ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.CHECK_CONFIG
+        )
+    assert server.requests == []
+
+
+def test_missing_openai_package_is_unavailable_check_config(
+    key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "openai", None)  # `import openai` raises ImportError
+    assert match("http://127.0.0.1:9/v1") == model_error(
+        ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.CHECK_CONFIG
+    )
+
+
+def test_building_the_executor_does_not_import_openai() -> None:
+    import subprocess
+
+    code = (
+        "import sys; from capability_graph._executors import build_executor;"
+        "build_executor({'executor': 'openai', 'baseUrl': 'http://h/v1', 'model': 'm',"
+        " 'apiKeyEnv': 'K'}); print('openai' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+BASE = {
+    "executor": "openai",
+    "baseUrl": "https://api.example.com/v1",
+    "model": "m",
+    "apiKeyEnv": "K",
+}
+URL_RULE = "/model/baseUrl must be an http(s) URL without credentials, query or fragment"
+ENV_RULE = (
+    "/model/apiKeyEnv must be an environment variable name matching ^[A-Za-z_][A-Za-z0-9_]{0,127}$"
+)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"baseUrl": None}, URL_RULE),
+        ({"baseUrl": "ftp://example.com"}, URL_RULE),
+        ({"baseUrl": "example.com/v1"}, URL_RULE),
+        ({"baseUrl": f"https://user:{SECRET}@example.com/v1"}, URL_RULE),
+        ({"baseUrl": f"https://example.com/v1?key={SECRET}"}, URL_RULE),
+        ({"baseUrl": "https://example.com/v1#x"}, URL_RULE),
+        ({"baseUrl": "https://exa mple.com/v1"}, URL_RULE),
+        ({"model": ""}, "/model/model must be a non-empty string"),
+        ({"model": 5}, "/model/model must be a non-empty string"),
+        ({"apiKeyEnv": f"sk-{SECRET}"}, ENV_RULE),
+        ({"apiKeyEnv": "1ABC"}, ENV_RULE),
+        ({"apiKeyEnv": None}, ENV_RULE),
+        ({"apiKey": SECRET}, "/model/apiKey is not an allowed key"),
+        ({"timeoutMs": 0}, "/model/timeoutMs must be an integer from 1 to 600000"),
+    ],
+)
+def test_bad_openai_config_is_config_invalid_without_echo(
+    changes: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(GraphError) as info:
+        build_executor({**BASE, **changes})
+    assert info.value.to_json() == {
+        "code": "CG_CONFIG_INVALID",
+        "phase": "config",
+        "message": message,
+        "nextAction": "check_config",
+    }
+
+
+@pytest.mark.parametrize("key_name", ["baseUrl", "model", "apiKeyEnv"])
+def test_required_openai_options(key_name: str) -> None:
+    model = {k: v for k, v in BASE.items() if k != key_name}
+    with pytest.raises(GraphError) as info:
+        build_executor(model)
+    assert info.value.message == f"/model/{key_name} is required"

@@ -16,10 +16,12 @@ from ._results import (
     ReloadResult,
     ResolveResult,
 )
+from ._tools import BlockingToolAdapter, ToolAdapter
 
 __all__ = [
     "CONTRACT_VERSION",
     "BlockingCapabilityGraph",
+    "BlockingToolAdapter",
     "CancelToken",
     "CapabilityGraph",
     "DescribeResult",
@@ -34,4 +36,5 @@ __all__ = [
     "Phase",
     "ReloadResult",
     "ResolveResult",
+    "ToolAdapter",
 ]

@@ -1,0 +1,140 @@
+"""The Tool Adapter: the five operations as LLM function-calling tools (DESIGN §6.2).
+
+``ToolAdapter(graph)`` exposes the tools of ``spec/capability-graph/tools.json`` (name, title,
+description, input and output JSON Schemas, annotations), their OpenAI and Anthropic
+function-calling forms, and ``call(name, arguments)``, which always answers with an outcome::
+
+    {"ok": true, "result": {...}}     the tool's JSON result
+    {"ok": false, "error": {...}}     the GraphError object (code, phase, message[, nextAction])
+
+It is a thin projection of :meth:`CapabilityGraph.call`: the core validates the arguments,
+applies the precedence rules and answers an unknown tool name with ``CG_INPUT_INVALID``/``query``.
+The adapter never raises a GraphError. Anything else the core raised would be a defect of the
+core (the core projects every executor failure itself), so it is *not* disguised as a contract
+outcome: it propagates unchanged, as does ``asyncio.CancelledError``.
+
+``BlockingToolAdapter`` is the same over :class:`BlockingCapabilityGraph`, without ``await``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from ._errors import GraphError
+from ._schemas import load_schema
+
+if TYPE_CHECKING:
+    from ._cancel import CancelToken
+    from ._graph import BlockingCapabilityGraph, CapabilityGraph
+
+__all__ = ["BlockingToolAdapter", "ToolAdapter", "tool_definitions", "tool_names"]
+
+
+@cache
+def _tools() -> tuple[Mapping[str, Any], ...]:
+    document = load_schema("tools.json")
+    return tuple(document["tools"])
+
+
+def tool_definitions() -> list[dict[str, Any]]:
+    """The tools of the contract (a fresh deep copy: callers may modify it)."""
+    return [copy.deepcopy(dict(tool)) for tool in _tools()]
+
+
+def tool_names() -> tuple[str, ...]:
+    """The names of the tools, in the contract's order."""
+    return tuple(tool["name"] for tool in _tools())
+
+
+def _openai(tool: Mapping[str, Any]) -> dict[str, Any]:
+    # Chat Completions ``tools`` entry. Not ``strict``: strict mode requires every property to be
+    # required, and the contract's optional keys must stay omittable (null is not omission).
+    return {
+        "type": "function",
+        "function": {
+            "name": tool["name"],
+            "description": tool["description"],
+            "parameters": copy.deepcopy(tool["inputSchema"]),
+        },
+    }
+
+
+def _anthropic(tool: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "name": tool["name"],
+        "description": tool["description"],
+        "input_schema": copy.deepcopy(tool["inputSchema"]),
+    }
+
+
+def _success(result: dict[str, Any]) -> dict[str, Any]:
+    return {"ok": True, "result": result}
+
+
+def _failure(error: GraphError) -> dict[str, Any]:
+    return {"ok": False, "error": error.to_json()}
+
+
+class _Exports:
+    """The tool lists, shared by both adapters."""
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        """The tools: ``name``, ``title``, ``description``, ``inputSchema``, ``outputSchema``,
+        ``annotations`` (a fresh copy on each access)."""
+        return tool_definitions()
+
+    def openai_tools(self) -> list[dict[str, Any]]:
+        """The tools in the OpenAI Chat Completions format:
+        ``{"type": "function", "function": {"name", "description", "parameters"}}``.
+
+        OpenAI delivers a call's arguments as JSON text: pass ``json.loads(arguments)`` to
+        :meth:`call` (text that is not JSON is the caller's protocol problem, not a tool input).
+        """
+        return [_openai(tool) for tool in _tools()]
+
+    def anthropic_tools(self) -> list[dict[str, Any]]:
+        """The tools in the Anthropic Messages format: ``{"name", "description", "input_schema"}``.
+
+        A ``tool_use`` block's ``input`` is passed to :meth:`call` as it is.
+        """
+        return [_anthropic(tool) for tool in _tools()]
+
+
+class ToolAdapter(_Exports):
+    """Tools over an open :class:`CapabilityGraph` (async)."""
+
+    def __init__(self, graph: CapabilityGraph) -> None:
+        self.graph = graph
+
+    async def call(
+        self, name: str, arguments: Any, *, cancel: CancelToken | None = None
+    ) -> dict[str, Any]:
+        """Run tool ``name`` with the JSON ``arguments``; return ``{"ok", "result" | "error"}``.
+
+        ``cancel`` (a :class:`CancelToken`) cancels a running ``match_capabilities``, which then
+        answers ``CG_MODEL_CANCELLED``.
+        """
+        try:
+            return _success(await self.graph.call(name, arguments, cancel=cancel))
+        except GraphError as error:
+            return _failure(error)
+
+
+class BlockingToolAdapter(_Exports):
+    """Tools over an open :class:`BlockingCapabilityGraph`: the same methods, without ``await``."""
+
+    def __init__(self, graph: BlockingCapabilityGraph) -> None:
+        self.graph = graph
+
+    def call(
+        self, name: str, arguments: Any, *, cancel: CancelToken | None = None
+    ) -> dict[str, Any]:
+        """Run tool ``name`` with the JSON ``arguments``; return ``{"ok", "result" | "error"}``."""
+        try:
+            return _success(self.graph.call(name, arguments, cancel=cancel))
+        except GraphError as error:
+            return _failure(error)

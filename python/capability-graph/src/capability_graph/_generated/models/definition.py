@@ -27,6 +27,23 @@ A human-readable name: one line, 1..256 characters, no control characters.
 """
 
 
+VersionLabel = TypeAliasType(
+    "VersionLabel",
+    Annotated[
+        StrictStr,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x1f\\x7f-\\x9f]+$",
+            title="VersionLabel",
+        ),
+    ],
+)
+"""
+The provider's own version label: free text, one line, 1..64 characters.
+"""
+
+
 Text = TypeAliasType(
     "Text",
     Annotated[
@@ -206,13 +223,7 @@ class ProviderDefinition(BaseModel):
     )
     providerId: ProviderId
     name: DisplayName
-    version: Annotated[
-        StrictStr,
-        Field(max_length=64, min_length=1, pattern="^[^\\x00-\\x1f\\x7f-\\x9f]+$"),
-    ]
-    """
-    The provider's own version label (free text, one line).
-    """
+    version: VersionLabel
     description: Text | MISSING = MISSING
     capabilities: list[Capability]
     """

@@ -4,19 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import (
-    MISSING,
-    BaseModel,
-    ConfigDict,
-    Field,
-    StrictBool,
-    StrictInt,
-    StrictStr,
-)
+from pydantic import MISSING, BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from .budgets import EffectiveBudgets
 from .config import Scope
-from .definition import DisplayName
+from .definition import DisplayName, VersionLabel
 from .ids import ExecutorName, ProviderId, Revision
 
 
@@ -30,10 +22,7 @@ class ProviderInfo(BaseModel):
     )
     providerId: ProviderId
     name: DisplayName
-    version: Annotated[
-        StrictStr,
-        Field(max_length=64, min_length=1, pattern="^[^\\x00-\\x1f\\x7f-\\x9f]+$"),
-    ]
+    version: VersionLabel
     revision: Revision
     capabilityCount: Annotated[StrictInt, Field(ge=0, le=10000000)]
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from pydantic import MISSING, BaseModel, ConfigDict, Field, StrictStr
+from pydantic import MISSING, BaseModel, ConfigDict, StrictStr
 
 from .match_candidate import CandidateReason, Confidence
 from .match_result import MatchStatus
@@ -18,14 +16,17 @@ class ExecutorCandidate(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    id: Annotated[StrictStr, Field(min_length=1)]
+    id: StrictStr
+    """
+    The full id of a capability of the authorized catalog; any other string (empty, malformed, fabricated, out of scope) is CG_MODEL_INVALID_SELECTION, not an output error.
+    """
     confidence: Confidence
     reason: CandidateReason | MISSING = MISSING
 
 
 class ExecutorOutput(BaseModel):
     """
-    What a model executor returns for one match (the executor protocol result; also the structured-output schema given to LLM executors). Output that does not fit this schema, or with more candidates than the request's limit, is CG_MODEL_OUTPUT_INVALID; a candidate id outside the authorized catalog of the request, or a duplicate, is CG_MODEL_INVALID_SELECTION (so ids are only required to be non-empty strings here); serialized output over budgets.maxModelOutputBytes is CG_MODEL_OUTPUT_TOO_LARGE.
+    What a model executor returns for one match (the executor protocol result; also the structured-output schema given to LLM executors). Output that does not fit this schema, or with more candidates than the request's limit, is CG_MODEL_OUTPUT_INVALID; a candidate id outside the authorized catalog of the request, or a duplicate, is CG_MODEL_INVALID_SELECTION (so ids are only required to be strings here); serialized output over budgets.maxModelOutputBytes is CG_MODEL_OUTPUT_TOO_LARGE.
     """
 
     model_config = ConfigDict(

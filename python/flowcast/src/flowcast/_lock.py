@@ -5,7 +5,8 @@ The lock is a folder created with ``mkdir`` (atomic); its winner writes ``owner.
 
 * with a live owner -> LockError LOCK_BUSY (or, with ``wait``, polls; each poll is a retry);
 * with a dead owner — no such process, a zombie, or a pid reused by a process that started
-  after the lock was taken -> removes the folder and retries;
+  after the lock was taken -> removes the folder and retries (takeovers are serialized by a
+  second ``mkdir`` guard, ``lock.takeover``, and re-check the owner under it);
 * without a readable owner.json -> polls up to ``owner_wait`` seconds for it; a folder older
   than ``stale_after`` seconds is stale and removed; otherwise LockError LOCK_OWNER_PENDING;
 
@@ -15,11 +16,13 @@ and after ``retries`` retries -> LockError LOCK_RETRY_EXHAUSTED.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import shutil
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,6 +35,7 @@ __all__ = ["LockOwner", "ResumeLock"]
 
 OWNER_FILE: Final = "owner.json"
 _REUSE_TOLERANCE: Final = 2.0  # /proc/stat btime has a one-second resolution
+_TAKEOVER_STALE: Final = 10.0  # a takeover guard older than this was left by a crash
 
 
 def utc_now() -> str:
@@ -149,13 +153,34 @@ class ResumeLock:
         self.owner = owner
         return True
 
-    def _take_over(self) -> None:
-        grave = self.path.with_name(f"{self.path.name}.stale-{uuid.uuid4().hex}")
+    def _take_over(self, still_stale: Callable[[], bool]) -> None:
+        """Remove a dead or stale lock, one contender at a time: under a second ``mkdir``
+        guard, and only if ``still_stale()`` holds once the guard is held (another contender
+        may have replaced the lock since we looked)."""
+        guard = self.path.with_name(f"{self.path.name}.takeover")
         try:
-            os.rename(self.path, grave)
-        except FileNotFoundError:
-            return  # another contender took it over first
-        shutil.rmtree(grave, ignore_errors=True)
+            guard.mkdir()
+        except FileExistsError:
+            with contextlib.suppress(OSError):
+                if time.time() - guard.stat().st_mtime > _TAKEOVER_STALE:
+                    guard.rmdir()  # a contender died mid-takeover
+            time.sleep(self.poll_interval)
+            return
+        try:
+            if not still_stale():
+                return
+            grave = self.path.with_name(f"{self.path.name}.stale-{uuid.uuid4().hex}")
+            try:
+                os.rename(self.path, grave)
+            except FileNotFoundError:
+                return
+            shutil.rmtree(grave, ignore_errors=True)
+        finally:
+            with contextlib.suppress(OSError):
+                guard.rmdir()
+
+    def _owned_by(self, owner: LockOwner) -> bool:
+        return read_owner(self.path) == owner
 
     def _age(self) -> float:
         try:
@@ -182,7 +207,9 @@ class ResumeLock:
             owner = read_owner(self.path)
             if owner is None:
                 if self._age() > self.stale_after:
-                    self._take_over()
+                    self._take_over(
+                        lambda: read_owner(self.path) is None and self._age() > self.stale_after
+                    )
                     continue
                 owner = self._await_owner()
                 if owner is None:
@@ -202,7 +229,7 @@ class ResumeLock:
                     )
                 time.sleep(self.poll_interval)
                 continue
-            self._take_over()
+            self._take_over(functools.partial(self._owned_by, owner))
         raise LockError(
             f"run {self.run_id!r}: could not take the lock after {self.retries} retries",
             code=LOCK_RETRY_EXHAUSTED,

@@ -13,7 +13,7 @@ RETRYABLE_API_STATUSES: Final = frozenset({429, 529})
 # The message fallback, with JavaScript semantics so that every implementation agrees:
 # ASCII-only case folding and word boundaries (re.ASCII), and a "." that, like JavaScript's,
 # matches no line terminator.
-_NOT_LINE_TERMINATOR: Final = "[^\n\r\u2028\u2029]"
+_NOT_LINE_TERMINATOR: Final = r"[^\n\r\u2028\u2029]"
 _RETRYABLE_MESSAGE: Final = re.compile(
     rf"rate{_NOT_LINE_TERMINATOR}?limit|session limit|too many requests|quota|overloaded"
     r"|\b(?:429|529)\b",

@@ -17,12 +17,15 @@ import math
 import re
 from typing import Any, Final
 
+import orjson
+
 __all__ = [
     "MAX_DEPTH",
     "MAX_SAFE_INTEGER",
     "NotPureJson",
     "canonical_bytes",
     "check_pure_value",
+    "dump_bytes",
     "dumps",
     "parse_pure_json",
 ]
@@ -161,13 +164,22 @@ def check_pure_value(value: Any, pointer: str = "") -> None:
             )
 
 
+# Serialization uses orjson: byte-identical to ``json.dumps(ensure_ascii=False,
+# separators=(",", ":"))`` for JSON data without exponent floats (a test pins it; a float like
+# 6.1e-05 is spelled 0.000061, the same number) and 5-6x faster, which matters for the revision
+# hash of large definitions (which hold no numbers) and for every result's size check.
+
+
+def dump_bytes(value: Any) -> bytes:
+    """Compact UTF-8 JSON as every surface emits it (no ASCII escaping, no whitespace)."""
+    return orjson.dumps(value)
+
+
 def dumps(value: Any) -> str:
-    """Compact JSON text as every surface emits it (UTF-8, no ASCII escaping)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    """:func:`dump_bytes` as text."""
+    return orjson.dumps(value).decode("utf-8")
 
 
 def canonical_bytes(value: Any) -> bytes:
     """Canonical JSON: sorted keys, no whitespace, UTF-8 (the input of every revision hash)."""
-    return json.dumps(
-        value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False
-    ).encode("utf-8")
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)

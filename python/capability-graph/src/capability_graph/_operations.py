@@ -19,7 +19,7 @@ from ._cursor import decode_cursor, encode_cursor, filter_key
 from ._documents import media_type_for
 from ._errors import GraphError
 from ._generated.taxonomy import ErrorCode, Phase
-from ._json import NotPureJson, check_pure_value, dumps
+from ._json import NotPureJson, check_pure_value, dump_bytes
 from ._schemas import check_shape
 from ._snapshot import RELATION_KINDS, Capability, Snapshot
 
@@ -88,7 +88,7 @@ def prepare_request(operation: Operation, arguments: Any, config: HostConfig) ->
     """Input size, then shape. ``context`` (match) is left to the context check that follows."""
     phase = operation.phase
     try:
-        size = len(dumps(arguments).encode("utf-8"))
+        size = len(dump_bytes(arguments))
     except (TypeError, ValueError):
         size = None  # not JSON at all: a shape problem, reported below
     if size is not None and size > config.budgets.max_input_bytes:
@@ -156,7 +156,7 @@ def find_capabilities(
 
 def check_result_size(result: Mapping[str, Any], config: HostConfig, phase: Phase) -> bytes:
     """The serialized result, or ``CG_RESULT_TOO_LARGE`` (nothing is ever truncated)."""
-    data = dumps(result).encode("utf-8")
+    data = dump_bytes(result)
     if len(data) > config.budgets.max_result_bytes:
         raise GraphError.of(ErrorCode.CG_RESULT_TOO_LARGE, phase)
     return data

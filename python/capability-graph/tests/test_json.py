@@ -1,0 +1,82 @@
+"""Pure-JSON parsing and the serialization every surface shares."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from capability_graph._json import NotPureJson, canonical_bytes, dump_bytes, parse_pure_json
+from hypothesis import given
+from hypothesis import strategies as st
+
+# Floats whose shortest repr has no exponent: there both encoders agree byte for byte. With an
+# exponent they spell the same number differently (6.1e-05 vs 0.000061); results stay equal as
+# numbers, and definitions, whose canonical form is hashed, hold no numbers at all.
+PLAIN_FLOATS = st.floats(allow_nan=False, allow_infinity=False).filter(lambda f: "e" not in repr(f))
+
+JSON_DATA = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**53), max_value=2**53)
+    | PLAIN_FLOATS
+    | st.text(alphabet=st.characters(exclude_categories=["Cs"])),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.text(alphabet=st.characters(exclude_categories=["Cs"])), children, max_size=4
+        )
+    ),
+    max_leaves=20,
+)
+
+
+@given(JSON_DATA)
+def test_dump_bytes_is_compact_stdlib_json_byte_for_byte(value: Any) -> None:
+    expected = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    assert dump_bytes(value) == expected
+
+
+@given(JSON_DATA)
+def test_canonical_bytes_sort_keys_and_match_stdlib(value: Any) -> None:
+    expected = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    assert canonical_bytes(value) == expected.encode("utf-8")
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_every_finite_float_round_trips_through_dump_bytes(value: float) -> None:
+    assert json.loads(dump_bytes([value])) == [value]
+
+
+@given(st.binary(max_size=200))
+def test_parse_pure_json_either_parses_or_names_a_reason(data: bytes) -> None:
+    reason = "parsed"
+    try:
+        parse_pure_json(data)
+    except NotPureJson as problem:
+        reason = problem.reason
+    assert reason
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b'{"a": 1, "a": 1}', "an object has a duplicate key"),
+        (b"[Infinity]", "NaN and Infinity are not JSON"),
+        (b"[-Infinity]", "NaN and Infinity are not JSON"),
+        (b"\xef\xbb\xbf[]", "a byte order mark is not JSON"),
+        (b"[9007199254740993]", "integers must stay within +/-2^53"),
+        (b'{"a": null}', "must not be null (omit the key instead)"),
+    ],
+    ids=["duplicate", "infinity", "minus-infinity", "bom", "big-int", "null"],
+)
+def test_parse_pure_json_rejects(data: bytes, reason: str) -> None:
+    with pytest.raises(NotPureJson) as excinfo:
+        parse_pure_json(data)
+    assert excinfo.value.reason == reason
+
+
+def test_depth_32_is_allowed_and_33_is_not() -> None:
+    parse_pure_json(b"[" * 32 + b"]" * 32)
+    with pytest.raises(NotPureJson):
+        parse_pure_json(b"[" * 34 + b"]" * 34)

@@ -284,3 +284,35 @@ def test_concurrent_spawns_do_not_mix_output() -> None:
         )
 
     assert asyncio.run(scenario()) == [str(i) for i in range(8)]
+
+
+def _running_with_argument(token: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if token.encode() in argv and alive(int(entry.name)):
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize("ticks", [0, 1, 2, 5])
+def test_cancelling_while_the_process_starts_leaves_nothing_running(ticks: int) -> None:
+    token = f"31.{ticks}4159"
+
+    async def scenario() -> None:
+        task = asyncio.create_task(
+            flowcast.spawn_capture("sh", ["-c", f"sleep {token} & sleep {token}"], kill_grace=0.2)
+        )
+        for _ in range(ticks):
+            await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(scenario())
+    assert _running_with_argument(token) == []

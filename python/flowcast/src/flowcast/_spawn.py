@@ -184,6 +184,19 @@ async def _terminate(
     await asyncio.wait([protocol.stdout_closed], timeout=max(grace, 0.1))
 
 
+async def _abort_start(start: asyncio.Future[Any], grace: float) -> None:
+    """The caller was cancelled while the process was starting: once it has started, kill
+    its tree (if it could not start, there is nothing to do)."""
+    try:
+        transport, protocol = await start
+    except (OSError, ValueError):
+        return
+    try:
+        await _terminate(protocol, transport, transport.get_pid(), grace)
+    finally:
+        transport.close()
+
+
 async def _uninterruptible(coro: Any) -> None:
     """Run cleanup to completion even if the awaiting task is cancelled again meanwhile."""
     task = asyncio.ensure_future(coro)
@@ -236,8 +249,8 @@ async def spawn_capture(
     data = stdin.encode() if isinstance(stdin, str) else stdin
     loop = asyncio.get_running_loop()
     capture = _Capture(MAX_OUTPUT_BYTES)
-    try:
-        transport, protocol = await loop.subprocess_exec(
+    start = asyncio.ensure_future(
+        loop.subprocess_exec(
             lambda: _Protocol(capture, loop),
             *argv,
             stdin=subprocess.PIPE if data is not None else subprocess.DEVNULL,
@@ -247,6 +260,13 @@ async def spawn_capture(
             env=dict(env) if env is not None else None,
             start_new_session=True,
         )
+    )
+    try:
+        # Shielded: cancelled while starting, we still get the transport and kill the tree.
+        transport, protocol = await asyncio.shield(start)
+    except asyncio.CancelledError:
+        await _uninterruptible(_abort_start(start, kill_grace))
+        raise
     except OSError as exc:
         return SpawnResult(stdout="", exit_code=None, timed_out=False, spawn_error=_errno_name(exc))
     except ValueError:  # an embedded NUL byte in argv, cwd or env

@@ -177,3 +177,19 @@ def test_gate_result_to_dict_is_the_json_form() -> None:
         "fixedBy": "autofix",
         "dryRun": False,
     }
+
+
+def test_resume_fix_of_the_blocking_twin_may_use_asyncio_run(tmp_path: Path) -> None:
+    def resume_fix(failure: flowcast.GateFailure) -> None:
+        asyncio.run(flowcast.spawn_cli("touch", ["fixed"], cwd=tmp_path))
+
+    gate = flowcast.Gate(name="t", cmd="test -f fixed", on_fail="resume-fix", resume_fix=resume_fix)
+    assert flowcast.run_gates_sync([gate], repo=tmp_path)[0].fixed_by == "resume-fix"
+    (tmp_path / "fixed").unlink()
+    mapping = {
+        "name": "t",
+        "cmd": "test -f fixed",
+        "on_fail": "resume-fix",
+        "resume_fix": resume_fix,
+    }
+    assert flowcast.run_gate_sync(mapping, repo=tmp_path).fixed_by == "resume-fix"

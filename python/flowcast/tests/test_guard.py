@@ -244,3 +244,15 @@ def test_cancellation_inside_the_guard_rolls_back(repo: Path) -> None:
     asyncio.run(scenario())
     assert (repo / "README.md").read_text() == "hello\n"
     assert git(repo, "status", "--porcelain") == ""
+
+
+def test_the_blocking_twin_runs_fn_outside_any_event_loop(repo: Path) -> None:
+    async def write_async() -> None:
+        (repo / "async.txt").write_text("x")
+
+    def uses_asyncio_run() -> str:
+        asyncio.run(write_async())
+        return "committed"
+
+    outcome = flowcast.with_self_mod_guard_sync(uses_asyncio_run, repo=repo)
+    assert outcome.commit is not None

@@ -201,3 +201,10 @@ def test_run_structured_over_a_real_cli(fake_bin: FakeBin) -> None:
         "name": "Bo",
         "age": 2,
     }
+
+
+def test_the_runner_of_the_blocking_twin_may_use_asyncio_run() -> None:
+    def runner(prompt: str) -> str:
+        return asyncio.run(flowcast.spawn_cli("printf", ['{"name": "Al", "age": 3}']))
+
+    assert flowcast.run_structured_sync(runner, "?", schema=PERSON)["name"] == "Al"

@@ -32,7 +32,7 @@ from typing import Any, Final, Literal, get_args
 from ._errors import ConfigError, GateError, SpawnError, TimeoutError
 from ._parallel import parallel as run_parallel
 from ._spawn import DEFAULT_KILL_GRACE, SpawnResult, _describe_spawn_error, spawn_capture
-from ._sync import maybe_await, run_blocking
+from ._sync import in_thread, maybe_await, run_blocking
 
 __all__ = [
     "Gate",
@@ -267,6 +267,15 @@ async def run_gates(
     return [r for r in results if r is not None]
 
 
+def _threaded(gate: Gate | Mapping[str, Any]) -> Gate | Mapping[str, Any]:
+    """The gate with a plain ``resume_fix`` moved to a worker thread (blocking twins)."""
+    if isinstance(gate, Gate) and callable(gate.resume_fix):
+        return dataclasses.replace(gate, resume_fix=in_thread(gate.resume_fix))
+    if isinstance(gate, Mapping) and callable(gate.get("resume_fix")):
+        return {**gate, "resume_fix": in_thread(gate["resume_fix"])}
+    return gate
+
+
 def run_gate_sync(
     gate: Gate | Mapping[str, Any],
     *,
@@ -274,8 +283,10 @@ def run_gate_sync(
     dry_run: bool | None = None,
     kill_grace: float = DEFAULT_KILL_GRACE,
 ) -> GateResult:
-    """Blocking twin of ``run_gate``."""
-    return run_blocking(run_gate, gate, repo=repo, dry_run=dry_run, kill_grace=kill_grace)
+    """Blocking twin of ``run_gate``; a ``resume_fix`` callback runs in a worker thread."""
+    return run_blocking(
+        run_gate, _threaded(gate), repo=repo, dry_run=dry_run, kill_grace=kill_grace
+    )
 
 
 def run_gates_sync(
@@ -286,7 +297,12 @@ def run_gates_sync(
     parallel: bool = False,
     kill_grace: float = DEFAULT_KILL_GRACE,
 ) -> list[GateResult]:
-    """Blocking twin of ``run_gates``."""
+    """Blocking twin of ``run_gates``; ``resume_fix`` callbacks run in a worker thread."""
     return run_blocking(
-        run_gates, gates, repo=repo, dry_run=dry_run, parallel=parallel, kill_grace=kill_grace
+        run_gates,
+        [_threaded(g) for g in gates],
+        repo=repo,
+        dry_run=dry_run,
+        parallel=parallel,
+        kill_grace=kill_grace,
     )

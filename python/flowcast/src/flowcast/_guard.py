@@ -33,7 +33,7 @@ from ._git import (
     git_reset_hard,
     git_status,
 )
-from ._sync import maybe_await, run_blocking
+from ._sync import in_thread, maybe_await, run_blocking
 
 __all__ = [
     "Baseline",
@@ -175,10 +175,11 @@ def with_self_mod_guard_sync(
     clean: bool = True,
     commit_message: str = DEFAULT_COMMIT_MESSAGE,
 ) -> GuardOutcome:
-    """Blocking twin of ``with_self_mod_guard`` (``fn`` is a plain function)."""
+    """Blocking twin of ``with_self_mod_guard``; ``fn`` is a plain function, run in a worker
+    thread (so it may block or use ``asyncio.run``)."""
     return run_blocking(
         with_self_mod_guard,
-        fn,
+        in_thread(fn),
         repo=repo,
         baseline=baseline,
         require_clean=require_clean,

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 
 from ._errors import SchemaError
-from ._sync import maybe_await, run_blocking
+from ._sync import in_thread, maybe_await, run_blocking
 
 __all__ = ["extract_json", "run_structured", "run_structured_sync", "validate_schema"]
 
@@ -213,5 +213,6 @@ def run_structured_sync(
     schema: Mapping[str, Any] | bool,
     retries: int = 1,
 ) -> Any:
-    """Blocking twin of ``run_structured`` (the runner is a plain function)."""
-    return run_blocking(run_structured, runner, prompt, schema=schema, retries=retries)
+    """Blocking twin of ``run_structured``; the runner is a plain function, run in a worker
+    thread (so it may block or use ``asyncio.run``)."""
+    return run_blocking(run_structured, in_thread(runner), prompt, schema=schema, retries=retries)

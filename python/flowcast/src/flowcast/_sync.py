@@ -7,7 +7,7 @@ import concurrent.futures
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar
 
-__all__ = ["maybe_await", "run_blocking"]
+__all__ = ["in_thread", "maybe_await", "run_blocking"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -29,6 +29,16 @@ def run_blocking(
         return asyncio.run(fn(*args, **kwargs))
     with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="flowcast-sync") as pool:
         return pool.submit(lambda: asyncio.run(fn(*args, **kwargs))).result()
+
+
+def in_thread(fn: Callable[P, T]) -> Callable[P, Coroutine[Any, Any, T]]:
+    """A plain callback given to a blocking twin, made to run in a worker thread: outside the
+    twin's private event loop, so it may itself block, call ``asyncio.run`` or other twins."""
+
+    async def call(*args: P.args, **kwargs: P.kwargs) -> T:
+        return await asyncio.to_thread(fn, *args, **kwargs)
+
+    return call
 
 
 async def maybe_await(value: Awaitable[T] | T) -> T:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -42,11 +43,19 @@ def test_a_step_runs_once_and_its_result_is_recorded(tmp_path: Path) -> None:
 
 def test_resume_skips_completed_steps_and_returns_their_results(tmp_path: Path) -> None:
     calls: list[str] = []
+
+    def work(name: str, value: int) -> Any:
+        def run() -> int:
+            calls.append(name)
+            return value
+
+        return run
+
     first = flowcast.Checkpoint("r", base_dir=tmp_path)
-    first.step_sync("a", lambda: calls.append("a") or 1)
+    first.step_sync("a", work("a", 1))
     resumed = flowcast.Checkpoint("r", base_dir=tmp_path)
-    assert resumed.step_sync("a", lambda: calls.append("again") or 2) == 1
-    assert resumed.step_sync("b", lambda: calls.append("b") or 3) == 3
+    assert resumed.step_sync("a", work("again", 2)) == 1
+    assert resumed.step_sync("b", work("b", 3)) == 3
     assert calls == ["a", "b"]
     assert resumed.resumed is True
 
@@ -88,7 +97,7 @@ def test_re_entering_a_running_step_is_step_reentry(tmp_path: Path) -> None:
             await gate.wait()
             return 1
 
-        first = asyncio.create_task(cp.step("k", slow))
+        first: asyncio.Task[int] = asyncio.create_task(cp.step("k", slow))
         await asyncio.sleep(0)
         with pytest.raises(flowcast.FlowcastError) as caught:
             await cp.step("k", slow)
@@ -184,7 +193,7 @@ def test_a_large_result_goes_to_a_side_file(tmp_path: Path) -> None:
 def test_the_state_is_replaced_atomically_leaving_no_temp_files(tmp_path: Path) -> None:
     cp = flowcast.Checkpoint("r", base_dir=tmp_path)
     for i in range(5):
-        cp.step_sync(f"s{i}", lambda i=i: i)
+        cp.step_sync(f"s{i}", functools.partial(int, i))
     assert sorted(p.name for p in cp.dir.iterdir()) == [
         "run.log.jsonl",
         "state.json",

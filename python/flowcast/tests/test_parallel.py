@@ -83,7 +83,8 @@ def test_a_bad_concurrency_is_a_value_error(concurrency: Any) -> None:
 
 
 def test_plain_thunks_are_tolerated() -> None:
-    assert run(flowcast.parallel([lambda: 1, lambda: 2])) == [1, 2]  # type: ignore[list-item]
+    thunks: list[Any] = [lambda: 1, lambda: 2]
+    assert run(flowcast.parallel(thunks)) == [1, 2]
 
 
 def test_real_processes_run_concurrently() -> None:

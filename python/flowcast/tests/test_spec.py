@@ -85,7 +85,7 @@ def test_default_codes_match_the_taxonomy() -> None:
 
 
 def test_taxonomy_fields_are_the_python_attributes_and_json_keys() -> None:
-    sample = {
+    sample: dict[str, Any] = {
         "TimeoutError": flowcast.TimeoutError("x"),
         "SpawnError": flowcast.SpawnError("x"),
         "GateError": flowcast.GateError("x", gate="g", exit_code=1, output=""),

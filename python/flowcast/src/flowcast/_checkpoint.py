@@ -25,7 +25,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Final, NoReturn, TypeVar
+from typing import Any, Final, NoReturn, TypeVar, overload
 
 from ._errors import STEP_REENTRY, FlowcastError, PauseSignal, _jsonable, error_to_dict
 from ._lock import ResumeLock, utc_now
@@ -206,13 +206,19 @@ class Checkpoint:
         if not isinstance(exc, PauseSignal):
             self._log("step-error", key=key, error=error_to_dict(exc))
 
-    async def step(self, key: str, fn: Callable[[], Awaitable[T] | T]) -> T:
+    @overload
+    async def step(self, key: str, fn: Callable[[], Awaitable[T]]) -> T: ...
+
+    @overload
+    async def step(self, key: str, fn: Callable[[], T]) -> T: ...
+
+    async def step(self, key: str, fn: Callable[[], Any]) -> Any:
         """Run ``fn`` (plain or async, no arguments) as step ``key`` and record its result
         (JSON data); on resume, return the recorded result without running it. A second call
         of a step that is still running raises FlowcastError STEP_REENTRY. A failing step is
         logged and not recorded, so it runs again on resume."""
         if not self._begin(key):
-            return self.result(key)  # type: ignore[no-any-return]
+            return self.result(key)
         try:
             value = await maybe_await(fn())
             self._store(key, value)

@@ -139,7 +139,7 @@ def _rollback_or_raise(base: Baseline, clean: bool, cause: BaseException | None)
 
 
 async def with_self_mod_guard(
-    fn: Callable[[], Awaitable[Verdict | None] | Verdict | None],
+    fn: Callable[[], Awaitable[str | None]] | Callable[[], str | None],
     *,
     repo: StrPath,
     baseline: Baseline | None = None,
@@ -167,7 +167,7 @@ async def with_self_mod_guard(
 
 
 def with_self_mod_guard_sync(
-    fn: Callable[[], Verdict | None],
+    fn: Callable[[], str | None],
     *,
     repo: StrPath,
     baseline: Baseline | None = None,

@@ -128,6 +128,12 @@ _CONTEXT_HELP: Final = (
 )
 
 
+def _server_name(text: str) -> str:
+    if not text or len(text) > 64 or not set(text) <= _SERVER_NAME_CHARS:
+        raise argparse.ArgumentTypeError("must be 1..64 of A-Z, a-z, 0-9, '_', '-'")
+    return text
+
+
 def _context_item(text: str) -> tuple[str, Any]:
     key, sep, value = text.partition("=")
     if not sep:
@@ -212,7 +218,13 @@ def _build_parser(out: TextIO, err: TextIO) -> _Parser:
     p = command("mcp-install", "Add this graph's MCP server to an MCP client's configuration.")
     p.add_argument("--client", required=True, choices=sorted(_CLIENTS), metavar="CLIENT")
     p.add_argument("--config-path", metavar="FILE", help="the client's configuration file")
-    p.add_argument("--name", default=PROG, metavar="NAME", help=f"server name (default: {PROG})")
+    p.add_argument(
+        "--name",
+        default=PROG,
+        type=_server_name,
+        metavar="NAME",
+        help=f"the server's name in the client (default: {PROG})",
+    )
     _add_flags(p, json_flag=True, dry_run_flag=True)
 
     p = command("explain", "Explain an error code (all codes without CODE).")
@@ -1022,10 +1034,6 @@ def _mcp_install(
 ) -> Report:
     report = Report()
     client = _CLIENTS[client_name]
-    if not name or len(name) > 64 or not set(name) <= _SERVER_NAME_CHARS:
-        report.check("name", "fail", "--name must be 1..64 of A-Z, a-z, 0-9, '_', '-'")
-        report.status = "failed"
-        return report
     graph_config = Path(config)
     if graph_config.is_file():
         report.check("graph-config", "ok", f"The server will serve {os.path.abspath(config)}")

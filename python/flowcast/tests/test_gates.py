@@ -148,11 +148,11 @@ def test_a_gate_timeout_kills_the_check_and_raises_timeout_error(
 
 
 def test_parallel_gates_run_at_the_same_time(twin: Twin, tmp_path: Path) -> None:
-    gates = [{"name": f"g{i}", "cmd": "sleep 0.3"} for i in range(4)]
+    gates = [{"name": f"g{i}", "cmd": "sleep 0.3"} for i in range(6)]
     started = time.monotonic()
     results = twin("run_gates", gates, repo=tmp_path, parallel=True)
-    assert [r.name for r in results] == ["g0", "g1", "g2", "g3"]
-    assert time.monotonic() - started < 1.0
+    assert [r.name for r in results] == [f"g{i}" for i in range(6)]
+    assert time.monotonic() - started < 1.2  # one after the other: 1.8 s
 
 
 def test_parallel_gate_failures_are_gate_errors_inside_a_parallel_error(

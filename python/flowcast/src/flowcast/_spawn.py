@@ -5,6 +5,10 @@ or the cancellation of the awaiting task — terminates the *group*: SIGTERM, th
 whatever is still alive after ``kill_grace`` seconds; the child is reaped before the call
 returns or the cancellation propagates. A descendant that starts its own session leaves the
 group and is out of reach (POSIX only; Windows is not supported).
+
+A call returns when the child has exited *and* its output pipe is closed: a background
+descendant that keeps the pipe open keeps the call waiting (up to ``timeout``), as in Node's
+``close`` event.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pickle
 
 import pytest
+
 from capability_graph import ErrorCode, GraphError, NextAction, Phase
 
 

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from capability_graph import BlockingCapabilityGraph, GraphError
 from cg_testing import capability, error_of, expected, provider, schema_validator
+
+from capability_graph import BlockingCapabilityGraph, GraphError
 
 DOCS = [
     {"id": "guide", "title": "Guide", "path": "knowledge/guide.md"},

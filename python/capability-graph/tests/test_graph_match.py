@@ -7,6 +7,8 @@ import time
 from typing import Any
 
 import pytest
+from cg_testing import capability, error_of, expected, inline, provider, schema_validator
+
 from capability_graph import (
     BlockingCapabilityGraph,
     CancelToken,
@@ -14,7 +16,6 @@ from capability_graph import (
     GraphError,
     MatchJob,
 )
-from cg_testing import capability, error_of, expected, inline, provider, schema_validator
 
 ACME = provider("acme", capability("a", tags=["x"]), capability("b"))
 SECRET = provider("secret", capability("vault"))

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from capability_graph import BlockingCapabilityGraph, CapabilityGraph, GraphError
 from cg_testing import capability, error_of, expected, inline, provider
+
+from capability_graph import BlockingCapabilityGraph, CapabilityGraph, GraphError
 
 
 def open_blocking(config: Any) -> BlockingCapabilityGraph:

@@ -8,8 +8,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from capability_graph import BlockingCapabilityGraph, CapabilityGraph, GraphError
 from cg_testing import capability, error_of, expected, inline, provider, schema_validator
+
+from capability_graph import BlockingCapabilityGraph, CapabilityGraph, GraphError
 
 
 def rel(kind: str, target: str) -> dict[str, str]:

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from capability_graph import BlockingCapabilityGraph, CapabilityGraph, GraphError
 from cg_testing import capability, error_of, expected, provider, schema_validator
+
+from capability_graph import BlockingCapabilityGraph, CapabilityGraph, GraphError
 
 
 def write(path: Path, value: Any) -> Path:

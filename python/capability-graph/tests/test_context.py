@@ -7,11 +7,12 @@ from collections import OrderedDict
 from typing import Any
 
 import pytest
-from capability_graph._context import validate_context
-from capability_graph._errors import GraphError
 from hypothesis import given
 from hypothesis import strategies as st
 from match_helpers import SECRET
+
+from capability_graph._context import validate_context
+from capability_graph._errors import GraphError
 
 
 def context_error(message: str) -> dict[str, str]:

@@ -9,14 +9,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from match_helpers import CATALOG, make_job, model_error, raises_graph_error, run
+
 from capability_graph._errors import GraphError
 from capability_graph._executors import build_executor, lexical
 from capability_graph._executors.lexical import rank, tokenize
 from capability_graph._generated.taxonomy import ErrorCode
 from capability_graph._match import MatchOutcome, run_match
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from match_helpers import CATALOG, make_job, model_error, raises_graph_error, run
 
 
 def entry(ident: str, name: str = "", description: str = "", **extra: Any) -> dict[str, Any]:

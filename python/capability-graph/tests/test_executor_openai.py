@@ -8,12 +8,6 @@ import time
 from typing import Any
 
 import pytest
-from capability_graph._cancel import CancelToken
-from capability_graph._errors import GraphError
-from capability_graph._executors import build_executor
-from capability_graph._executors.openai_compat import OUTPUT_SCHEMA
-from capability_graph._generated.taxonomy import ErrorCode, NextAction
-from capability_graph._match import MatchOutcome, run_match
 from match_chat_server import (
     ChatServer,
     Received,
@@ -24,6 +18,13 @@ from match_chat_server import (
     refused_url,
 )
 from match_helpers import CATALOG, SECRET, make_job, model_error, run
+
+from capability_graph._cancel import CancelToken
+from capability_graph._errors import GraphError
+from capability_graph._executors import build_executor
+from capability_graph._executors._prompt import OUTPUT_SCHEMA
+from capability_graph._generated.taxonomy import ErrorCode, NextAction
+from capability_graph._match import MatchOutcome, run_match
 
 KEY_ENV = "CG_TEST_OPENAI_KEY"
 KEY = f"sk-{SECRET}-key"

@@ -7,6 +7,8 @@ import time
 from typing import Any
 
 import pytest
+from match_helpers import CATALOG, SECRET, make_job, model_error, raises_graph_error, run
+
 from capability_graph._errors import GraphError
 from capability_graph._executors import (
     DEFAULT_TIMEOUT_MS,
@@ -16,7 +18,6 @@ from capability_graph._executors import (
 )
 from capability_graph._generated.taxonomy import ErrorCode, NextAction
 from capability_graph._match import MatchOutcome, run_match
-from match_helpers import CATALOG, SECRET, make_job, model_error, raises_graph_error, run
 
 ID_A = CATALOG[0]["id"]
 MATCHED = {"status": "matched", "candidates": [{"id": ID_A, "confidence": 0.9, "reason": "r"}]}

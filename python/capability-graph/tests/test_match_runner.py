@@ -8,16 +8,6 @@ import time
 from typing import Any
 
 import pytest
-from capability_graph._cancel import CancelToken
-from capability_graph._errors import GraphError
-from capability_graph._executors import MatchJob
-from capability_graph._generated.taxonomy import ErrorCode, NextAction
-from capability_graph._match import (
-    MatchOutcome,
-    project_executor_failure,
-    run_match,
-    validate_executor_output,
-)
 from match_helpers import (
     CATALOG,
     CLOSED,
@@ -28,6 +18,18 @@ from match_helpers import (
     raises_graph_error,
     returning,
     run,
+)
+
+from capability_graph import _match as match_module
+from capability_graph._cancel import CancelToken
+from capability_graph._errors import GraphError
+from capability_graph._executors import MatchJob
+from capability_graph._generated.taxonomy import ErrorCode, NextAction
+from capability_graph._match import (
+    MatchOutcome,
+    project_executor_failure,
+    run_match,
+    validate_executor_output,
 )
 
 ID_A, ID_B, ID_C = (entry["id"] for entry in CATALOG)
@@ -358,31 +360,61 @@ def test_close_during_match_from_another_thread_wins_over_cancel() -> None:
     assert error.to_json() == CLOSED
 
 
-def test_late_result_is_discarded_when_the_executor_ignores_cancellation() -> None:
-    finished = threading.Event()
+def test_runner_waits_for_the_executors_cleanup_and_discards_its_late_result() -> None:
+    cleaned = threading.Event()
 
-    async def stubborn(job: MatchJob) -> object:
+    async def slow_to_stop(job: MatchJob) -> object:
         try:
             await asyncio.sleep(10)
         except asyncio.CancelledError:
-            await asyncio.sleep(0.2)  # refuses to stop promptly, then returns a result
-            finished.set()
+            await asyncio.sleep(0.2)  # e.g. killing a process tree, then returns a result anyway
+            cleaned.set()
             return matched(ID_A)
         return matched(ID_A)
+
+    job = make_job(timeout_s=0.05)
+    error = run(
+        raises_graph_error(
+            run_match(FuncExecutor(slow_to_stop), job, cancel=None, max_output_bytes=65536)
+        )
+    )
+    assert error.to_json() == TIMEOUT  # the late result is not used
+    assert cleaned.is_set()  # when the error arrives, the executor's cleanup has finished
+    assert time.monotonic() - job.deadline >= 0.2
+
+
+def test_cleanup_that_never_ends_is_abandoned_after_the_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(match_module, "CLEANUP_LIMIT_S", 0.1)
+
+    release = asyncio.Event()
+
+    async def unstoppable(job: MatchJob) -> object:
+        while True:
+            try:
+                await asyncio.sleep(10)
+            except asyncio.CancelledError:
+                if release.is_set():
+                    raise
 
     async def scenario() -> tuple[GraphError, float]:
         job = make_job(timeout_s=0.05)
         error = await raises_graph_error(
-            run_match(FuncExecutor(stubborn), job, cancel=None, max_output_bytes=65536)
+            run_match(FuncExecutor(unstoppable), job, cancel=None, max_output_bytes=65536)
         )
         late = time.monotonic() - job.deadline
-        await asyncio.sleep(0.3)  # the orphaned task finishes in the background, unused
+        assert len(match_module._ORPHANS) == 1
+        (orphan,) = match_module._ORPHANS
+        release.set()
+        orphan.cancel()
+        await asyncio.wait([orphan])
+        assert not match_module._ORPHANS
         return error, late
 
     error, late = run(scenario())
     assert error.to_json() == TIMEOUT
-    assert late < 0.15  # the runner answered after the cancel grace, not after the cleanup
-    assert finished.is_set()
+    assert 0.1 <= late < 0.5
 
 
 def test_outer_task_cancellation_stops_the_executor_and_propagates() -> None:

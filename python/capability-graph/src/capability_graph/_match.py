@@ -11,9 +11,11 @@ outcome (spec/capability-graph/executors.md, "Running a match"):
 
 When several hold at the moment the runner looks, ``close`` wins over cancel, cancel over a
 result, and a result that is already there over the deadline. In every case but a result the
-executor task is cancelled (so a subprocess tree is killed and connections are closed), and a
-result that arrives later is never looked at. Every GraphError is raised ``from None``: the raw
-cause is never chained to what the caller sees.
+executor task is cancelled (so a subprocess tree is killed and connections are closed) and the
+runner waits for that cancellation to finish before it answers — so when the error reaches the
+caller the work has stopped, even if the caller then closes its event loop at once — for at most
+``CLEANUP_LIMIT_S``; a result that arrives meanwhile is never looked at. Every GraphError is
+raised ``from None``: the raw cause is never chained to what the caller sees.
 """
 
 from __future__ import annotations
@@ -55,11 +57,12 @@ _STATUSES: Final = frozenset(("matched", "no_match", "unknown"))
 _RESULT_KEYS: Final = frozenset(("status", "candidates"))
 _CANDIDATE_KEYS: Final = frozenset(("id", "confidence", "reason"))
 
-#: How long the runner waits for a cancelled executor task to finish its cleanup before it
-#: answers anyway (the cleanup then completes in the background; its result is discarded).
-CANCEL_GRACE_S: Final = 0.05
+#: How long the runner waits for a cancelled executor task to finish its cleanup (killing a
+#: process tree, closing connections) before it answers anyway; the cleanup then goes on in the
+#: background and its result is discarded. Well-behaved executors stop within milliseconds.
+CLEANUP_LIMIT_S: Final = 10.0
 
-# Cancelled executor tasks that outlived the grace period, kept alive until they finish.
+# Cancelled executor tasks that outlived CLEANUP_LIMIT_S, kept alive until they finish.
 _ORPHANS: set[asyncio.Future[Any]] = set()
 
 
@@ -301,10 +304,10 @@ async def _run_executor(
 
 
 async def _stop(task: asyncio.Future[Any]) -> None:
-    """Cancel the executor task; give its cleanup a short grace, then let it finish alone."""
+    """Cancel the executor task and wait (bounded) until its cleanup has finished."""
     if not task.done():
         task.cancel()
-        await asyncio.wait((task,), timeout=CANCEL_GRACE_S)
+        await asyncio.wait((task,), timeout=CLEANUP_LIMIT_S)
     if task.done():
         _consume(task)
     else:

@@ -2,9 +2,9 @@
 
 For each size (default 10k and 100k capabilities; ``--sizes 10000,100000,1000000``):
 
-- ``open``: ``CapabilityGraph.open`` (modules already imported) of a generated provider file (relations and documents
-  included) against ``json.loads`` of the same bytes: time ratio, and peak RSS ratio (each
-  measured in a fresh child process, so peaks do not mask each other);
+- ``open``: ``CapabilityGraph.open`` (modules already imported) of a generated provider
+  file (relations and documents included) against ``json.loads`` of the same bytes: time ratio,
+  and peak RSS ratio (each measured in a fresh child process, so peaks do not mask each other);
 - ``resolve``: a depth-2 closure from 100 roots against serializing its own result with the
   same encoder the surfaces use (orjson), and, for reference, with stdlib ``json.dumps``.
 

@@ -19,7 +19,7 @@ from typing_extensions import TypeAliasType
 
 from .budgets import Budgets
 from .definition import ProviderDefinition
-from .ids import HttpUrl, ProviderId
+from .ids import ProviderId
 
 LocalPath = TypeAliasType(
     "LocalPath",
@@ -112,48 +112,54 @@ class LexicalExecutorConfig(BaseModel):
     timeoutMs: TimeoutMs = 60000
 
 
+BaseUrl = TypeAliasType(
+    "BaseUrl",
+    Annotated[
+        StrictStr,
+        Field(
+            examples=["https://api.openai.com/v1", "http://127.0.0.1:8911/v1"],
+            max_length=2048,
+            pattern="^[hH][tT][tT][pP][sS]?://[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\]+(?:/[^\\x00-\\x20\\x7f-\\x9f?#]*)?$",
+            title="BaseUrl",
+        ),
+    ],
+)
+"""
+The base URL of an OpenAI-compatible API: http or https, without user information, query, fragment or whitespace.
+"""
+
+
 EnvVarName = TypeAliasType(
     "EnvVarName",
     Annotated[
         StrictStr,
         Field(
             examples=["OPENAI_API_KEY"],
-            pattern="^[A-Z_][A-Z0-9_]{0,127}$",
+            pattern="^[A-Za-z_][A-Za-z0-9_]{0,127}$",
             title="EnvVarName",
         ),
     ],
 )
 """
-The name of an environment variable: an uppercase letter or '_', then up to 127 of A-Z, 0-9, '_'.
+The name of an environment variable: a letter or '_', then up to 127 of letters, digits and '_'.
 """
 
 
 class CodexExecutorConfig(BaseModel):
     """
-    The Codex CLI ('codex exec') in a read-only sandbox and an empty temporary working folder, through flowcast. Unmet platform, version or sandbox prerequisites are CG_MODEL_EXECUTOR_UNSAFE; it never falls back to an unsandboxed run.
+    The Codex CLI ('codex exec', found on PATH) in a read-only sandbox and an empty temporary working folder, through flowcast. Unmet platform, version (the implementation's minimum) or sandbox prerequisites are CG_MODEL_EXECUTOR_UNSAFE; it never falls back to an unsandboxed run.
     """
 
     model_config = ConfigDict(
         extra="forbid",
     )
     executor: Literal["codex"]
-    binary: LocalPath = "codex"
-    minVersion: Annotated[
-        StrictStr | MISSING,
-        Field(
-            examples=["0.46.0"],
-            pattern="^(?:0|[1-9][0-9]{0,8})\\.(?:0|[1-9][0-9]{0,8})\\.(?:0|[1-9][0-9]{0,8})$",
-        ),
-    ] = MISSING
-    """
-    The lowest acceptable 'codex --version' (MAJOR.MINOR.PATCH).
-    """
     model: Annotated[
         StrictStr | MISSING,
-        Field(max_length=256, min_length=1, pattern="^[^\\x00-\\x20\\x7f-\\x9f]+$"),
+        Field(examples=["o4-mini"], pattern="^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$"),
     ] = MISSING
     """
-    The model name passed to Codex; omitted: Codex's default.
+    The model name passed to Codex (--model); omitted: Codex's default.
     """
     timeoutMs: TimeoutMs = 60000
 
@@ -193,22 +199,22 @@ class ScriptedRaiseStep(BaseModel):
 
 class OpenAIExecutorConfig(BaseModel):
     """
-    Any OpenAI-compatible chat completions endpoint with JSON-schema structured output. The API key is read from the environment variable named by 'apiKeyEnv' (never written in the configuration); without it no key is sent.
+    Any OpenAI-compatible chat completions endpoint with JSON-schema structured output. The API key is read at match time from the environment variable named by 'apiKeyEnv' (a key is never written in the configuration); an unset or empty variable is CG_MODEL_UNAVAILABLE with check_config.
     """
 
     model_config = ConfigDict(
         extra="forbid",
     )
     executor: Literal["openai"]
-    baseUrl: HttpUrl
+    baseUrl: BaseUrl
     model: Annotated[
         StrictStr,
-        Field(max_length=256, min_length=1, pattern="^[^\\x00-\\x20\\x7f-\\x9f]+$"),
+        Field(max_length=256, min_length=1, pattern="^[^\\x00-\\x1f\\x7f-\\x9f]+$"),
     ]
     """
-    The model name sent to the endpoint.
+    The model name sent to the endpoint: 1..256 printable characters.
     """
-    apiKeyEnv: EnvVarName | MISSING = MISSING
+    apiKeyEnv: EnvVarName
     timeoutMs: TimeoutMs = 60000
 
 

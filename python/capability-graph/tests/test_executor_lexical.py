@@ -4,6 +4,7 @@ against a plain re-implementation of the spec's formulas on generated catalogs."
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -260,6 +261,11 @@ def test_timeout_fires_while_a_large_catalog_is_being_indexed() -> None:
     late = time.monotonic() - job.deadline
     assert error.to_json() == model_error(ErrorCode.CG_MODEL_TIMEOUT)
     assert late < 0.5
+    # the abandoned indexing stops too (it checks every 256 entries)
+    workers = [t for t in threading.enumerate() if t.name == "cg-lexical"]
+    for worker in workers:
+        worker.join(timeout=2.0)
+    assert not any(worker.is_alive() for worker in workers)
 
 
 def test_lexical_through_run_match_validates_and_names_itself() -> None:

@@ -21,11 +21,12 @@ import heapq
 import math
 import re
 import threading
+import time
 import unicodedata
 from array import array
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Final, TypeVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Final
 
 from . import COMMON_KEYS, MatchJob, read_common
 from ._config import ConfigReader
@@ -33,7 +34,6 @@ from ._threads import in_daemon_thread
 
 __all__ = ["LexicalExecutor", "rank", "tokenize"]
 
-T = TypeVar("T")
 
 K1: Final = 1.2
 B: Final = 0.75
@@ -68,6 +68,13 @@ _CJK_SPLIT: Final = re.compile(f"([{_CJK_RANGES}]+)")
 _CJK_ANY: Final = re.compile(f"[{_CJK_RANGES}]")
 _ASCII_WORD: Final = re.compile(r"[a-z]+")
 
+
+class _Abandoned(Exception):
+    """The match that asked for this work is gone."""
+
+
+#: While indexing on a worker thread: check for abandonment and yield the GIL this often.
+_YIELD_EVERY: Final = 256
 # Catalogs with at least this many entries are indexed and scored on a worker thread.
 _THREAD_THRESHOLD: Final = 1000
 _CACHE_SIZE: Final = 4
@@ -152,12 +159,18 @@ class _Index:
 
     __slots__ = ("entries", "ids", "norms", "postings", "weights")
 
-    def __init__(self, catalog: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(
+        self, catalog: Sequence[Mapping[str, Any]], abandoned: Callable[[], bool] | None = None
+    ) -> None:
         self.entries = tuple(catalog)
         self.ids = [str(entry["id"]) for entry in self.entries]
         postings: dict[str, tuple[array[int], array[float]]] = {}
         lengths = []
         for index, entry in enumerate(self.entries):
+            if abandoned is not None and index % _YIELD_EVERY == 0:
+                if abandoned():
+                    raise _Abandoned
+                time.sleep(0)  # hand the GIL to the event loop now and then: deadlines stay sharp
             counts: dict[str, float] = {}
             length = 0.0
             for weight, text in _field_texts(entry):
@@ -249,7 +262,9 @@ class _IndexCache:
         self._lock = threading.Lock()
         self._items: OrderedDict[tuple[Any, ...], _Index] = OrderedDict()
 
-    def get(self, catalog: Sequence[Mapping[str, Any]]) -> _Index:
+    def get(
+        self, catalog: Sequence[Mapping[str, Any]], abandoned: Callable[[], bool] | None = None
+    ) -> _Index:
         with self._lock:
             for cached in self._items.values():
                 if cached.entries is catalog:  # the very same tuple: immutable
@@ -260,7 +275,7 @@ class _IndexCache:
             if index is not None:
                 self._items.move_to_end(key)
                 return index
-        index = _Index(catalog)
+        index = _Index(catalog, abandoned)
         with self._lock:
             self._items[key] = index
             while len(self._items) > self._size:
@@ -282,11 +297,20 @@ def _content_key(entry: Mapping[str, Any]) -> tuple[Any, ...]:
 _CACHE: Final = _IndexCache(_CACHE_SIZE)
 
 
-def rank(catalog: Sequence[Mapping[str, Any]], request: str, limit: int) -> dict[str, Any]:
-    """The lexical executor's raw output for ``request`` over ``catalog`` (synchronous)."""
+def rank(
+    catalog: Sequence[Mapping[str, Any]],
+    request: str,
+    limit: int,
+    abandoned: Callable[[], bool] | None = None,
+) -> dict[str, Any]:
+    """The lexical executor's raw output for ``request`` over ``catalog`` (synchronous).
+
+    ``abandoned`` is polled while a catalog is indexed; when it returns True the work stops
+    (raising an internal exception) — the match that wanted it is gone.
+    """
     if not catalog:
         return {"status": "no_match", "candidates": []}
-    return _CACHE.get(catalog).rank(request, limit)
+    return _CACHE.get(catalog, abandoned).rank(request, limit)
 
 
 class LexicalExecutor:
@@ -303,4 +327,10 @@ class LexicalExecutor:
         catalog, request, limit = job.catalog, job.request, job.limit
         if len(catalog) < _THREAD_THRESHOLD:
             return rank(catalog, request, limit)
-        return await in_daemon_thread(lambda: rank(catalog, request, limit), "cg-lexical")
+        abandoned = threading.Event()
+        try:
+            return await in_daemon_thread(
+                lambda: rank(catalog, request, limit, abandoned.is_set), "cg-lexical"
+            )
+        finally:
+            abandoned.set()  # deadline, cancel or close: stop indexing (no-op once finished)

@@ -14,9 +14,12 @@ buffered whole: ``CG_MODEL_OUTPUT_TOO_LARGE``.
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import json
 import os
 import re
+import ssl
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
@@ -70,6 +73,7 @@ class OpenAICompatExecutor:
         self.base_url = base_url
         self.model = model
         self.api_key_env = api_key_env
+        self._prepared: tuple[Any, ssl.SSLContext] | None = None
 
     @classmethod
     def from_config(cls, model: Mapping[str, Any], where: str) -> OpenAICompatExecutor:
@@ -103,26 +107,34 @@ class OpenAICompatExecutor:
         api_key = os.environ.get(self.api_key_env)
         if not api_key:
             raise _unavailable(NextAction.CHECK_CONFIG)
-        # Importing the SDK (~1 s cold) and building a client (~0.1 s: TLS setup) are blocking:
-        # both run off the loop, so the deadline and cancellation stay on time.
-        sdk = await in_daemon_thread(_import_sdk, "cg-openai")
-        if sdk is None:
-            raise _unavailable(NextAction.CHECK_CONFIG)
+        sdk, tls = await self._prepare()
         timeout = max(job.deadline - time.monotonic(), 0.001) + _SDK_TIMEOUT_MARGIN_S
         try:
-            client = await in_daemon_thread(
-                lambda: sdk.AsyncOpenAI(
-                    api_key=api_key, base_url=self.base_url, max_retries=0, timeout=timeout
-                ),
-                "cg-openai",
-            )
-            async with client:
+            async with sdk.AsyncOpenAI(
+                api_key=api_key,
+                base_url=self.base_url,
+                max_retries=0,
+                timeout=timeout,
+                http_client=sdk.DefaultAsyncHttpxClient(verify=tls),
+            ) as client:
                 body = await self._request(client, job)
         except GraphError:
             raise
         except sdk.OpenAIError as exc:
             raise _project_openai_error(sdk, exc) from None
         return _answer(body, job.max_output_bytes)
+
+    async def _prepare(self) -> tuple[Any, ssl.SSLContext]:
+        """The SDK module and a TLS context, made once per executor off the event loop: the
+        import takes ~1 s cold and loading CA certificates ~50 ms, which would otherwise block
+        the loop (and the deadline) on every match."""
+        prepared = self._prepared
+        if prepared is None:
+            prepared = await in_daemon_thread(_import_sdk, "cg-openai")
+            if prepared is None:
+                raise _unavailable(NextAction.CHECK_CONFIG)
+            self._prepared = prepared
+        return prepared
 
     async def _request(self, client: openai.AsyncOpenAI, job: MatchJob) -> bytes:
         cap = _TRANSPORT_FACTOR * job.max_output_bytes + _TRANSPORT_SLACK
@@ -151,12 +163,20 @@ class OpenAICompatExecutor:
         return b"".join(chunks)
 
 
-def _import_sdk() -> Any:
+def _import_sdk() -> tuple[Any, ssl.SSLContext] | None:
     try:
         import openai
     except ImportError:
         return None
-    return openai
+    # The TLS context the SDK's HTTP transport would build for itself (httpx2 for openai 3,
+    # httpx for openai 2), else the system default.
+    factory = None
+    for transport in ("httpx2", "httpx"):
+        with contextlib.suppress(ImportError):
+            factory = getattr(importlib.import_module(transport), "create_ssl_context", None)
+        if factory is not None:
+            break
+    return openai, factory() if factory is not None else ssl.create_default_context()
 
 
 def _answer(body: bytes, max_output_bytes: int) -> object:

@@ -138,7 +138,12 @@ def errors_index() -> str:
         "never reported as one of them. See [Concepts](../concepts.md#outcomes-versus-errors).",
         "",
     ]
-    return header(TAXONOMY) + "\n".join(lines)
+    return _front_matter("Error reference") + header(TAXONOMY) + "\n".join(lines)
+
+
+def _front_matter(title: str) -> str:
+    """A section index page's title (the nav entry of a section index has none)."""
+    return f"---\ntitle: {title}\n---\n\n"
 
 
 # -- contract pages ------------------------------------------------------------------------------
@@ -421,7 +426,11 @@ class SchemaPages:
             lines += ["## Other schemas", "", "| schema | what it describes |", "|---|---|"]
             lines += [self._index_row(name) for name in others]
             lines.append("")
-        return header("spec/capability-graph/schemas/") + "\n".join(lines)
+        return (
+            _front_matter("The contract")
+            + header("spec/capability-graph/schemas/")
+            + ("\n".join(lines))
+        )
 
     def _index_row(self, name: str) -> str:
         schema = self.schemas[name]

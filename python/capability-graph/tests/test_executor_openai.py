@@ -294,6 +294,7 @@ BASE = {
     "model": "m",
     "apiKeyEnv": "K",
 }
+MODEL_RULE = "/model/model must be a model name of 1 to 256 characters without control characters"
 URL_RULE = "/model/baseUrl must be an http(s) URL without credentials, query or fragment"
 ENV_RULE = (
     "/model/apiKeyEnv must be an environment variable name matching ^[A-Za-z_][A-Za-z0-9_]{0,127}$"
@@ -310,8 +311,12 @@ ENV_RULE = (
         ({"baseUrl": f"https://example.com/v1?key={SECRET}"}, URL_RULE),
         ({"baseUrl": "https://example.com/v1#x"}, URL_RULE),
         ({"baseUrl": "https://exa mple.com/v1"}, URL_RULE),
-        ({"model": ""}, "/model/model must be a non-empty string"),
-        ({"model": 5}, "/model/model must be a non-empty string"),
+        ({"model": ""}, MODEL_RULE),
+        ({"model": 5}, MODEL_RULE),
+        ({"model": "gpt\n4"}, MODEL_RULE),
+        ({"model": "m" * 257}, MODEL_RULE),
+        ({"baseUrl": "https://exa\\mple.com/v1"}, URL_RULE),
+        ({"baseUrl": "https://example.com/" + "a" * 2048}, URL_RULE),
         ({"apiKeyEnv": f"sk-{SECRET}"}, ENV_RULE),
         ({"apiKeyEnv": "1ABC"}, ENV_RULE),
         ({"apiKeyEnv": None}, ENV_RULE),
@@ -330,6 +335,14 @@ def test_bad_openai_config_is_config_invalid_without_echo(
         "message": message,
         "nextAction": "check_config",
     }
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["https://api.example.com/v1", "HTTP://127.0.0.1:8911/v1", "http://[::1]:80", "https://h"],
+)
+def test_good_base_urls(url: str) -> None:
+    assert build_executor({**BASE, "baseUrl": url}).base_url == url
 
 
 @pytest.mark.parametrize("key_name", ["baseUrl", "model", "apiKeyEnv"])

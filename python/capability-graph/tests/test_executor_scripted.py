@@ -86,7 +86,7 @@ def test_return_step_can_script_invalid_outputs() -> None:
     assert outcome_or_error(scripted({"return": fabricated})) == model_error(
         ErrorCode.CG_MODEL_INVALID_SELECTION
     )
-    assert outcome_or_error(scripted({"return": None})) == model_error(
+    assert outcome_or_error(scripted({"return": []})) == model_error(
         ErrorCode.CG_MODEL_OUTPUT_INVALID
     )
 
@@ -198,6 +198,8 @@ def steps(*items: Any, **extra: Any) -> dict[str, Any]:
         ),
         (steps({"return": {"a": {1, 2}}}), "/model/steps/0/return/a must be JSON data"),
         (steps({"raise": {}}), "/model/steps/0/raise/code is required"),
+        (steps({"raise": {"code": ""}}), "/model/steps/0/raise/code must be a non-empty string"),
+        (steps({"return": None}), "/model/steps/0/return must not be null"),
         (steps({"raise": "CG_MODEL_TIMEOUT"}), "/model/steps/0/raise must be an object"),
         (steps({"raise": {"code": 1}}), "/model/steps/0/raise/code must be a string"),
         (
@@ -234,3 +236,56 @@ def test_sleep_nesting_is_bounded() -> None:
         scripted(step)
     assert info.value.code == "CG_CONFIG_INVALID"
     assert info.value.message.endswith("nests sleepMs steps more than 16 deep")
+
+
+# -- build_executor agrees with config.schema.json#/$defs/ModelConfig ---------------------------
+
+AGREEMENT_CORPUS: list[Any] = [
+    {"executor": "scripted", "steps": []},
+    {"executor": "scripted", "steps": [{"return": {"status": "unknown", "candidates": []}}]},
+    {"executor": "scripted", "steps": [{"return": "x"}, {"return": [1]}, {"return": 0}]},
+    {"executor": "scripted", "steps": [{"return": None}]},
+    {"executor": "scripted", "steps": [{"raise": {"code": "X", "nextAction": "", "message": ""}}]},
+    {"executor": "scripted", "steps": [{"raise": {"code": ""}}]},
+    {"executor": "scripted", "steps": [{"raise": {"code": "X", "extra": 1}}]},
+    {"executor": "scripted", "steps": [{"raiseException": ""}]},
+    {"executor": "scripted", "steps": [{"sleepMs": 0, "then": {"raiseException": "x"}}]},
+    {"executor": "scripted", "steps": [{"sleepMs": 600001, "then": {"return": 1}}]},
+    {"executor": "scripted", "steps": [{"sleepMs": 5}]},
+    {"executor": "scripted", "steps": [{}]},
+    {"executor": "scripted"},
+    {"executor": "scripted", "steps": [], "timeoutMs": 600000},
+    {"executor": "scripted", "steps": [], "timeoutMs": 0},
+    {"executor": "lexical"},
+    {"executor": "lexical", "timeoutMs": 1},
+    {"executor": "lexical", "threshold": 0.2},
+    {"executor": "openai", "baseUrl": "https://a.example/v1", "model": "m", "apiKeyEnv": "K"},
+    {"executor": "openai", "baseUrl": "http://127.0.0.1:8911", "model": "é m", "apiKeyEnv": "_K1"},
+    {"executor": "openai", "baseUrl": "https://u:p@a.example/v1", "model": "m", "apiKeyEnv": "K"},
+    {"executor": "openai", "baseUrl": "https://a.example/v1?k=1", "model": "m", "apiKeyEnv": "K"},
+    {"executor": "openai", "baseUrl": "ftp://a.example", "model": "m", "apiKeyEnv": "K"},
+    {"executor": "openai", "baseUrl": "https://a.example/v1", "model": "m\t", "apiKeyEnv": "K"},
+    {"executor": "openai", "baseUrl": "https://a.example/v1", "model": "m", "apiKeyEnv": "1K"},
+    {"executor": "openai", "baseUrl": "https://a.example/v1", "model": "m"},
+    {"executor": "openai", "baseUrl": "https://a.example/v1", "model": "m", "apiKey": "k"},
+    {"executor": "codex"},
+    {"executor": "codex", "model": "o4-mini", "timeoutMs": 1000},
+    {"executor": "codex", "model": "-x"},
+    {"executor": "codex", "sandbox": "danger-full-access"},
+    {"executor": "gemini"},
+    {},
+]
+
+
+@pytest.mark.parametrize("model", AGREEMENT_CORPUS)
+def test_build_executor_and_the_config_schema_agree(model: Any) -> None:
+    from cg_testing import schema_validator
+
+    by_schema = schema_validator("config.schema.json").is_valid({"providers": [], "model": model})
+    code = None
+    try:
+        build_executor(model)
+    except GraphError as error:
+        code = error.code
+    assert code in (None, "CG_CONFIG_INVALID")
+    assert (code is None) == by_schema

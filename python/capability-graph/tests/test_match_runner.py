@@ -107,6 +107,11 @@ def test_candidates_exactly_at_limit_are_accepted() -> None:
         {"status": "matched", "candidates": [{"id": ID_A, "confidence": None}]},
         {"status": "matched", "candidates": [{"id": ID_A, "confidence": 0.5, "reason": None}]},
         {"status": "matched", "candidates": [{"id": ID_A, "confidence": 0.5, "reason": 3}]},
+        {"status": "matched", "candidates": [{"id": ID_A, "confidence": 0.5, "reason": ""}]},
+        {
+            "status": "matched",
+            "candidates": [{"id": ID_A, "confidence": 0.5, "reason": "r" * 1025}],
+        },
         {"status": "matched", "candidates": [{"id": ID_A, "confidence": 0.5, "score": 3}]},
         {"status": "matched", "candidates": [{"id": ID_A, "confidence": float("nan")}]},
         {"status": "matched", "candidates": [{"id": ID_A, "confidence": float("inf")}]},

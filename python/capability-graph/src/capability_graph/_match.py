@@ -53,6 +53,8 @@ StopSignal: TypeAlias = "CancelToken | asyncio.Event | asyncio.Future[Any]"
 #: The codes an executor may raise and keep (every ``CG_MODEL_*`` code of the registry).
 MODEL_CODES: Final = frozenset(code for code in ErrorCode if code.value.startswith("CG_MODEL_"))
 
+#: A candidate's ``reason``: 1..1024 characters (match-candidate.schema.json).
+MAX_REASON: Final = 1024
 _STATUSES: Final = frozenset(("matched", "no_match", "unknown"))
 _RESULT_KEYS: Final = frozenset(("status", "candidates"))
 _CANDIDATE_KEYS: Final = frozenset(("id", "confidence", "reason"))
@@ -145,8 +147,8 @@ def validate_executor_output(
     3. the shape, for the whole document, else ``CG_MODEL_OUTPUT_INVALID``: an object with exactly
        ``status`` and ``candidates``; ``status`` one of matched / no_match / unknown;
        ``candidates`` an array of at most ``limit`` objects with a string ``id``, a number
-       ``confidence`` in [0, 1], an optional string ``reason`` and no other key; ``matched`` has at
-       least one candidate, ``no_match`` and ``unknown`` have none;
+       ``confidence`` in [0, 1], an optional ``reason`` of 1..1024 characters and no other
+       key; ``matched`` has at least one candidate, ``no_match`` and ``unknown`` have none;
     4. the selection, candidate by candidate: each ``id`` is in ``authorized_ids`` and appears
        once, else ``CG_MODEL_INVALID_SELECTION``.
     """
@@ -190,7 +192,7 @@ def _check_shape(raw: object, limit: int) -> tuple[MatchStatus, list[dict[str, A
         candidate: dict[str, Any] = {"id": ident, "confidence": confidence}
         if "reason" in item:
             reason = _plain_str(item["reason"])
-            if reason is None:
+            if reason is None or not 1 <= len(reason) <= MAX_REASON:
                 raise invalid
             candidate["reason"] = reason
         candidates.append(candidate)

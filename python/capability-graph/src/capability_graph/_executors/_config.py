@@ -71,7 +71,7 @@ class ConfigReader:
             not isinstance(value, str)
             or not value
             or len(value) > max_length
-            or not value.isprintable()
+            or (pattern is None and not value.isprintable())
             or (pattern is not None and pattern.fullmatch(value) is None)
         ):
             self.fail(key, expected)

@@ -23,12 +23,11 @@ import ssl
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
-from urllib.parse import urlsplit
 
 from .._errors import GraphError
 from .._generated.taxonomy import REGISTRY, ErrorCode, NextAction, Phase
 from . import COMMON_KEYS, MatchJob, read_common
-from ._config import ConfigReader, config_error
+from ._config import ConfigReader
 from ._prompt import OUTPUT_SCHEMA, SYSTEM_PROMPT, drop_empty_reasons, payload
 from ._threads import in_daemon_thread
 
@@ -38,6 +37,11 @@ if TYPE_CHECKING:
 __all__ = ["OpenAICompatExecutor"]
 
 _ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+# config.schema.json#/$defs/BaseUrl and OpenAIExecutorConfig.model, verbatim.
+_BASE_URL: Final = re.compile(
+    r"[hH][tT][tT][pP][sS]?://[^\x00-\x20\x7f-\x9f/?#@\\]+(?:/[^\x00-\x20\x7f-\x9f?#]*)?"
+)
+_MODEL_NAME: Final = re.compile(r"[^\x00-\x1f\x7f-\x9f]+")
 # The HTTP body around the answer (JSON escaping, ids, usage) may exceed the answer itself.
 _TRANSPORT_FACTOR: Final = 4
 _TRANSPORT_SLACK: Final = 65_536
@@ -80,22 +84,17 @@ class OpenAICompatExecutor:
         reader = ConfigReader(model, where, (*COMMON_KEYS, "baseUrl", "model", "apiKeyEnv"))
         read_common(reader)
         base_url = reader.required_string(
-            "baseUrl", expected="an http(s) URL without credentials, query or fragment"
+            "baseUrl",
+            pattern=_BASE_URL,
+            max_length=2048,
+            expected="an http(s) URL without credentials, query or fragment",
         )
-        parts = urlsplit(base_url)
-        if (
-            parts.scheme not in ("http", "https")
-            or not parts.hostname
-            or parts.username is not None
-            or parts.password is not None
-            or parts.query
-            or parts.fragment
-            or any(c.isspace() for c in base_url)
-        ):
-            raise config_error(
-                f"{where}/baseUrl must be an http(s) URL without credentials, query or fragment"
-            )
-        name = reader.required_string("model", max_length=256)
+        name = reader.required_string(
+            "model",
+            pattern=_MODEL_NAME,
+            max_length=256,
+            expected="a model name of 1 to 256 characters without control characters",
+        )
         env = reader.required_string(
             "apiKeyEnv",
             pattern=_ENV_NAME,

@@ -110,6 +110,8 @@ def _parse_step(value: object, where: str, depth: int) -> _Step:
         raise config_error(f"{where} must be an object with {_STEP_KINDS}")
     keys = set(value)
     if keys == {"return"}:
+        if value["return"] is None:  # null is never "no value" in the contract
+            raise config_error(f"{pointer(where, 'return')} must not be null")
         check_json_data(value["return"], pointer(where, "return"))
         return _Step("return", copy.deepcopy(value["return"]))
     if keys == {"raise"}:
@@ -118,6 +120,8 @@ def _parse_step(value: object, where: str, depth: int) -> _Step:
         reader.required("code")
         # Any string at all: the projection, not the config, decides what survives.
         fields = {key: _any_string(reader, key) for key in ("code", "nextAction", "message")}
+        if not fields["code"]:
+            reader.fail("code", "a non-empty string")
         message = _DEFAULT_RAISE_MESSAGE if fields["message"] is None else fields["message"]
         return _Step("raise", (fields["code"], fields["nextAction"], message))
     if keys == {"raiseException"}:

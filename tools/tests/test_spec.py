@@ -139,7 +139,7 @@ def test_integral_float_is_where_validators_differ(
         _model_adapter("list-request.schema.json", schemas).validate_python(request)
 
 
-def test_models_reject_what_null_means_nothing(schemas: dict[str, dict[str, Any]]) -> None:
+def test_models_reject_null_and_omit_missing(schemas: dict[str, dict[str, Any]]) -> None:
     """Omitted is fine, null is not, and an omitted field stays out of the dump."""
     adapter = _model_adapter("error.schema.json", schemas)
     error = {"code": "CG_GRAPH_CLOSED", "phase": "lifecycle", "message": "The graph is closed"}

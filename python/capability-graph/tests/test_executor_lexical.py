@@ -311,3 +311,19 @@ def test_lexical_module_is_not_imported_until_built() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "['capability_graph._executors._config']"
     assert lexical.THRESHOLD == 0.05
+
+
+def test_spec_page_lists_exactly_the_stopwords_and_parameters_of_the_code() -> None:
+    import re
+
+    from cg_testing import SPEC
+
+    page = (SPEC / "executors.md").read_text(encoding="utf-8")
+    found = re.search(r"4\. Drop stopwords.*?:\n(.*?)`\.\n", page, re.S)
+    assert found is not None
+    assert set(re.sub(r"[`\n]", " ", found.group(1)).split()) == lexical.STOPWORDS
+    assert "k1 = 1.2, b = 0.75" in page
+    assert "≥ **0.05**" in page
+    weights = ", ".join(f"`{key}` {weight}" for key, weight in lexical.FIELDS)
+    flat = " ".join(page.split())
+    assert weights.replace("`tags` 2.0", "`tags` 2.0 (each tag tokenized separately)") in flat

@@ -42,8 +42,9 @@ def codegen(session: nox.Session) -> None:
     """Check generated files are in sync (pass --write to regenerate)."""
     session.install(*_group("codegen"))
     write = "--write" in session.posargs
-    session.run("python", "tools/gen_registry.py", *([] if write else ["--check"]))
+    # codegen.py refreshes tools.json, which gen_registry.py then copies into the package.
     session.run("python", "tools/codegen.py", *([] if write else ["--check"]))
+    session.run("python", "tools/gen_registry.py", *([] if write else ["--check"]))
 
 
 @nox.session

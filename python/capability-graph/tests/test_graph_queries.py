@@ -444,3 +444,14 @@ def test_async_context_manager_closes_the_graph() -> None:
         return graph.closed
 
     assert asyncio.run(scenario()) is True
+
+
+def test_whole_number_floats_are_integers_as_in_json(graph: BlockingCapabilityGraph) -> None:
+    result = graph.call("list_capabilities", {"limit": 2.0})
+    assert len(result["items"]) == 2
+
+
+def test_fractional_limit_is_input_invalid(graph: BlockingCapabilityGraph) -> None:
+    assert call_error(graph, "list_capabilities", {"limit": 2.5}) == expected(
+        "CG_INPUT_INVALID", "query", "/limit must be an integer"
+    )

@@ -18,7 +18,7 @@ from typing import Any, Final, Literal
 
 from ._errors import GraphError
 from ._generated.taxonomy import ErrorCode, Phase
-from ._json import NotPureJson, check_pure_value, parse_pure_json
+from ._json import NotPureJson, check_pure_value, parse_pure_json, whole_numbers_as_integers
 from ._schemas import check_shape
 
 __all__ = ["DEFAULT_BUDGETS", "Budgets", "HostConfig", "Source", "load_config", "read_bounded_file"]
@@ -141,6 +141,12 @@ def load_config(config: Any, *, cwd: Path | None = None) -> HostConfig:
         raise GraphError(
             ErrorCode.CG_CONFIG_INVALID, Phase.CONFIG, f"{problem.pointer or '/'} {problem.reason}"
         ) from None
+    shaped = whole_numbers_as_integers(shaped)
+    if isinstance(raw, Mapping):
+        raw = {
+            **whole_numbers_as_integers({k: v for k, v in raw.items() if k != "providers"}),
+            "providers": raw.get("providers"),
+        }
     from ._generated.models.config import HostConfig as HostConfigModel
 
     check_shape(

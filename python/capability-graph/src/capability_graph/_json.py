@@ -28,6 +28,7 @@ __all__ = [
     "dump_bytes",
     "dumps",
     "parse_pure_json",
+    "whole_numbers_as_integers",
 ]
 
 MAX_DEPTH: Final = 32
@@ -119,6 +120,22 @@ def _check_string(text: str, pointer: str) -> None:
         text.encode("utf-8")
     except UnicodeEncodeError:
         raise NotPureJson("a string has a lone surrogate", pointer) from None
+
+
+def whole_numbers_as_integers(value: Any) -> Any:
+    """A copy of ``value`` where every float with an integral value is an int.
+
+    JSON has one number type: ``5.0`` *is* ``5``, and the schemas' ``integer`` accepts it. The
+    generated models are stricter, so requests and configurations pass through this first.
+    """
+    kind = type(value)
+    if kind is float and value.is_integer():
+        return int(value)
+    if kind is dict:
+        return {k: whole_numbers_as_integers(v) for k, v in value.items()}
+    if kind is list:
+        return [whole_numbers_as_integers(v) for v in value]
+    return value
 
 
 def _escape(token: str) -> str:

@@ -19,7 +19,7 @@ from ._cursor import decode_cursor, encode_cursor, filter_key
 from ._documents import media_type_for
 from ._errors import GraphError
 from ._generated.taxonomy import ErrorCode, Phase
-from ._json import NotPureJson, check_pure_value, dump_bytes
+from ._json import NotPureJson, check_pure_value, dump_bytes, whole_numbers_as_integers
 from ._schemas import check_shape
 from ._snapshot import RELATION_KINDS, Capability, Snapshot
 
@@ -95,16 +95,17 @@ def prepare_request(operation: Operation, arguments: Any, config: HostConfig) ->
         raise GraphError.of(ErrorCode.CG_INPUT_TOO_LARGE, phase)
     if not isinstance(arguments, dict):
         raise _input_invalid(phase, "/ must be an object")
+    try:
+        check_pure_value({k: v for k, v in arguments.items() if k != "context"})
+    except NotPureJson as problem:
+        raise _input_invalid(phase, f"{problem.pointer or '/'} {problem.reason}") from None
+    arguments = whole_numbers_as_integers(arguments)
     shaped = dict(arguments)
     context_present = "context" in shaped and operation.tool == "match_capabilities"
     if context_present:
         if shaped["context"] is None:
             raise _input_invalid(phase, "/context must not be null (omit the key instead)")
         shaped["context"] = {}
-    try:
-        check_pure_value(shaped)
-    except NotPureJson as problem:
-        raise _input_invalid(phase, f"{problem.pointer or '/'} {problem.reason}") from None
     check_shape(
         operation.request_schema,
         shaped,

@@ -438,6 +438,28 @@ def test_outer_task_cancellation_stops_the_executor_and_propagates() -> None:
     assert log == ["started", "cancelled"]
 
 
+def test_task_cancelled_right_after_close_still_answers_graph_closed() -> None:
+    # The blocking twin closes the graph, then tears its loop down (cancelling every task)
+    # before the runner had a chance to look: the match must still end with CG_GRAPH_CLOSED.
+    log: list[str] = []
+
+    async def scenario() -> BaseException | None:
+        stop = CancelToken()
+        task = asyncio.ensure_future(
+            run_match(_sleeper(10, log), make_job(), cancel=None, max_output_bytes=65536, stop=stop)
+        )
+        await asyncio.sleep(0.05)
+        stop.cancel()
+        task.cancel()
+        done = await asyncio.gather(task, return_exceptions=True)
+        return done[0]
+
+    outcome = run(scenario())
+    assert isinstance(outcome, GraphError)
+    assert outcome.to_json() == CLOSED
+    assert log == ["started", "cancelled"]
+
+
 def test_executor_that_cancels_itself_is_unavailable_retry() -> None:
     async def fn(job: MatchJob) -> object:
         raise asyncio.CancelledError

@@ -30,7 +30,7 @@ import threading
 import time
 from collections.abc import Callable, Collection, Container, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, Final, Literal, NoReturn, TypeAlias
 
 from ._cancel import CancelToken
 from ._errors import GraphError
@@ -285,18 +285,14 @@ async def _run_executor(
         await asyncio.wait(
             (task, interrupted.future), timeout=remaining, return_when=asyncio.FIRST_COMPLETED
         )
-    except BaseException:  # the caller's own task was cancelled: stop the executor, propagate
-        await _stop(task)
-        raise
+    except asyncio.CancelledError:  # the task running the match was cancelled
+        await _stop_then_raise(task, interrupted, None)
     if interrupted.stopped():
-        await _stop(task)
-        raise _error(ErrorCode.CG_GRAPH_CLOSED)
+        await _stop_then_raise(task, interrupted, ErrorCode.CG_GRAPH_CLOSED)
     if interrupted.cancelled():
-        await _stop(task)
-        raise _error(ErrorCode.CG_MODEL_CANCELLED)
+        await _stop_then_raise(task, interrupted, ErrorCode.CG_MODEL_CANCELLED)
     if not task.done():
-        await _stop(task)
-        raise _error(ErrorCode.CG_MODEL_TIMEOUT)
+        await _stop_then_raise(task, interrupted, ErrorCode.CG_MODEL_TIMEOUT)
     if task.cancelled():  # the executor cancelled itself: an executor failure like any other
         raise _error(ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.RETRY)
     failure = task.exception()
@@ -305,16 +301,50 @@ async def _run_executor(
     return task.result()
 
 
+async def _stop_then_raise(
+    task: asyncio.Future[Any], interrupted: _Interrupt, code: ErrorCode | None
+) -> NoReturn:
+    """Stop the executor, then raise ``code`` (None: re-raise the CancelledError being handled).
+
+    If the task running the match is cancelled — by the caller, or because the graph's owner
+    tears its event loop down right after ``close()`` — while the graph is closed, the answer is
+    still ``CG_GRAPH_CLOSED``: an active match is terminated at close with that error (§4.6).
+    """
+    try:
+        await _stop(task)
+    except asyncio.CancelledError:
+        if interrupted.stopped():
+            raise _error(ErrorCode.CG_GRAPH_CLOSED) from None
+        raise
+    if code is None:
+        if interrupted.stopped():
+            raise _error(ErrorCode.CG_GRAPH_CLOSED) from None
+        raise asyncio.CancelledError
+    raise _error(code)
+
+
 async def _stop(task: asyncio.Future[Any]) -> None:
     """Cancel the executor task and wait (bounded) until its cleanup has finished."""
     if not task.done():
         task.cancel()
-        await asyncio.wait((task,), timeout=CLEANUP_LIMIT_S)
+        try:
+            await asyncio.wait((task,), timeout=CLEANUP_LIMIT_S)
+        except asyncio.CancelledError:
+            _adopt(task)
+            raise
     if task.done():
         _consume(task)
     else:
-        _ORPHANS.add(task)
-        task.add_done_callback(_orphan_done)
+        _adopt(task)
+
+
+def _adopt(task: asyncio.Future[Any]) -> None:
+    """Keep a still-running executor task alive (and its late outcome unused) until it ends."""
+    if task.done():
+        _consume(task)
+        return
+    _ORPHANS.add(task)
+    task.add_done_callback(_orphan_done)
 
 
 def _consume(task: asyncio.Future[Any]) -> None:

@@ -9,7 +9,8 @@ Outputs (each page starts with a do-not-edit comment naming this generator and i
 - ``docs/errors/index.md`` -- every code, the phases and the next actions;
 - ``docs/contract/<name>.md`` -- a readable field table per schema of
   ``spec/capability-graph/schemas/`` (name, type, required, constraints, description), plus
-  ``docs/contract/index.md`` and ``docs/contract/tool-list.md`` (from ``tools.json``);
+  ``docs/contract/index.md`` and ``docs/contract/tool-list.md`` (from ``tools.json``), and the
+  normative prose of ``spec/capability-graph/*.md`` (e.g. ``executors.md``) as it is;
 - generated blocks inside hand-written files, between ``gen_docs:<name>:begin`` and
   ``gen_docs:<name>:end`` comments: the ``nav`` entries of the error and contract pages in
   ``mkdocs.yml``, and the figures in ``docs/benchmarks.md`` (from the JSON files that the
@@ -411,6 +412,15 @@ class SchemaPages:
             "[the tool list](tool-list.md).",
             "",
         ]
+        prose = spec_prose()
+        if prose:
+            lines += ["## Normative pages", "", "| page | source |", "|---|---|"]
+            lines += [
+                f"| [{_cell(_prose_title(text, name))}]({name}.md) | "
+                f"`spec/capability-graph/{name}.md` |"
+                for name, text in prose.items()
+            ]
+            lines.append("")
         listed: set[str] = set()
         for group, names in _GROUPS:
             present = [n for n in names if n in self.schemas]
@@ -526,12 +536,35 @@ def benchmark_figures() -> list[str]:
 # -- nav ---------------------------------------------------------------------------------------
 
 
+def spec_prose() -> dict[str, str]:
+    """The normative Markdown pages of the spec: page name -> text."""
+    return {path.stem: path.read_text(encoding="utf-8") for path in sorted(SPEC.glob("*.md"))}
+
+
+def prose_page(name: str, text: str) -> str:
+    return header(f"spec/capability-graph/{name}.md") + text
+
+
+def _prose_title(text: str, name: str) -> str:
+    match = re.search(r"^# (.+)$", text, re.MULTILINE)
+    return match.group(1).strip() if match else name
+
+
 def nav_sections(schemas: Mapping[str, Mapping[str, Any]]) -> dict[str, list[str]]:
     errors = [f"{code.value}: errors/{code.value}.md" for code in REGISTRY]
-    contract = ["The tools: contract/tool-list.md"] + [
+    prose = [
+        f"{_yaml_text(_prose_title(text, name))}: contract/{name}.md"
+        for name, text in spec_prose().items()
+    ]
+    contract = ["The tools: contract/tool-list.md", *prose] + [
         f"{schema.get('title', name)}: contract/{name}.md" for name, schema in schemas.items()
     ]
     return {"errors": errors, "contract": contract}
+
+
+def _yaml_text(text: str) -> str:
+    """A nav title as a YAML scalar (quoted when plain YAML could misread it)."""
+    return json.dumps(text) if re.search(r"[:#'\"{}\[\],&*!|>%@`]", text) else text
 
 
 def replace_blocks(
@@ -577,6 +610,10 @@ def outputs(examples: Mapping[str, list[dict[str, Any]]] | None = None) -> dict[
     for name in schemas:
         files[DOCS / "contract" / f"{name}.md"] = pages.page(name)
     files[DOCS / "contract" / "index.md"] = pages.index()
+    for name, text in spec_prose().items():
+        if name in schemas or name in ("index", "tool-list"):
+            raise SystemExit(f"gen_docs: spec/capability-graph/{name}.md collides with a page")
+        files[DOCS / "contract" / f"{name}.md"] = prose_page(name, text)
     tools = json.loads(TOOLS_JSON.read_text(encoding="utf-8"))
     files[DOCS / "contract" / "tool-list.md"] = pages.tool_list(tools)
     files[MKDOCS_YML] = replace_blocks(

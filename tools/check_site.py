@@ -57,6 +57,8 @@ PAGES = (
     "flowcast/",
     "benchmarks/",
 )
+#: Loaded too when the site has them (the conformance matrix is written by cg-conformance --html).
+OPTIONAL_PAGES = ("conformance/matrix.html",)
 FLAGS = (
     "--headless",
     "--no-sandbox",
@@ -276,7 +278,7 @@ _RESULTS_JS = """JSON.stringify(Array.from(
   a => a.getAttribute('href')))"""
 
 
-def check_pages(executable: str, base: str) -> list[str]:
+def check_pages(executable: str, base: str, pages: tuple[str, ...]) -> list[str]:
     problems: list[str] = []
     with tempfile.TemporaryDirectory(prefix="cg-chromium-") as profile:
         browser = DevTools(executable, profile)
@@ -287,7 +289,7 @@ def check_pages(executable: str, base: str) -> list[str]:
             ]
             for domain in ("Page", "Runtime", "Log"):
                 browser.send(f"{domain}.enable", session=session)
-            for page in PAGES:
+            for page in pages:
                 url = base + page
                 browser.events.clear()
                 browser.send("Page.navigate", {"url": url}, session=session)
@@ -344,13 +346,14 @@ def main(argv: list[str] | None = None) -> int:
             print("\n".join(f"  FAIL {problem}" for problem in problems))
         return 1 if problems or args.require else 0
     print(f"check_site: {executable} on {site}", flush=True)
+    pages = PAGES + tuple(page for page in OPTIONAL_PAGES if (site / page).is_file())
     with serve(site) as base:
-        problems += check_pages(executable, base)
+        problems += check_pages(executable, base, pages)
     if problems:
         print("check_site: FAILED")
         print("\n".join(f"  {problem}" for problem in problems))
         return 1
-    print(f"check_site: {len(PAGES)} pages without console errors; search finds {SEARCH_CODE}")
+    print(f"check_site: {len(pages)} pages without console errors; search finds {SEARCH_CODE}")
     return 0
 
 

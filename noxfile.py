@@ -77,10 +77,14 @@ def demo(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def docs(session: nox.Session) -> None:
-    """Build the documentation site strictly."""
+    """Build the site strictly (generated pages in sync), then open it in headless Chromium."""
     _install_packages(session)
     session.install(*_group("docs"))
-    session.run("mkdocs", "build", "--strict", *session.posargs)
+    session.run("python", "tools/gen_docs.py", "--check")
+    session.run(
+        "mkdocs", "build", "--strict", "--site-dir", "site", env={"NO_MKDOCS_2_WARNING": "1"}
+    )
+    session.run("python", "tools/check_site.py", "--site", "site", *session.posargs)
 
 
 @nox.session(default=False)

@@ -173,10 +173,12 @@ def test_success_sends_a_strict_json_schema_request_and_validates_the_answer(key
     ],
 )
 def test_http_outcomes_are_projected(key: str, reply: Reply, expected: Any) -> None:
+    expected_outcome: Any
     with ChatServer(reply) as server:
         result = match(server.url)
     if isinstance(expected, str):
-        assert result == MatchOutcome(expected, [])
+        expected_outcome = MatchOutcome(expected, [])  # type: ignore[arg-type]
+        assert result == expected_outcome
     else:
         code, action = expected
         assert result == model_error(code, "default" if action is None else action)
@@ -342,7 +344,8 @@ def test_bad_openai_config_is_config_invalid_without_echo(
     ["https://api.example.com/v1", "HTTP://127.0.0.1:8911/v1", "http://[::1]:80", "https://h"],
 )
 def test_good_base_urls(url: str) -> None:
-    assert build_executor({**BASE, "baseUrl": url}).base_url == url
+    executor: Any = build_executor({**BASE, "baseUrl": url})
+    assert executor.base_url == url
 
 
 @pytest.mark.parametrize("key_name", ["baseUrl", "model", "apiKeyEnv"])

@@ -20,7 +20,10 @@ from capability_graph._generated.taxonomy import ErrorCode, NextAction
 from capability_graph._match import MatchOutcome, run_match
 
 ID_A = CATALOG[0]["id"]
-MATCHED = {"status": "matched", "candidates": [{"id": ID_A, "confidence": 0.9, "reason": "r"}]}
+MATCHED: dict[str, Any] = {
+    "status": "matched",
+    "candidates": [{"id": ID_A, "confidence": 0.9, "reason": "r"}],
+}
 
 
 def scripted(*steps: Any, **extra: Any) -> Any:

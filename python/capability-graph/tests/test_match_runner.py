@@ -443,7 +443,7 @@ def test_task_cancelled_right_after_close_still_answers_graph_closed() -> None:
     # before the runner had a chance to look: the match must still end with CG_GRAPH_CLOSED.
     log: list[str] = []
 
-    async def scenario() -> BaseException | None:
+    async def scenario() -> object:
         stop = CancelToken()
         task = asyncio.ensure_future(
             run_match(_sleeper(10, log), make_job(), cancel=None, max_output_bytes=65536, stop=stop)
@@ -485,14 +485,13 @@ class SyncExecutor:
 
 
 def test_foreign_executor_with_a_plain_match_is_tolerated_and_projected() -> None:
-    ok = run(
-        run_match(SyncExecutor(matched(ID_B)), make_job(), cancel=None, max_output_bytes=65536)
-    )  # type: ignore[arg-type]
+    plain: Any = SyncExecutor(matched(ID_B))
+    ok = run(run_match(plain, make_job(), cancel=None, max_output_bytes=65536))
     assert ok.candidates == [{"id": ID_B, "confidence": 0.5}]
-    failing = SyncExecutor(error=RuntimeError(SECRET))
+    failing: Any = SyncExecutor(error=RuntimeError(SECRET))
     error = run(
         raises_graph_error(run_match(failing, make_job(), cancel=None, max_output_bytes=65536))
-    )  # type: ignore[arg-type]
+    )
     assert error.to_json() == model_error(ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.RETRY)
 
 

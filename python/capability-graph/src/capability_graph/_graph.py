@@ -426,9 +426,7 @@ class BlockingCapabilityGraph:
             lambda: self._graph.list(providers=providers, tags=tags, limit=limit, cursor=cursor)
         )
 
-    def resolve(
-        self, *, ids: Strings, relations: Mapping[str, Any] | None = None
-    ) -> ResolveResult:
+    def resolve(self, *, ids: Strings, relations: Mapping[str, Any] | None = None) -> ResolveResult:
         return self._run(lambda: self._graph.resolve(ids=ids, relations=relations))
 
     def match(

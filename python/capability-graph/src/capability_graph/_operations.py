@@ -18,6 +18,7 @@ from ._config import HostConfig
 from ._cursor import decode_cursor, encode_cursor, filter_key
 from ._documents import media_type_for
 from ._errors import GraphError
+from ._frozen import freeze
 from ._generated.taxonomy import ErrorCode, Phase
 from ._json import NotPureJson, check_pure_value, dump_bytes, whole_numbers_as_integers
 from ._schemas import check_shape
@@ -270,6 +271,11 @@ def _document_metadata(document: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def resolve(snapshot: Snapshot, config: HostConfig, request: Mapping[str, Any]) -> dict[str, Any]:
+    """The roots, the capabilities reached through the requested relations, and the edges.
+
+    Details come from the snapshot's cache of frozen details, so a resolve costs the traversal;
+    its size check then serializes the result once.
+    """
     ids = list(dict.fromkeys(request["ids"]))
     roots = find_capabilities(snapshot, config, ids, Phase.QUERY)
     traversal = request.get("relations", {})
@@ -311,10 +317,17 @@ def resolve(snapshot: Snapshot, config: HostConfig, request: Mapping[str, Any]) 
         if not reached:
             break
         frontier = reached
+    details = snapshot.details
+    capabilities = []
+    for full_id in order:
+        frozen = details.get(full_id)
+        if frozen is None:
+            frozen = details[full_id] = freeze(detail(snapshot.capabilities[full_id]))
+        capabilities.append(frozen)
     return {
         "status": "partial" if unresolved else "ok",
         "revision": snapshot.revision,
-        "capabilities": [detail(snapshot.capabilities[i]) for i in order],
+        "capabilities": capabilities,
         "edges": edges,
         "unresolved": unresolved,
     }

@@ -28,7 +28,7 @@ import hashlib
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ._config import Budgets, HostConfig, Source, read_bounded_file
@@ -95,6 +95,9 @@ class Snapshot:
     providers: Mapping[str, Provider]  # sorted by provider id
     ordered_ids: tuple[str, ...]  # every full id, by (provider id, capability id)
     capabilities: Mapping[str, Capability]
+    # Capability details (frozen JSON), built on first use and shared by every result that
+    # holds them: the snapshot never changes, so neither does a detail.
+    details: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def provider_of(self, full_id: str) -> Provider | None:
         return self.providers.get(full_id.partition("::")[0])

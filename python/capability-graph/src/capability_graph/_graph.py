@@ -33,12 +33,12 @@ from ._generated.taxonomy import ErrorCode, Phase
 from ._match import run_match
 from ._operations import (
     OPERATIONS,
-    authorized_catalog,
     check_named_providers,
     check_result_size,
     describe,
     find_capabilities,
     list_capabilities,
+    match_catalog,
     prepare_request,
     resolve,
 )
@@ -178,15 +178,9 @@ class CapabilityGraph:
             check_named_providers(snapshot, self._config, named, phase)
         if self._executor is None:
             raise GraphError.of(ErrorCode.CG_MODEL_NOT_CONFIGURED)
-        catalog = authorized_catalog(snapshot, self._config, named)
-        if len(catalog) > self._config.budgets.max_catalog_entries:
+        entries = match_catalog(snapshot, self._config, named)
+        if len(entries) > self._config.budgets.max_catalog_entries:
             raise GraphError.of(ErrorCode.CG_CATALOG_TOO_LARGE, phase)
-        entries = []
-        for capability in catalog:
-            entry = capability.summary()
-            if "whenToUse" in capability.declaration:
-                entry["whenToUse"] = capability.declaration["whenToUse"]
-            entries.append(entry)
         timeout_ms = request.get("timeoutMs", configured_timeout_ms(self._config.model))
         job = MatchJob(
             request=request["request"],

@@ -30,6 +30,7 @@ __all__ = [
     "check_result_size",
     "describe",
     "list_capabilities",
+    "match_catalog",
     "prepare_request",
     "resolve",
 ]
@@ -229,6 +230,27 @@ def _catalog(
             capability = provider.capabilities[local_id]
             if wanted is None or wanted.issubset(capability.declaration.get("tags", ())):
                 yield capability
+
+
+def match_catalog(
+    snapshot: Snapshot, config: HostConfig, named: Sequence[str] | None
+) -> tuple[Any, ...]:
+    """The authorized catalog a match hands its executor: frozen summaries (+ ``whenToUse``).
+
+    Built once per snapshot and provider selection and shared by every match on it, so an
+    executor that indexes the catalog (lexical) can key its cache on the very same object.
+    """
+    key = tuple(sorted(set(named))) if named else None
+    cached = snapshot.catalogs.get(key)
+    if cached is None:
+        entries = []
+        for capability in authorized_catalog(snapshot, config, named):
+            entry = capability.summary()
+            if "whenToUse" in capability.declaration:
+                entry["whenToUse"] = capability.declaration["whenToUse"]
+            entries.append(freeze(entry))
+        cached = snapshot.catalogs[key] = tuple(entries)
+    return cached
 
 
 def authorized_catalog(

@@ -98,6 +98,8 @@ class Snapshot:
     # Capability details (frozen JSON), built on first use and shared by every result that
     # holds them: the snapshot never changes, so neither does a detail.
     details: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    # Match catalogs (tuples of frozen summaries) by provider selection, built on first use.
+    catalogs: dict[Any, tuple[Any, ...]] = field(default_factory=dict, compare=False, repr=False)
 
     def provider_of(self, full_id: str) -> Provider | None:
         return self.providers.get(full_id.partition("::")[0])

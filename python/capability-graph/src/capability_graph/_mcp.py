@@ -26,7 +26,6 @@ module only for its ``mcp`` command.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
@@ -176,16 +175,3 @@ async def serve_stdio(graph: CapabilityGraph) -> None:
     server = build_server(graph)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
-
-
-@contextlib.contextmanager
-def quiet_sdk_logs() -> Any:
-    """Keep the SDK's log records (which may quote what a client sent) off stderr."""
-    logger = logging.getLogger("mcp")
-    level, propagate = logger.level, logger.propagate
-    logger.setLevel(logging.CRITICAL)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
-        logger.propagate = propagate

@@ -162,7 +162,9 @@ def _build_parser(out: TextIO, err: TextIO) -> _Parser:
         parents=[common],
         **streams,
     )
-    parser.add_argument("--version", action="version", version=f"{PROG} {_version()}")
+    parser.add_argument(
+        "--version", action=_VersionAction, nargs=0, help="print the version and exit"
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     def command(name: str, help_text: str) -> _Parser:
@@ -240,6 +242,14 @@ def _add_flags(parser: argparse.ArgumentParser, *, json_flag: bool, dry_run_flag
         parser.add_argument(
             "--dry-run", action="store_true", help="report what would be written; write nothing"
         )
+
+
+class _VersionAction(argparse.Action):
+    """``--version``, reading the installed version only when asked (it costs an import)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        parser._print_message(f"{PROG} {_version()}\n", sys.stdout)
+        parser.exit()
 
 
 def _version() -> str:

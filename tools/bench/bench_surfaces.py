@@ -145,7 +145,8 @@ def round_trips(server: Server, calls: int, name: str, arguments: dict[str, Any]
     params = {"name": name, "arguments": arguments}
     for _ in range(20):  # warm up
         answer = server.request("tools/call", params)
-        assert "result" in answer and not answer["result"].get("isError"), answer
+        if "result" not in answer or answer["result"].get("isError"):
+            raise RuntimeError(f"tools/call {name} failed: {answer}")
     times = []
     for _ in range(calls):
         started = time.perf_counter()

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from capability_graph import BlockingCapabilityGraph
 from cg_testing import expected, schema_validator
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -28,6 +27,8 @@ from surface_helpers import (
     sleeping,
     write_graph,
 )
+
+from capability_graph import BlockingCapabilityGraph
 
 SEED_MISSING_CONFIG = (
     '{"ok":false,"error":{"code":"CG_CONFIG_INVALID","phase":"config",'
@@ -388,6 +389,21 @@ def test_ctrl_c_during_match_is_model_cancelled_and_exit_130(tmp_path: Path) -> 
     assert stdout == ""
     assert time.monotonic() - started < 5
     assert json.loads(stderr) == {"ok": False, "error": expected("CG_MODEL_CANCELLED", "match")}
+
+
+def test_graph_commands_never_import_the_mcp_sdk_or_tomlkit(config: Path) -> None:
+    code = (
+        "import io, sys\n"
+        "from capability_graph.cli import run\n"
+        f"assert run(['describe', '--config', {str(config)!r}], io.StringIO(), sys.stderr) == 0\n"
+        "assert run(['explain', 'CG_GRAPH_CLOSED'], io.StringIO(), sys.stderr) == 0\n"
+        "loaded = {m.split('.')[0] for m in sys.modules}\n"
+        "print(sorted(loaded & {'mcp', 'mcp_types', 'tomlkit', 'openai'}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "[]\n", "")
 
 
 # --- argv fuzzing -------------------------------------------------------------------------------

@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 import tomlkit
-from capability_graph import ErrorCode
-from capability_graph._generated.taxonomy import REGISTRY
 from cg_testing import capability, expected, provider, schema_validator
 from surface_helpers import CliRun, cli, scripted, write_graph
+
+from capability_graph import ErrorCode
+from capability_graph._generated.taxonomy import REGISTRY
 
 REPORT = schema_validator("maintenance-report.schema.json")
 
@@ -334,7 +335,7 @@ def test_mcp_install_json_clients(
 
 def test_mcp_install_preserves_everything_else(tmp_path: Path, graph_config: Path) -> None:
     target = tmp_path / "claude.json"
-    original = {
+    original: dict[str, Any] = {
         "globalShortcut": "Ctrl+Space",
         "mcpServers": {"files": {"command": "npx", "args": ["-y", "files"], "env": {"K": "v"}}},
         "zeta": [1, 2.5, None, True, "中文"],

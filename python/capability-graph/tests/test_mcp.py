@@ -12,9 +12,6 @@ from typing import Any
 
 import anyio
 import pytest
-from capability_graph import CapabilityGraph, GraphError
-from capability_graph._mcp import build_server
-from capability_graph._schemas import load_schema
 from cg_testing import expected, schema_validator
 from mcp import Client
 from mcp.shared.exceptions import MCPError
@@ -31,6 +28,10 @@ from surface_helpers import (
     wire,
     write_graph,
 )
+
+from capability_graph import CapabilityGraph, GraphError
+from capability_graph._mcp import build_server
+from capability_graph._schemas import load_schema
 
 TOOLS = load_schema("tools.json")["tools"]
 MCP_RESULT = schema_validator("mcp-tool-result.schema.json")
@@ -60,7 +61,7 @@ def in_memory(config: Path, scenario: Any, *, mode: str = "auto") -> Any:
         async with await CapabilityGraph.open(config) as graph:
             recorder = Recorder(graph)
             server = build_server(recorder)  # type: ignore[arg-type]
-            async with Client(server, mode=mode) as client:  # type: ignore[arg-type]
+            async with Client(server, mode=mode) as client:
                 return await scenario(client, recorder)
 
     return asyncio.run(asyncio.wait_for(main(), 60))
@@ -110,14 +111,14 @@ def test_list_tools_serves_the_spec_tools(matched_config: Path, mode: str) -> No
 
     listed = in_memory(matched_config, scenario, mode=mode)
     tools = [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in listed.tools]
-    assert tools == [{k: v for k, v in t.items()} for t in TOOLS]
+    assert tools == TOOLS
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 def test_success_has_structured_content_and_the_same_json_as_text(
     matched_config: Path, mode: str
 ) -> None:
-    calls = [
+    calls: list[tuple[str, dict[str, Any]]] = [
         ("describe_graph", {}),
         ("list_capabilities", {"tags": ["schema"]}),
         ("resolve_capabilities", {"ids": ["acme::a"], "relations": {"depth": 2}}),

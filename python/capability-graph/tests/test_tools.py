@@ -7,9 +7,14 @@ import copy
 import json
 from typing import Any
 
-import capability_graph
 import jsonschema
 import pytest
+from cg_testing import SPEC, capability, expected, inline, load_json, provider, schema_validator
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from surface_helpers import MATCHED, SECRET_TEXT, scripted, sleeping
+
+import capability_graph
 from capability_graph import (
     BlockingCapabilityGraph,
     BlockingToolAdapter,
@@ -18,10 +23,6 @@ from capability_graph import (
     ToolAdapter,
 )
 from capability_graph._schemas import load_schema
-from cg_testing import SPEC, capability, expected, inline, load_json, provider, schema_validator
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from surface_helpers import MATCHED, SECRET_TEXT, scripted, sleeping
 
 # The package ships a copy of spec/capability-graph/tools.json (drift-checked by codegen).
 TOOLS = load_schema("tools.json")["tools"]

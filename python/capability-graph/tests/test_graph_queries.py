@@ -455,3 +455,27 @@ def test_fractional_limit_is_input_invalid(graph: BlockingCapabilityGraph) -> No
     assert call_error(graph, "list_capabilities", {"limit": 2.5}) == expected(
         "CG_INPUT_INVALID", "query", "/limit must be an integer"
     )
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"SECRET-4f1c": None}, "/ must not be null (omit the key instead)"),
+        (
+            {"ids": ["acme::orphan"], "relations": {"SECRET-4f1c": None}},
+            "/relations must not be null (omit the key instead)",
+        ),
+        (
+            {"ids": ["acme::orphan"], "relations": {"\x01" * 400: None}},
+            "/relations must not be null (omit the key instead)",
+        ),
+        ({"ids": ["acme::orphan"], "SECRET-4f1c": 1}, "/ has a key that is not allowed"),
+    ],
+    ids=["null-under-unknown-key", "nested-unknown-key", "control-character-key", "unknown-key"],
+)
+def test_messages_name_contract_keys_only_never_the_callers_keys(
+    graph: BlockingCapabilityGraph, arguments: Any, message: str
+) -> None:
+    assert call_error(graph, "resolve_capabilities", arguments) == expected(
+        "CG_INPUT_INVALID", "query", message
+    )

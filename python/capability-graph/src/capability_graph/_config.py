@@ -19,7 +19,7 @@ from typing import Any, Final, Literal
 from ._errors import GraphError
 from ._generated.taxonomy import ErrorCode, Phase
 from ._json import NotPureJson, check_pure_value, parse_pure_json, whole_numbers_as_integers
-from ._schemas import check_shape
+from ._schemas import check_shape, pointer_message
 
 __all__ = ["DEFAULT_BUDGETS", "Budgets", "HostConfig", "Source", "load_config", "read_bounded_file"]
 
@@ -139,7 +139,9 @@ def load_config(config: Any, *, cwd: Path | None = None) -> HostConfig:
         check_pure_value(shaped)
     except NotPureJson as problem:
         raise GraphError(
-            ErrorCode.CG_CONFIG_INVALID, Phase.CONFIG, f"{problem.pointer or '/'} {problem.reason}"
+            ErrorCode.CG_CONFIG_INVALID,
+            Phase.CONFIG,
+            pointer_message(problem.pointer, problem.reason),
         ) from None
     shaped = whole_numbers_as_integers(shaped)
     if isinstance(raw, Mapping):

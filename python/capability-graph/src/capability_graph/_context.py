@@ -48,24 +48,25 @@ def validate_context(value: object) -> dict[str, ContextValue]:
     for key, item in value.items():
         if not isinstance(key, str) or _KEY.fullmatch(key) is None:
             raise _invalid("/context keys must match ^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
-        where = f"/context/{key}"
+        # Keys are the caller's words: a message names the value's role, never the key.
+        where = "/context values"
         if isinstance(item, bool):
             result[key] = bool(item)
         elif isinstance(item, str):
             if len(item) > MAX_CONTEXT_STRING:
                 limit = MAX_CONTEXT_STRING
-                raise _invalid(f"{where} must be a string of at most {limit} characters")
+                raise _invalid(f"{where} must be strings of at most {limit} characters")
             if _has_lone_surrogate(item):
-                raise _invalid(f"{where} must be a string of valid Unicode text")
+                raise _invalid(f"{where} must be strings of valid Unicode text")
             result[key] = str(item)
         elif isinstance(item, int):
             if not -_MAX_SAFE_INT <= item <= _MAX_SAFE_INT:
-                raise _invalid(f"{where} must be an integer between -2^53 and 2^53")
+                raise _invalid(f"{where} must be integers between -2^53 and 2^53")
             result[key] = int(item)
         elif isinstance(item, float) and math.isfinite(item):
             result[key] = float(item)
         else:
-            raise _invalid(f"{where} must be a string, a finite number or a boolean")
+            raise _invalid(f"{where} must be strings, finite numbers or booleans")
     return result
 
 

@@ -21,7 +21,7 @@ from ._errors import GraphError
 from ._frozen import freeze
 from ._generated.taxonomy import ErrorCode, Phase
 from ._json import NotPureJson, check_pure_value, dump_bytes, whole_numbers_as_integers
-from ._schemas import check_shape
+from ._schemas import check_shape, pointer_message
 from ._snapshot import RELATION_KINDS, Capability, Snapshot
 
 __all__ = [
@@ -100,7 +100,7 @@ def prepare_request(operation: Operation, arguments: Any, config: HostConfig) ->
     try:
         check_pure_value({k: v for k, v in arguments.items() if k != "context"})
     except NotPureJson as problem:
-        raise _input_invalid(phase, f"{problem.pointer or '/'} {problem.reason}") from None
+        raise _input_invalid(phase, pointer_message(problem.pointer, problem.reason)) from None
     arguments = whole_numbers_as_integers(arguments)
     shaped = dict(arguments)
     context_present = "context" in shaped and operation.tool == "match_capabilities"

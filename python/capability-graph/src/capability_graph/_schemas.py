@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from jsonschema.protocols import Validator
     from pydantic import BaseModel
 
-__all__ = ["check_shape", "describe_problem", "load_schema"]
+__all__ = ["check_shape", "describe_problem", "load_schema", "pointer_message", "safe_pointer"]
 
 SCHEMA_BASE = "https://schemas.capability-graph.dev/v1/"
 
@@ -51,6 +51,50 @@ def _validator(name: str) -> Validator:
 
 def _pointer(parts: Any) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+@cache
+def _contract_keys() -> frozenset[str]:
+    """Every property name any schema of the contract defines."""
+    spec = resources.files("capability_graph._generated").joinpath("spec")
+    keys: set[str] = set()
+    stack: list[Any] = [
+        load_schema(p.name) for p in spec.iterdir() if p.name.endswith(".schema.json")
+    ]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            properties = node.get("properties")
+            if isinstance(properties, dict):
+                keys.update(properties)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return frozenset(keys)
+
+
+_MAX_POINTER = 160
+
+
+def safe_pointer(pointer: str) -> str:
+    """``pointer`` cut before its first token that is neither an array index nor a key of the
+    contract, and to at most 160 characters: a message names where a problem is, but never
+    echoes what the caller wrote (an unknown key may itself be a secret)."""
+    tokens = pointer.split("/")[1:] if pointer else []
+    kept = ""
+    for token in tokens:
+        name = token.replace("~1", "/").replace("~0", "~")
+        if not (token.isascii() and token.isdigit()) and name not in _contract_keys():
+            break
+        if len(kept) + 1 + len(token) > _MAX_POINTER:
+            break
+        kept += "/" + token
+    return kept or "/"
+
+
+def pointer_message(pointer: str, phrase: str) -> str:
+    """``"<safe pointer> <phrase>"``, the form of every pointer message."""
+    return f"{safe_pointer(pointer)} {phrase}"
 
 
 _TYPE_NAMES = {
@@ -121,8 +165,7 @@ def describe_problem(schema_name: str, value: Any, prefix: str = "") -> str | No
     if not errors:
         return None
     error = _best(errors)
-    where = prefix + _pointer(error.absolute_path)
-    return f"{where or '/'} {_phrase(error)}"
+    return pointer_message(prefix + _pointer(error.absolute_path), _phrase(error))
 
 
 def _model_accepts(model: type[BaseModel], value: Any) -> bool:

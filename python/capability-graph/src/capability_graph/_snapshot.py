@@ -36,6 +36,7 @@ from ._documents import DocumentRoot, check_document_path
 from ._errors import GraphError
 from ._generated.taxonomy import ErrorCode, Phase
 from ._json import NotPureJson, canonical_bytes, check_pure_value, parse_pure_json
+from ._schemas import pointer_message
 from ._validation import definition_problem
 
 __all__ = ["ACYCLIC_KINDS", "Capability", "Provider", "Snapshot", "build_snapshot", "load_provider"]
@@ -128,7 +129,7 @@ def _read_source(source: Source, budgets: Budgets) -> Any:
             check_pure_value(source.definition, "")
         except NotPureJson as problem:
             raise _invalid(
-                ErrorCode.CG_DEFINITION_INVALID, f"{problem.pointer or '/'} {problem.reason}"
+                ErrorCode.CG_DEFINITION_INVALID, pointer_message(problem.pointer, problem.reason)
             ) from None
         # A private copy: the caller's object may change after open without changing the graph.
         return copy.deepcopy(source.definition)
@@ -146,7 +147,7 @@ def _read_source(source: Source, budgets: Budgets) -> Any:
         return parse_pure_json(data, check_values=False)
     except NotPureJson as problem:
         raise _invalid(
-            ErrorCode.CG_DEFINITION_INVALID, f"{problem.pointer or '/'} {problem.reason}"
+            ErrorCode.CG_DEFINITION_INVALID, pointer_message(problem.pointer, problem.reason)
         ) from None
 
 

@@ -43,13 +43,13 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, NoReturn, TextIO
 
 from ._errors import GraphError
-from ._generated.taxonomy import REGISTRY, ErrorCode, Phase
+from ._generated.taxonomy import ErrorCode, Phase
 from ._json import dumps
 
 if TYPE_CHECKING:
@@ -1201,70 +1201,31 @@ def _edit_toml(text: str, key: str, name: str, entry: dict[str, Any]) -> bytes |
 # --- explain ------------------------------------------------------------------------------------
 
 
-def _registry_entry(code: ErrorCode) -> dict[str, Any]:
-    entry = REGISTRY[code]
-    data: dict[str, Any] = {
-        "code": entry.code.value,
-        "phases": [p.value for p in entry.phases],
-        "defaultAction": entry.default_action.value if entry.default_action else None,
-        "executorActions": [a.value for a in entry.executor_actions],
-        "messages": dict(entry.messages),
-        "pointerMessages": entry.pointer_messages,
-        "en": {
-            "summary": entry.en.summary,
-            "trigger": entry.en.trigger,
-            "handling": entry.en.handling,
-        },
-        "zh": {
-            "summary": entry.zh.summary,
-            "trigger": entry.zh.trigger,
-            "handling": entry.zh.handling,
-        },
-        "since": entry.since,
-    }
-    if entry.retired_in is not None:
-        data["retiredIn"] = entry.retired_in
-    return data
-
-
 def _explain(args: argparse.Namespace, stdout: TextIO) -> int:
+    # The same generated content as the error reference pages (docs/errors/CODE.md).
+    from ._explain import (
+        explain_index_json,
+        explain_index_text,
+        explain_json,
+        explain_text,
+        lookup,
+    )
+
     if args.code is None:
         if args.json:
-            stdout.write(dumps([_registry_entry(code) for code in REGISTRY]) + "\n")
+            stdout.write(dumps(explain_index_json()) + "\n")
         else:
-            width = max(len(code.value) for code in REGISTRY)
-            for code, entry in REGISTRY.items():
-                stdout.write(f"{code.value:<{width}}  {entry.en.summary}\n")
+            stdout.write(explain_index_text())
         return EXIT_OK
     try:
-        code = ErrorCode(args.code.upper())
+        code = lookup(args.code)
     except ValueError:
         raise _Usage(f"unknown error code (run '{PROG} explain' to list them)") from None
-    data = _registry_entry(code)
     if args.json:
-        stdout.write(dumps(data) + "\n")
-        return EXIT_OK
-    stdout.write("\n".join(_explain_lines(data)) + "\n")
+        stdout.write(dumps(explain_json(code)) + "\n")
+    else:
+        stdout.write(explain_text(code))
     return EXIT_OK
-
-
-def _explain_lines(data: Mapping[str, Any]) -> Iterator[str]:
-    yield data["code"]
-    yield f"  phases:           {', '.join(data['phases'])}"
-    yield f"  default action:   {data['defaultAction'] or '(none)'}"
-    yield f"  executor actions: {', '.join(data['executorActions']) or '(none)'}"
-    for variant, message in data["messages"].items():
-        yield f"  message ({variant}): {message}"
-    yield f"  since:            {data['since']}"
-    if "retiredIn" in data:
-        yield f"  retired in:       {data['retiredIn']}"
-    for language, label in (("en", "English"), ("zh", "中文")):
-        prose = data[language]
-        yield ""
-        yield f"  [{label}]"
-        yield f"  summary:  {prose['summary']}"
-        yield f"  trigger:  {prose['trigger']}"
-        yield f"  handling: {prose['handling']}"
 
 
 if __name__ == "__main__":  # pragma: no cover -- ``python -m capability_graph.cli``

@@ -673,20 +673,57 @@ def _deep(kind: str, depth: int) -> Any:
     return value
 
 
+#: Inputs that trip a defect this battery found (each has a strict xfail test). The fast tests
+#: avoid them so that everything else stays checked; ``tools/stress.py --hostile`` includes them
+#: and counts the hits. Remove an entry once its defect is fixed (its xfail test then XPASSes).
+KNOWN_DEFECTS = frozenset(
+    {
+        "pointer-keys",  # object keys in pointer messages: echoed; ValueError when unprintable/long
+        "deep-context",  # _json.whole_numbers_as_integers recurses into an unchecked context
+        "cli-context-recursion",  # cli._context_item: RecursionError from json.loads
+    }
+)
+
+
+def tame(value: Any, limit: int = 100) -> Any:
+    """A copy of ``value`` with containers deeper than ``limit`` and cycles replaced by 1."""
+    on_path: set[int] = set()
+
+    def walk(item: Any, depth: int) -> Any:
+        if type(item) not in (dict, list):
+            return item
+        if depth >= limit or id(item) in on_path:
+            return 1
+        on_path.add(id(item))
+        try:
+            if type(item) is dict:
+                return {key: walk(child, depth + 1) for key, child in item.items()}
+            return [walk(child, depth + 1) for child in item]
+        finally:
+            on_path.discard(id(item))
+
+    return walk(value, 0)
+
+
 class Fuzzer:
     """Random JSON-ish values and structure-aware mutations.
 
-    ``hostile_keys`` adds object keys that trip the known pointer-message defect (control
-    characters, overlong keys); ``python_values`` adds values no JSON document can hold (bytes,
-    sets, tuples, objects, NaN, huge integers, recursive containers) for the SDK surfaces.
+    ``python_values`` adds values no JSON document can hold (bytes, sets, tuples, objects, NaN,
+    huge integers, recursive containers) for the SDK surfaces. ``avoid`` names the known defects
+    whose triggers are left out (default: all of :data:`KNOWN_DEFECTS`).
     """
 
     def __init__(
-        self, rng: random.Random, *, hostile_keys: bool = False, python_values: bool = True
+        self,
+        rng: random.Random,
+        *,
+        python_values: bool = True,
+        avoid: frozenset[str] = KNOWN_DEFECTS,
     ) -> None:
         self.rng = rng
-        self.hostile_keys = hostile_keys
         self.python_values = python_values
+        self.avoid = avoid
+        self.hostile_keys = "pointer-keys" not in avoid
 
     def key(self) -> Any:
         rng = self.rng
@@ -816,18 +853,21 @@ class Fuzzer:
         return self.scalar()
 
     def request(self, tool: str) -> Any:
-        if self.rng.random() < 0.2:
-            return self.value()
-        return self.mutate(VALID_REQUESTS[tool])
+        request = self.value() if self.rng.random() < 0.2 else self.mutate(VALID_REQUESTS[tool])
+        if "deep-context" in self.avoid and type(request) is dict and "context" in request:
+            request["context"] = tame(request["context"])
+        return request
 
     def context(self) -> Any:
         rng = self.rng
         if rng.random() < 0.25:
-            return self.value()
-        base: dict[Any, Any] = {"lang": "python", "retries": 3, "beta": True, "ratio": 0.5}
-        if rng.random() < 0.3:
-            base.update({f"k{i}": i for i in range(rng.choice([60, 64, 65, 200]))})
-        return self.mutate(base)
+            context = self.value()
+        else:
+            base: dict[Any, Any] = {"lang": "python", "retries": 3, "beta": True, "ratio": 0.5}
+            if rng.random() < 0.3:
+                base.update({f"k{i}": i for i in range(rng.choice([60, 64, 65, 200]))})
+            context = self.mutate(base)
+        return tame(context) if "deep-context" in self.avoid else context
 
     # -- CLI argv ------------------------------------------------------------------------------
 
@@ -899,7 +939,11 @@ class Fuzzer:
             *others,
         ]
         if self.hostile_keys:
-            tokens += ["k:=" + "[" * 5000, '{"abcdefghijk":' * 40 + "1" + "}" * 40]
+            tokens += ['{"abcdefghijk":' * 40 + "1" + "}" * 40, '{"\\u0007":null}']
+        if "cli-context-recursion" not in self.avoid:
+            tokens.append("k:=" + "[" * 5000)
+        if "deep-context" not in self.avoid:
+            tokens.append("k:=" + "[" * 900 + "]" * 900)
         argv: list[str] = []
         if rng.random() < 0.9:
             argv.append(rng.choice(self.COMMANDS))
@@ -916,7 +960,7 @@ class Fuzzer:
     def frame(self) -> bytes:
         """One garbage line for the MCP server (without the newline)."""
         rng = self.rng
-        json_fuzz = Fuzzer(rng, hostile_keys=self.hostile_keys, python_values=False)
+        json_fuzz = Fuzzer(rng, python_values=False, avoid=self.avoid)
         call = {
             "jsonrpc": "2.0",
             "id": rng.randint(1, 10**6),

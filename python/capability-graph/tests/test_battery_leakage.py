@@ -378,16 +378,12 @@ def test_configuration_errors_never_name_a_trusted_location(config: Any) -> None
         assert_clean(text, (SECRET, PATH_MARK), traceback_ok=True)
 
 
-# --- known defects (xfail strict: the lead fixes them; the tests then pass) ----------------------
+# --- a caller's keys are never echoed -----------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="pointer messages echo arbitrary object keys (_json.check_pure_value pointers in "
-    "_operations.prepare_request, _config.load_config, _snapshot._read_source)",
-)
 @pytest.mark.parametrize("where", ["request", "config", "inline-definition"])
 def test_a_key_of_a_request_config_or_definition_is_never_echoed(where: str) -> None:
+    """(Found by this battery, fixed in 8aae68f: pointer messages echoed arbitrary keys.)"""
     key = f"{SECRET} {PATHS[0]}"
     base = inline(provider("acme", capability("a")))
     if where == "request":
@@ -406,6 +402,9 @@ def test_a_key_of_a_request_config_or_definition_is_never_echoed(where: str) -> 
         error = raised.value.to_json()
     check_error(error)
     assert_clean(json.dumps(error), (SECRET, PATH_MARK))
+
+
+# --- known defects (xfail strict: the lead fixes them; the tests then pass) ----------------------
 
 
 @pytest.mark.xfail(

@@ -1,0 +1,47 @@
+"""Small JSON helpers: compact and canonical dumps, RFC 7386 merge patch, bounded previews."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+__all__ = ["canonical", "dumps", "merge_patch", "preview"]
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON text (UTF-8, no ASCII escaping)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def canonical(value: Any) -> str:
+    """Canonical JSON text: sorted keys, compact. Equal values give equal text."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    """Apply a JSON Merge Patch (RFC 7386) to ``target``; neither argument is modified."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    result: dict[str, Any] = copy.deepcopy(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = merge_patch(result.get(key), value)
+    return result
+
+
+def preview(value: Any, limit: int = 600) -> str:
+    """A one-line preview of ``value`` (bytes are decoded leniently), at most ``limit`` chars."""
+    if isinstance(value, bytes):
+        text = value.decode("utf-8", errors="backslashreplace")
+    elif isinstance(value, str):
+        text = value
+    else:
+        try:
+            text = dumps(value)
+        except (TypeError, ValueError):
+            text = repr(value)
+    text = text.replace("\r", "\\r").replace("\n", "\\n")
+    return text if len(text) <= limit else text[: limit - 3] + "..."

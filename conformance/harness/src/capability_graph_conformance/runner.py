@@ -1,0 +1,694 @@
+"""Running the suite: every selected vector on every surface, concurrently where it is safe.
+
+* SDK and Tool Adapter cases run one after the other through one driver process.
+* CLI cases run as subprocesses, a few at a time.
+* MCP cases run in groups that share one server: vectors whose configurations are identical
+  share a server (a server that served one vector is as good as a fresh one for the next,
+  except for the scripted executor, which consumes one step per match). Vectors that differ only
+  in a one-step script are *batched*: one server whose script is their steps in order, each match
+  consuming its own. A case of a batch that fails is confirmed on a dedicated server.
+* A case that crashes (a driver that dies, a server that hangs, a timeout) is reported as
+  errored with context and never stops the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import fnmatch
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ._json import canonical, dumps, preview
+from .cases import (
+    CaseResult,
+    check_cli_envelope,
+    check_error_object,
+    check_forbidden,
+    check_mcp_result,
+    check_result,
+    cross_check,
+)
+from .driver import DriverClient, DriverError
+from .manifest import Manifest
+from .matching import match, substitute
+from .schemas import SchemaSet
+from .suite import SURFACES, Suite, Vector
+from .workspace import Workdir, Workspace, remove_file, write_file
+
+if TYPE_CHECKING:
+    from .mcp_client import McpConnection
+
+__all__ = ["RunOptions", "RunResult", "run_suite", "select_vectors"]
+
+_DRIVER_OPS = frozenset(("open", "call", "await", "cancel", "reload", "close"))
+_ARGV_TOOLS = {
+    "describe": "describe_graph",
+    "list": "list_capabilities",
+    "resolve": "resolve_capabilities",
+    "match": "match_capabilities",
+    "read": "read_document",
+}
+#: How many failing cases of one MCP batch are confirmed on dedicated servers.
+MAX_CONFIRMATIONS = 8
+
+
+@dataclass
+class RunOptions:
+    surfaces: Sequence[str] = SURFACES
+    patterns: Sequence[str] = ()
+    jobs: int = 0  # 0: the number of CPUs
+    batch: bool = True
+    keep_workdir: bool = False
+    step_timeout: float = 60.0
+    process_timeout: float = 60.0
+
+
+@dataclass
+class RunResult:
+    cases: list[CaseResult]
+    implementation: dict[str, Any]
+    started_at: float
+    duration_s: float
+    vectors: list[Vector] = field(default_factory=list)
+    workdir: str | None = None
+
+
+def select_vectors(vectors: Sequence[Vector], patterns: Sequence[str]) -> list[Vector]:
+    """The vectors whose id matches one of ``patterns`` (shell-style; all when none)."""
+    if not patterns:
+        return list(vectors)
+    return [v for v in vectors if any(fnmatch.fnmatchcase(v.id, p) for p in patterns)]
+
+
+Progress = Callable[[CaseResult], None]
+
+
+def run_suite(
+    suite: Suite,
+    schemas: SchemaSet,
+    manifest: Manifest,
+    options: RunOptions,
+    progress: Progress | None = None,
+) -> RunResult:
+    return asyncio.run(_Runner(suite, schemas, manifest, options, progress).run())
+
+
+class _Runner:
+    def __init__(
+        self,
+        suite: Suite,
+        schemas: SchemaSet,
+        manifest: Manifest,
+        options: RunOptions,
+        progress: Progress | None,
+    ) -> None:
+        self.suite = suite
+        self.schemas = schemas
+        self.manifest = manifest
+        self.options = options
+        self.progress = progress or (lambda _case: None)
+        self.vectors = select_vectors(suite.vectors, options.patterns)
+        self.cases: dict[tuple[str, str], CaseResult] = {}
+        self.implementation: dict[str, Any] = {
+            "name": manifest.name,
+            "language": manifest.language,
+            "version": manifest.version,
+        }
+        jobs = options.jobs or (os.cpu_count() or 2) + 1
+        self.slots = asyncio.Semaphore(max(1, jobs))
+
+    # -- planning -------------------------------------------------------------------------------
+
+    def _plan(self) -> tuple[list[CaseResult], list[CaseResult], list[CaseResult]]:
+        driver_cases, cli_cases, mcp_cases = [], [], []
+        commands = {
+            "sdk": self.manifest.driver,
+            "tool": self.manifest.driver,
+            "mcp": self.manifest.mcp,
+            "cli": self.manifest.cli,
+        }
+        for vector in self.vectors:
+            for surface in SURFACES:
+                case = CaseResult(vector, surface)
+                self.cases[case.key] = case
+                if surface not in vector.surfaces:
+                    case.outcome = "not-applicable"
+                    case.reason = "the vector cannot be expressed on this surface"
+                elif surface not in self.options.surfaces:
+                    case.skip("surface not selected")
+                elif commands[surface] is None:
+                    what = "driver" if surface in ("sdk", "tool") else surface.upper()
+                    case.skip(f"the manifest has no {what} command")
+                elif surface in ("sdk", "tool"):
+                    driver_cases.append(case)
+                elif surface == "cli":
+                    cli_cases.append(case)
+                else:
+                    mcp_cases.append(case)
+        return driver_cases, cli_cases, mcp_cases
+
+    async def run(self) -> RunResult:
+        started = time.time()
+        clock = time.monotonic()
+        driver_cases, cli_cases, mcp_cases = self._plan()
+        for case in self.cases.values():
+            if case.outcome in ("not-applicable", "skipped"):
+                self.progress(case)
+        keep = self.options.keep_workdir
+        root = Path(tempfile.mkdtemp(prefix="cg-conformance-"))
+        try:
+            self.workspace = Workspace(self.suite, root)
+            tasks = [asyncio.create_task(self._driver_cases(driver_cases))]
+            tasks += [asyncio.create_task(g) for g in self._mcp_groups(mcp_cases)]
+            tasks += [asyncio.create_task(self._cli_case(c)) for c in cli_cases]
+            await asyncio.gather(*tasks)
+        finally:
+            if not keep:
+                _remove_tree(root)
+        by_vector: dict[str, list[CaseResult]] = {}
+        for case in self.cases.values():
+            by_vector.setdefault(case.vector.id, []).append(case)
+        for cases in by_vector.values():
+            cross_check(cases)
+            for case in cases:
+                case.finish()
+        ordered = [self.cases[(v.id, s)] for v in self.vectors for s in SURFACES]
+        return RunResult(
+            cases=ordered,
+            implementation=self.implementation,
+            started_at=started,
+            duration_s=time.monotonic() - clock,
+            vectors=self.vectors,
+            workdir=str(root) if keep else None,
+        )
+
+    def _done(self, case: CaseResult, started: float) -> None:
+        case.duration_ms = int((time.monotonic() - started) * 1000)
+        if case.outcome not in ("errored", "skipped"):
+            case.finish()
+        self.progress(case)
+
+    def _forbid(self, case: CaseResult, *workdirs: Workdir) -> list[str]:
+        paths: list[str] = []
+        for workdir in workdirs:
+            paths += [str(workdir.path), os.path.realpath(workdir.path)]
+        return [*case.vector.forbid, *dict.fromkeys(paths)]
+
+    # -- SDK and Tool Adapter, through the driver ------------------------------------------------
+
+    async def _driver_cases(self, cases: list[CaseResult]) -> None:
+        if not cases:
+            return
+        assert self.manifest.driver is not None
+        driver: DriverClient | None = None
+        start_error = ""
+        for case in cases:
+            began = time.monotonic()
+            if driver is None or not driver.alive:
+                if driver is not None:
+                    await driver.kill()
+                driver, start_error = await self._start_driver()
+            if driver is None:
+                case.error(f"the driver could not be started: {start_error}")
+                self._done(case, began)
+                continue
+            surfaces = driver.started.get("surfaces", [])
+            if case.surface not in surfaces:
+                case.skip(f"the driver does not drive the {case.surface} surface")
+                self._done(case, began)
+                continue
+            try:
+                await self._driver_case(driver, case)
+            except DriverError as error:
+                case.error(str(error), {"driverStderr": driver.stderr_tail()})
+                await driver.kill()
+            except Exception as error:  # noqa: BLE001 -- a harness defect must not stop the run
+                case.error(f"harness error: {type(error).__name__}: {error}")
+            self._done(case, began)
+        if driver is not None:
+            await driver.stop()
+
+    async def _start_driver(self) -> tuple[DriverClient | None, str]:
+        manifest = self.manifest
+        assert manifest.driver is not None
+        cwd = manifest.cwd(manifest.driver) or tempfile.mkdtemp(prefix="cg-driver-")
+        driver = DriverClient(
+            manifest.expand(manifest.driver),
+            cwd=cwd,
+            env=manifest.environment(),
+            schemas=self.schemas,
+        )
+        try:
+            started = await driver.start()
+        except DriverError as error:
+            await driver.kill()
+            return None, f"{error}"
+        info = started.get("implementation", {})
+        self.implementation = {
+            "name": info.get("name", manifest.name),
+            "language": info.get("language", manifest.language),
+            "version": info.get("version", manifest.version),
+            "driver": started,
+        }
+        return driver, ""
+
+    async def _driver_case(self, driver: DriverClient, case: CaseResult) -> None:
+        vector = case.vector
+        steps = _scenario(vector)
+        workdir = self.workspace.for_vector(vector, private=vector.kind == "steps")
+        driver.take_stderr()
+        emitted: list[tuple[str, bytes]] = []
+        captures: dict[str, Any] = {}
+        handles: dict[str, str] = {}  # handle -> tool
+        for index, step in enumerate(steps):
+            op = step["op"]
+            label = f"step {index} ({op})"
+            if op == "writeFile":
+                data = (
+                    step["text"].encode("utf-8")
+                    if "text" in step
+                    else (dumps(step.get("json")) + "\n").encode("utf-8")
+                )
+                write_file(workdir, step["path"], data)
+                continue
+            if op == "removeFile":
+                remove_file(workdir, step["path"])
+                continue
+            if op == "sleep":
+                await asyncio.sleep(step["ms"] / 1000)
+                continue
+            message: dict[str, Any] = {"op": op}
+            if op == "open":
+                message["config"] = str(workdir.config_path)
+            for key in ("tool", "handle", "providers"):
+                if key in step:
+                    message[key] = step[key]
+            if "arguments" in step:
+                try:
+                    message["arguments"] = substitute(step["arguments"], captures)
+                except KeyError as error:
+                    case.error(f"{label}: {error}")
+                    return
+            if op == "call" and "handle" in step:
+                handles[step["handle"]] = step["tool"]
+            observation, raw = await driver.run(case.surface, message, self.options.step_timeout)
+            emitted.append((f"driver observation ({label})", raw))
+            if observation.get("outcome") == "unsupported":
+                case.skip(f"the driver does not support {label}: {observation.get('reason', '')}")
+                await driver.run(case.surface, {"op": "close"}, self.options.step_timeout)
+                return
+            tool = step.get("tool") or handles.get(step.get("handle", ""), "")
+            self._check_driver_step(case, step, observation, tool, captures, label)
+        emitted.append(("driver stderr", driver.take_stderr()))
+        check_forbidden(case, emitted, self._forbid(case, workdir))
+        if case.outcome == "passed" and not case.checks:
+            case.error("no check ran")
+
+    def _check_driver_step(
+        self,
+        case: CaseResult,
+        step: dict[str, Any],
+        observation: dict[str, Any],
+        tool: str,
+        captures: dict[str, Any],
+        label: str,
+    ) -> None:
+        op = step["op"]
+        expect = step.get("expect")
+        outcome = observation.get("outcome")
+        through_tool = case.surface == "tool" and op in ("call", "await")
+        if op == "call" and "handle" in step:
+            case.check("driver-started", outcome == "started", f"{label}: {preview(observation, 300)}")
+            return
+        if expect is None:
+            if step.get("cleanup"):
+                return
+            ok = outcome == "returned"
+            if ok and through_tool:
+                value = observation.get("value")
+                ok = isinstance(value, dict) and value.get("ok") is True
+            case.check("step-succeeds", ok, f"{label} must not fail: {preview(observation, 300)}")
+            return
+        if "error" in expect:
+            if through_tool:
+                value = observation.get("value")
+                if not case.check(
+                    "tool-envelope",
+                    outcome == "returned"
+                    and isinstance(value, dict)
+                    and set(value) == {"ok", "error"}
+                    and value.get("ok") is False,
+                    f"{label}: expected {{ok: false, error}}, got {preview(observation, 300)}",
+                ):
+                    return
+                problems = self.schemas.errors("tool-outcome.schema.json", value)
+                case.check("tool-envelope-schema", not problems, "; ".join(problems))
+                error = value["error"]
+            else:
+                if not case.check(
+                    "sdk-raises-graph-error",
+                    outcome == "raised" and observation.get("graphError") is True and "error" in observation,
+                    f"{label}: expected a raised GraphError, got {preview(observation, 300)}",
+                ):
+                    return
+                error = observation["error"]
+            case.observed.append(("error", error))
+            check_error_object(case, error, expect["error"], self.schemas, label)
+            return
+        # a result
+        if through_tool:
+            value = observation.get("value")
+            if not case.check(
+                "tool-envelope",
+                outcome == "returned"
+                and isinstance(value, dict)
+                and set(value) == {"ok", "result"}
+                and value.get("ok") is True,
+                f"{label}: expected {{ok: true, result}}, got {preview(observation, 300)}",
+            ):
+                return
+            result = value["result"]
+        else:
+            if not case.check(
+                "sdk-returns", outcome == "returned", f"{label}: {preview(observation, 300)}"
+            ):
+                return
+            result = observation.get("value")
+        case.observed.append(("result", result))
+        if op in ("call", "await"):
+            check_result(case, result, expect["result"], self.schemas, tool=tool, captures=captures)
+        elif op == "reload":
+            check_result(
+                case, result, expect["result"], self.schemas, schema="reload-result.schema.json", captures=captures
+            )
+        else:
+            mismatches = match(expect["result"], result, captures)
+            case.check("result-match", not mismatches, "; ".join(mismatches[:4]))
+
+    # -- CLI ------------------------------------------------------------------------------------
+
+    async def _cli_case(self, case: CaseResult) -> None:
+        async with self.slots:
+            began = time.monotonic()
+            try:
+                await self._cli(case)
+            except Exception as error:  # noqa: BLE001
+                case.error(f"harness error: {type(error).__name__}: {error}")
+            self._done(case, began)
+
+    async def _cli(self, case: CaseResult) -> None:
+        manifest = self.manifest
+        assert manifest.cli is not None
+        vector = case.vector
+        workdir = self.workspace.for_vector(vector)
+        config = str(workdir.config_path)
+        extra_env: dict[str, str] = {}
+        if vector.kind == "argv":
+            arguments = [a.replace("{config}", config) for a in vector.data["argv"]]
+            extra_env = {k: v.replace("{config}", config) for k, v in vector.data.get("env", {}).items()}
+        elif vector.kind == "open":
+            arguments = ["call", "describe_graph", "--arguments", "{}", "--config", config]
+        else:
+            call = vector.data["call"]
+            arguments = ["call", call["tool"], "--arguments", dumps(call["arguments"]), "--config", config]
+        argv = manifest.expand(manifest.cli) + arguments
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=manifest.cwd(manifest.cli) or str(workdir.path),
+                env=manifest.environment(extra_env),
+            )
+        except OSError as error:
+            case.error(f"cannot start the CLI {argv[0]!r}: {error}")
+            return
+        try:
+            stdout, stderr = await asyncio.wait_for(process.communicate(), self.options.process_timeout)
+        except TimeoutError:
+            process.kill()
+            await process.wait()
+            case.error(f"the CLI did not finish within {self.options.process_timeout:g} s")
+            return
+        evidence = {"argv": arguments, "exit": process.returncode, "stdout": preview(stdout), "stderr": preview(stderr)}
+        expect = vector.expect_for("cli")
+        if "error" in expect:
+            check_cli_envelope(case, process.returncode, stdout, stderr, expect["error"], self.schemas)
+        elif "result" in expect:
+            case.check("cli-exit-status", process.returncode == 0, f"expected 0, got {process.returncode}; stderr {preview(stderr, 300)}")
+            try:
+                result = json.loads(stdout)
+            except ValueError:
+                case.check("cli-stdout-json", False, f"stdout is not one JSON document: {preview(stdout, 300)}")
+            else:
+                case.observed.append(("result", result))
+                tool = (
+                    vector.data["call"]["tool"]
+                    if vector.kind == "call"
+                    else _ARGV_TOOLS.get(vector.data.get("argv", [""])[0])
+                )
+                check_result(case, result, expect["result"], self.schemas, tool=tool)
+        else:
+            exit_expect = expect.get("exit", {})
+            code = exit_expect.get("code")
+            case.check("cli-exit-status", process.returncode == code, f"expected {code}, got {process.returncode}")
+            if exit_expect.get("stdoutEmpty"):
+                case.check("cli-stdout-empty", stdout == b"", f"stdout: {preview(stdout, 300)}")
+            if exit_expect.get("stderrNonEmpty"):
+                case.check("cli-stderr-non-empty", bool(stderr.strip()), "stderr is empty")
+            if "stdoutJson" in exit_expect:
+                try:
+                    value = json.loads(stdout)
+                except ValueError:
+                    case.check("cli-stdout-json", False, f"stdout is not JSON: {preview(stdout, 300)}")
+                else:
+                    mismatches = match(exit_expect["stdoutJson"], value)
+                    case.check("cli-stdout-match", not mismatches, "; ".join(mismatches[:4]))
+        check_forbidden(case, [("CLI stdout", stdout), ("CLI stderr", stderr)], self._forbid(case, workdir))
+        if any(not c.passed for c in case.checks):
+            case.evidence = evidence
+
+    # -- MCP ------------------------------------------------------------------------------------
+
+    def _mcp_groups(self, cases: list[CaseResult]) -> list[Any]:
+        """Coroutines: one per startup vector, one per group of call vectors sharing a server."""
+        coroutines: list[Any] = []
+        groups: dict[str, list[CaseResult]] = {}
+        for case in cases:
+            vector = case.vector
+            if vector.kind == "open":
+                coroutines.append(self._mcp_startup_case(case))
+                continue
+            key = self._mcp_key(vector) if self.options.batch else vector.id
+            groups.setdefault(key, []).append(case)
+        for group in groups.values():
+            coroutines.append(self._mcp_group(group))
+        return coroutines
+
+    def _mcp_key(self, vector: Vector) -> str:
+        config = self.workspace.effective_config(vector)
+        steps = _script(config)
+        if steps is not None and len(steps) == 1:
+            stripped = copy.deepcopy(config)
+            stripped["model"].pop("steps")
+            return f"{vector.fixture}\0batch\0{canonical(stripped)}"
+        return f"{vector.fixture}\0{canonical(config) if config is not None else ''}"
+
+    async def _mcp_startup_case(self, case: CaseResult) -> None:
+        async with self.slots:
+            began = time.monotonic()
+            try:
+                await self._mcp_startup(case)
+            except Exception as error:  # noqa: BLE001
+                case.error(f"harness error: {type(error).__name__}: {error}")
+            self._done(case, began)
+
+    async def _mcp_startup(self, case: CaseResult) -> None:
+        from .mcp_client import McpConnection, McpStartupFailure  # the SDK costs ~1 s to import
+
+        manifest = self.manifest
+        assert manifest.mcp is not None
+        workdir = self.workspace.for_vector(case.vector)
+        argv = manifest.expand(manifest.mcp, config=str(workdir.config_path))
+        expect = case.vector.expect_for("mcp")
+        try:
+            async with McpConnection(
+                argv,
+                cwd=manifest.cwd(manifest.mcp) or str(workdir.path),
+                env=manifest.environment(),
+                start_timeout=self.options.process_timeout,
+            ) as server:
+                case.check(
+                    "mcp-startup-fails",
+                    False,
+                    "the server started although the configuration cannot be opened",
+                )
+                chunks = [("MCP frames", b"\n".join(server.frames)), ("MCP stderr", bytes(server.stderr))]
+        except McpStartupFailure as failure:
+            if failure.exit_code is None and not failure.stderr:
+                case.error(f"the MCP server could not be run: {failure.detail}")
+                return
+            check_cli_envelope(
+                case, failure.exit_code, failure.stdout, failure.stderr, expect["error"], self.schemas, prefix="mcp"
+            )
+            chunks = [("MCP stdout", failure.stdout), ("MCP stderr", failure.stderr)]
+            if any(not c.passed for c in case.checks):
+                case.evidence = {"exit": failure.exit_code, "stdout": preview(failure.stdout), "stderr": preview(failure.stderr)}
+        check_forbidden(case, chunks, self._forbid(case, workdir))
+
+    async def _mcp_group(self, group: list[CaseResult]) -> None:
+        configs = [self.workspace.effective_config(c.vector) for c in group]
+        batched = len(group) > 1 and _script(configs[0]) is not None and len(_script(configs[0]) or ()) == 1
+        if batched:
+            steps = [(_script(cfg) or [None])[0] for case, cfg in zip(group, configs, strict=True) if _reaches_executor(case.vector, cfg)]
+            config = copy.deepcopy(configs[0])
+            if steps:
+                config["model"]["steps"] = steps
+            altered = len(steps) > 1
+            workdir = self.workspace.make(group[0].vector.fixture, config)
+        else:
+            altered = False
+            workdir = self.workspace.for_vector(group[0].vector)
+        await self._mcp_serve(group, workdir)
+        if altered:
+            failing = [c for c in group if any(not k.passed for k in c.checks) or c.outcome == "errored"]
+            for case in failing[:MAX_CONFIRMATIONS]:
+                confirmation = CaseResult(case.vector, "mcp")
+                await self._mcp_serve([confirmation], self.workspace.for_vector(case.vector), report=False)
+                case.checks, case.observed = confirmation.checks, confirmation.observed
+                case.outcome, case.reason, case.evidence = confirmation.outcome, confirmation.reason, confirmation.evidence
+                case.finish()
+            for case in failing[MAX_CONFIRMATIONS:]:
+                case.check("mcp-batch", True)
+                case.reason = "observed on a server shared by a batch of vectors (not confirmed alone)"
+
+    async def _mcp_serve(self, group: list[CaseResult], workdir: Workdir, report: bool = True) -> None:
+        from .mcp_client import McpConnection, McpStartupFailure
+
+        manifest = self.manifest
+        assert manifest.mcp is not None
+        argv = manifest.expand(manifest.mcp, config=str(workdir.config_path))
+        pending = list(group)
+        async with self.slots:
+            while pending:
+                current: CaseResult | None = None
+                began = time.monotonic()
+                try:
+                    async with McpConnection(
+                        argv,
+                        cwd=manifest.cwd(manifest.mcp) or str(workdir.path),
+                        env=manifest.environment(),
+                        start_timeout=self.options.process_timeout,
+                    ) as server:
+                        while pending:
+                            current = pending.pop(0)
+                            began = time.monotonic()
+                            await self._mcp_call(server, current, workdir)
+                            self._mcp_done(current, began, report)
+                            current = None
+                            if not server.alive:
+                                break  # the next case gets a fresh server
+                except McpStartupFailure as failure:
+                    case = current or pending.pop(0)
+                    detail = (
+                        f"the MCP server did not start with a valid configuration: {failure.detail}; "
+                        f"exit {failure.exit_code}; stderr {preview(failure.stderr, 600)}"
+                    )
+                    if failure.exit_code is None and not failure.stderr:
+                        case.error(detail)
+                    else:
+                        case.check("mcp-startup", False, detail)
+                    self._mcp_done(case, began, report)
+                except Exception as error:  # noqa: BLE001 -- a harness defect must not stop the run
+                    failed_case = current or (pending.pop(0) if pending else None)
+                    if failed_case is not None:
+                        failed_case.error(f"harness error: {type(error).__name__}: {error}")
+                        self._mcp_done(failed_case, began, report)
+
+    def _mcp_done(self, case: CaseResult, began: float, report: bool) -> None:
+        if report:
+            self._done(case, began)
+        else:
+            case.duration_ms = int((time.monotonic() - began) * 1000)
+
+    async def _mcp_call(self, server: McpConnection, case: CaseResult, workdir: Workdir) -> None:
+        vector = case.vector
+        call = vector.data["call"]
+        result = await server.call(call["tool"], call["arguments"], self.options.step_timeout)
+        expect = vector.expect_for("mcp")
+        response = result.response or {}
+        if "protocolError" in expect:
+            code = expect["protocolError"]["code"]
+            error = response.get("error")
+            case.check(
+                "mcp-protocol-error",
+                isinstance(error, dict) and error.get("code") == code and "result" not in response,
+                f"expected a JSON-RPC error {code}, got {preview(response or result.detail, 300)}",
+            )
+        elif result.kind == "no-response":
+            case.check("mcp-response", False, f"{result.detail}; stderr {preview(result.stderr, 400)}")
+        elif "error" in response:
+            case.check("mcp-tool-result", False, f"a JSON-RPC error instead of a tool result: {preview(response, 300)}")
+        else:
+            check_mcp_result(case, response.get("result"), expect, call["tool"], self.schemas)
+        check_forbidden(
+            case,
+            [("MCP frames", b"\n".join(result.frames)), ("MCP stderr", result.stderr)],
+            self._forbid(case, workdir),
+        )
+        if any(not c.passed for c in case.checks):
+            case.evidence = {"response": response, "stderr": preview(result.stderr)}
+
+
+def _scenario(vector: Vector) -> list[dict[str, Any]]:
+    """The driver scenario of a vector: its steps, or open / call / close."""
+    kind = vector.kind
+    if kind == "steps":
+        steps = [dict(s) for s in vector.data["steps"]]
+    elif kind == "open":
+        steps = [{"op": "open", "expect": vector.expect}]
+    else:
+        call = vector.data["call"]
+        steps = [
+            {"op": "open"},
+            {"op": "call", "tool": call["tool"], "arguments": call["arguments"], "expect": vector.expect},
+        ]
+    steps.append({"op": "close", "cleanup": True})
+    return steps
+
+
+def _script(config: Any) -> list[Any] | None:
+    """The steps of a scripted executor configuration, else None."""
+    model = config.get("model") if isinstance(config, dict) else None
+    if isinstance(model, dict) and model.get("executor") == "scripted" and isinstance(model.get("steps"), list):
+        return list(model["steps"])
+    return None
+
+
+def _reaches_executor(vector: Vector, config: Any) -> bool:
+    """Whether a correct implementation consults the executor for this vector's call (and so
+    consumes one scripted step)."""
+    call = vector.data.get("call", {})
+    if call.get("tool") != "match_capabilities" or _script(config) is None:
+        return False
+    expect = vector.expect
+    if "result" in expect:
+        return True
+    code = str(expect.get("error", {}).get("code", ""))
+    return code.startswith("CG_MODEL_") or code == "CG_RESULT_TOO_LARGE"
+
+
+def _remove_tree(root: Path) -> None:
+    import shutil
+
+    with contextlib.suppress(OSError):
+        shutil.rmtree(root)

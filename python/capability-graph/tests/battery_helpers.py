@@ -21,6 +21,7 @@ import contextlib
 import copy
 import errno
 import functools
+import io
 import json
 import math
 import os
@@ -40,6 +41,8 @@ from typing import Any, TypeVar
 
 from cg_testing import SPEC, capability, load_json, provider, schema_validator
 from hypothesis import HealthCheck, settings
+
+from capability_graph import CapabilityGraph, GraphError
 
 T = TypeVar("T")
 
@@ -681,6 +684,7 @@ KNOWN_DEFECTS = frozenset(
         "pointer-keys",  # object keys in pointer messages: echoed; ValueError when unprintable/long
         "deep-context",  # _json.whole_numbers_as_integers recurses into an unchecked context
         "cli-context-recursion",  # cli._context_item: RecursionError from json.loads
+        "null-definition",  # SDK open({"providers": [{"definition": None}]}): AssertionError
     }
 )
 
@@ -835,7 +839,7 @@ class Fuzzer:
             if choice < 0.6:
                 value[index] = self._edit(value[index], depth + 1)
             elif choice < 0.75:
-                value.append(copy.deepcopy(value[index]))
+                value.append(value[index])  # shared: a deep copy may recurse too deep
             elif choice < 0.9:
                 del value[index]
             else:
@@ -1050,9 +1054,10 @@ class Fuzzer:
             ),
             capability("b", relations=[{"kind": "parent", "target": "a"}]),
         )
-        if self.rng.random() < 0.1:
-            return self.value()
-        return self.mutate(base)
+        definition = self.value() if self.rng.random() < 0.1 else self.mutate(base)
+        if "null-definition" in self.avoid and definition is None:
+            return {}
+        return definition
 
     def definition_bytes(self) -> bytes:
         rng = self.rng
@@ -1095,9 +1100,14 @@ class Fuzzer:
                 "steps": [{"return": {"status": "unknown", "candidates": []}}],
             },
         }
-        if self.rng.random() < 0.1:
-            return self.value()
-        return self.mutate(base)
+        config = self.value() if self.rng.random() < 0.1 else self.mutate(base)
+        if "null-definition" in self.avoid and type(config) is dict:
+            for source in (
+                config.get("providers", ()) if type(config.get("providers")) is list else ()
+            ):
+                if type(source) is dict and "definition" in source and source["definition"] is None:
+                    source["definition"] = {}
+        return config
 
 
 def dumps_or(value: Any, fallback: bytes) -> bytes:
@@ -1114,6 +1124,111 @@ def json_safe(value: Any) -> bool:
     except (TypeError, ValueError, RecursionError):
         return False
     return True
+
+
+# --- outcome checks the fuzz tests and the stress runs share ---------------------------------
+
+OPEN_CODES = {
+    "CG_CONFIG_INVALID",
+    "CG_DEFINITION_INVALID",
+    "CG_RELATION_INVALID",
+    "CG_RELATION_CYCLE",
+    "CG_CATALOG_TOO_LARGE",
+}
+
+
+def open_outcome(config: Any) -> dict[str, Any] | None:
+    """The error object ``open`` rejected ``config`` with; or None, once every tool has answered
+    a plain request with a valid result or a defined error."""
+
+    async def main() -> dict[str, Any] | None:
+        try:
+            graph = await CapabilityGraph.open(config)
+        except GraphError as error:
+            return error.to_json()
+        try:
+            for tool in TOOLS:
+                try:
+                    result = await graph.call(tool, OPENED_REQUESTS[tool])
+                except GraphError as error:
+                    check_error(error.to_json(), phase=TOOL_PHASES[tool])
+                else:
+                    check_result(tool, result)
+        finally:
+            await graph.close()
+        return None
+
+    return asyncio.run(main())
+
+
+OPENED_REQUESTS: dict[str, Any] = {
+    **VALID_REQUESTS,
+    "match_capabilities": {"request": "validate", "timeoutMs": 2000},
+}
+
+
+def check_open_error(error: dict[str, Any] | None) -> None:
+    if error is None:
+        return
+    check_error(error)
+    assert error["code"] in OPEN_CODES, error
+    assert error["phase"] in ("config", "load"), error
+
+
+def with_base(config: Any, base: Path) -> Any:
+    """Relative paths of a mapping resolve against the working directory: write it as a file
+    next to the providers instead, when it is JSON at all."""
+    if not json_safe(config):
+        return config
+    path = base / "fuzzed-config.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    return str(path)
+
+
+def run_cli(argv: list[str]) -> tuple[int, str, str]:
+    from capability_graph.cli import run
+
+    out, err = io.StringIO(), io.StringIO()
+    status = run(argv, out, err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def _identify(result: dict[str, Any]) -> str | None:
+    if "candidates" in result:
+        return "match_capabilities"
+    if "capabilities" in result and "edges" in result:
+        return "resolve_capabilities"
+    if "items" in result:
+        return "list_capabilities"
+    if "budgets" in result:
+        return "describe_graph"
+    if "sha256" in result:
+        return "read_document"
+    return None
+
+
+def check_cli_run(argv: list[str], status: int, stdout: str, stderr: str) -> None:
+    """Exit 0 (a result, a report, help or an explanation), 1/130 (an error envelope, or a
+    failed doctor report), 2 (usage on stderr); never 70, never a traceback."""
+    assert "Traceback" not in stdout + stderr, (argv, stderr[-500:])
+    assert status in (0, 1, 2, 130), (argv, status, stderr[-500:])
+    if status == 2:
+        assert stdout == "", (argv, stdout)
+        assert "usage:" in stderr, (argv, stderr)
+        return
+    if status == 0:
+        if stdout.startswith("{") and stdout.count("\n") == 1:
+            value = json.loads(stdout)
+            tool = _identify(value)
+            if tool is not None:
+                check_result(tool, value)
+            elif "checks" in value:
+                schema_validator("maintenance-report.schema.json").validate(value)
+        return
+    if stdout:  # a doctor report that failed
+        assert "doctor" in argv, (argv, stdout)
+        return
+    check_cli_failure(status, stdout, stderr)
 
 
 # --- process, thread and task census --------------------------------------------------------------

@@ -13,8 +13,6 @@ battery_helpers); each defect has strict xfail tests at the end of this module, 
 
 from __future__ import annotations
 
-import asyncio
-import io
 import json
 import random
 from collections.abc import Iterator
@@ -28,40 +26,31 @@ from battery_helpers import (
     RESULT_SCHEMAS,
     TOOL_PHASES,
     TOOLS,
-    VALID_REQUESTS,
     Fuzzer,
     RawServer,
     assert_clean,
     battery_graph,
     battery_settings,
     bounded,
-    check_cli_failure,
-    check_error,
+    check_cli_run,
+    check_open_error,
     check_outcome,
-    check_result,
     dumps_or,
     fuzz_frames,
-    json_safe,
+    open_outcome,
+    run_cli,
+    with_base,
 )
-from cg_testing import capability, inline, provider, schema_validator
+from cg_testing import capability, inline, provider
 from hypothesis import given
 from hypothesis import strategies as st
 
 from capability_graph import (
     BlockingCapabilityGraph,
     BlockingToolAdapter,
-    CapabilityGraph,
-    GraphError,
 )
 
 SEEDS = st.integers(0, 2**64)
-OPEN_CODES = {
-    "CG_CONFIG_INVALID",
-    "CG_DEFINITION_INVALID",
-    "CG_RELATION_INVALID",
-    "CG_RELATION_CYCLE",
-    "CG_CATALOG_TOO_LARGE",
-}
 
 
 @pytest.fixture(scope="module")
@@ -129,62 +118,14 @@ def test_the_unknown_tool_and_non_string_names_are_input_invalid(
 # --- host configurations and provider definitions -----------------------------------------------
 
 
-def open_outcome(config: Any) -> dict[str, Any] | None:
-    """The error object ``open`` rejected ``config`` with; or None, once every tool has answered
-    a plain request with a valid result or a defined error."""
-
-    async def main() -> dict[str, Any] | None:
-        try:
-            graph = await CapabilityGraph.open(config)
-        except GraphError as error:
-            return error.to_json()
-        try:
-            for tool in TOOLS:
-                try:
-                    result = await graph.call(tool, OPENED_REQUESTS[tool])
-                except GraphError as error:
-                    check_error(error.to_json(), phase=TOOL_PHASES[tool])
-                else:
-                    check_result(tool, result)
-        finally:
-            await graph.close()
-        return None
-
-    return asyncio.run(main())
-
-
-OPENED_REQUESTS: dict[str, Any] = {
-    **VALID_REQUESTS,
-    "match_capabilities": {"request": "validate", "timeoutMs": 2000},
-}
-
-
-def check_open_error(error: dict[str, Any] | None) -> None:
-    if error is None:
-        return
-    check_error(error)
-    assert error["code"] in OPEN_CODES, error
-    assert error["phase"] in ("config", "load"), error
-
-
 @battery_settings(60)
 @given(seed=SEEDS)
 def test_fuzzed_host_configs_open_or_fail_with_a_config_or_load_error(
     graph_dir: Path, seed: int
 ) -> None:
     config = Fuzzer(random.Random(seed)).config(graph_dir)
-    error, _ = bounded(lambda: open_outcome(_with_base(config, graph_dir)))
+    error, _ = bounded(lambda: open_outcome(with_base(config, graph_dir)))
     check_open_error(error)
-
-
-def _with_base(config: Any, base: Path) -> Any:
-    """Relative paths of a mapping resolve against the working directory: write it as a file
-    next to the providers instead, when it is JSON at all."""
-    if not json_safe(config):
-        return config
-    path = base / "fuzzed-config.json"
-    path.write_text(json.dumps(config), encoding="utf-8")
-    return str(path)
 
 
 @battery_settings(40)
@@ -227,52 +168,6 @@ def test_fuzzed_definition_files_load_or_fail_with_a_load_error(graph_dir: Path,
 
 
 # --- the CLI ------------------------------------------------------------------------------------
-
-
-def run_cli(argv: list[str]) -> tuple[int, str, str]:
-    from capability_graph.cli import run
-
-    out, err = io.StringIO(), io.StringIO()
-    status = run(argv, out, err)
-    return status, out.getvalue(), err.getvalue()
-
-
-def _identify(result: dict[str, Any]) -> str | None:
-    if "candidates" in result:
-        return "match_capabilities"
-    if "capabilities" in result and "edges" in result:
-        return "resolve_capabilities"
-    if "items" in result:
-        return "list_capabilities"
-    if "budgets" in result:
-        return "describe_graph"
-    if "sha256" in result:
-        return "read_document"
-    return None
-
-
-def check_cli_run(argv: list[str], status: int, stdout: str, stderr: str) -> None:
-    """Exit 0 (a result, a report, help or an explanation), 1/130 (an error envelope, or a
-    failed doctor report), 2 (usage on stderr); never 70, never a traceback."""
-    assert "Traceback" not in stdout + stderr, (argv, stderr[-500:])
-    assert status in (0, 1, 2, 130), (argv, status, stderr[-500:])
-    if status == 2:
-        assert stdout == "", (argv, stdout)
-        assert "usage:" in stderr, (argv, stderr)
-        return
-    if status == 0:
-        if stdout.startswith("{") and stdout.count("\n") == 1:
-            value = json.loads(stdout)
-            tool = _identify(value)
-            if tool is not None:
-                check_result(tool, value)
-            elif "checks" in value:
-                schema_validator("maintenance-report.schema.json").validate(value)
-        return
-    if stdout:  # a doctor report that failed
-        assert "doctor" in argv, (argv, stdout)
-        return
-    check_cli_failure(status, stdout, stderr)
 
 
 @battery_settings(80)
@@ -461,6 +356,17 @@ def test_a_deep_json_context_value_on_the_cli_is_context_invalid(graph_dir: Path
     argv = ["match", "x", "--context", "k:=" + "[" * 900 + "]" * 900, "--config", config]
     status, stdout, stderr = run_cli(argv)
     check_cli_run(argv, status, stdout, stderr)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="_config._without_inline_definitions stands in for any 'definition' (None too), then "
+    "_snapshot._read_source takes None for a path source: AssertionError from SDK open()",
+)
+def test_an_inline_definition_of_none_is_a_defined_error() -> None:
+    error, _ = bounded(lambda: open_outcome({"providers": [{"definition": None}]}))
+    check_open_error(error)
+    assert error is not None
 
 
 def test_tool_phases_are_the_operation_phases() -> None:

@@ -10,8 +10,9 @@ This is the driver of ``capability_graph``, and the worked example of the implem
 * ``run``    -> one observation of one step on the ``sdk`` or the ``tool`` surface:
 
   - ``open {config}``   ``await CapabilityGraph.open(config)`` (the previous graph is closed);
-  - ``call {tool, arguments, handle?}``  ``sdk``: ``await graph.call(tool, arguments, cancel=token)``
-    (the SDK's JSON entry point); ``tool``: ``await ToolAdapter(graph).call(...)``. With a
+  - ``call {tool, arguments, handle?}``  ``sdk``: ``await graph.call(tool, arguments,
+    cancel=token)`` (the SDK's JSON entry point); ``tool``: ``await ToolAdapter(graph).call(...)``.
+    With a
     ``handle`` the call runs in the background and the answer is ``started``;
   - ``await {handle}`` / ``cancel {handle}``  wait for / cancel (``CancelToken``) a started call;
   - ``reload {providers?}`` / ``close``  the SDK operations, on both surfaces;
@@ -114,7 +115,9 @@ class Driver:
         try:
             if surface == "tool":
                 assert self.adapter is not None
-                return returned(await self.adapter.call(step["tool"], step["arguments"], cancel=token))
+                return returned(
+                    await self.adapter.call(step["tool"], step["arguments"], cancel=token)
+                )
             return returned(await graph.call(step["tool"], step["arguments"], cancel=token))
         except Exception as error:  # noqa: BLE001
             return raised(error)

@@ -116,7 +116,11 @@ def check_error_object(
     """E is a valid error object with the expected code, phase, nextAction (and message)."""
     prefix = f"{label}: " if label else ""
     problems = schemas.errors("error.schema.json", error)
-    case.check("error-object-schema", not problems, prefix + "; ".join(problems) + f" in {preview(error, 300)}")
+    case.check(
+        "error-object-schema",
+        not problems,
+        prefix + "; ".join(problems) + f" in {preview(error, 300)}",
+    )
     if not isinstance(error, dict):
         return
     case.check(
@@ -182,14 +186,20 @@ def check_mcp_result(
         and content[0].get("type") == "text"
         and isinstance(content[0].get("text"), str)
     )
-    case.check("mcp-one-text-item", items_ok, f"content must be one text item: {preview(content, 300)}")
+    case.check(
+        "mcp-one-text-item", items_ok, f"content must be one text item: {preview(content, 300)}"
+    )
     text_value: Any = None
     if items_ok:
         assert isinstance(content, list)
         try:
             text_value = json.loads(content[0]["text"])
         except ValueError:
-            case.check("mcp-text-json", False, f"the text item is not JSON: {preview(content[0]['text'], 200)}")
+            case.check(
+                "mcp-text-json",
+                False,
+                f"the text item is not JSON: {preview(content[0]['text'], 200)}",
+            )
     if "error" in expect:
         case.check("mcp-is-error", raw.get("isError") is True, f"isError is {raw.get('isError')!r}")
         case.check(
@@ -203,9 +213,13 @@ def check_mcp_result(
             case.observed.append(("error", text_value))
             check_error_object(case, text_value, expect["error"], schemas)
         return
-    case.check("mcp-not-error", raw.get("isError") in (None, False), f"isError is {raw.get('isError')!r}")
+    case.check(
+        "mcp-not-error", raw.get("isError") in (None, False), f"isError is {raw.get('isError')!r}"
+    )
     structured = raw.get("structuredContent")
-    if not case.check("mcp-structured-content", isinstance(structured, dict), "no structuredContent object"):
+    if not case.check(
+        "mcp-structured-content", isinstance(structured, dict), "no structuredContent object"
+    ):
         return
     problems = schemas.errors("mcp-tool-result.schema.json", raw)
     case.check("mcp-envelope-schema", not problems, "; ".join(problems))
@@ -219,7 +233,7 @@ def check_mcp_result(
     check_result(case, structured, expect["result"], schemas, tool=tool)
 
 
-# -- the CLI envelope (also an MCP server that cannot open its configuration) ------------------------
+# -- the CLI envelope (also an MCP server that cannot open its configuration) ---------------------
 
 
 def check_cli_envelope(
@@ -233,8 +247,12 @@ def check_cli_envelope(
 ) -> None:
     """Exit 1 (130 for a cancelled match), empty stdout, stderr one line with the envelope."""
     want_exit = 130 if expected.get("code") == "CG_MODEL_CANCELLED" else 1
-    case.check(f"{prefix}-exit-status", exit_code == want_exit, f"expected {want_exit}, got {exit_code}")
-    case.check(f"{prefix}-stdout-empty", stdout == b"", f"stdout is not empty: {preview(stdout, 300)}")
+    case.check(
+        f"{prefix}-exit-status", exit_code == want_exit, f"expected {want_exit}, got {exit_code}"
+    )
+    case.check(
+        f"{prefix}-stdout-empty", stdout == b"", f"stdout is not empty: {preview(stdout, 300)}"
+    )
     try:
         text = stderr.decode("utf-8")
     except UnicodeDecodeError:
@@ -253,9 +271,11 @@ def check_cli_envelope(
         case.check(f"{prefix}-envelope", False, f"stderr is not JSON: {preview(body, 300)}")
         return
     problems = schemas.errors("cli-error.schema.json", envelope)
-    if not case.check(f"{prefix}-envelope", not problems, "; ".join(problems) + f" in {preview(envelope, 300)}"):
-        if not (isinstance(envelope, dict) and isinstance(envelope.get("error"), dict)):
-            return
+    case.check(
+        f"{prefix}-envelope", not problems, "; ".join(problems) + f" in {preview(envelope, 300)}"
+    )
+    if not (isinstance(envelope, dict) and isinstance(envelope.get("error"), dict)):
+        return
     case.observed.append(("error", envelope["error"]))
     check_error_object(case, envelope["error"], expected, schemas)
 
@@ -263,7 +283,9 @@ def check_cli_envelope(
 # -- leaks -----------------------------------------------------------------------------------------
 
 
-def check_forbidden(case: CaseResult, chunks: Iterable[tuple[str, bytes]], forbid: Sequence[str]) -> None:
+def check_forbidden(
+    case: CaseResult, chunks: Iterable[tuple[str, bytes]], forbid: Sequence[str]
+) -> None:
     """No forbidden string in any chunk: searched in the raw bytes and, for chunks that are JSON
     (or JSON lines), in the decoded text too (an escape must not hide a leak)."""
     found: list[str] = []
@@ -304,8 +326,12 @@ def cross_check(cases: Sequence[CaseResult]) -> None:
     reference = next(c for c in taking_part if forms[c.surface] == leader)
     for case in taking_part:
         same = forms[case.surface] == leader
-        detail = "" if same else (
-            f"{case.surface} reported {preview(case.observed, 300)}, "
-            f"{reference.surface} reported {preview(reference.observed, 300)}"
+        detail = (
+            ""
+            if same
+            else (
+                f"{case.surface} reported {preview(case.observed, 300)}, "
+                f"{reference.surface} reported {preview(reference.observed, 300)}"
+            )
         )
         case.check("identical-across-surfaces", same, detail)

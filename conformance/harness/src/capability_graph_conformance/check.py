@@ -179,8 +179,10 @@ def _check_codes(suite: Suite, vector: Vector) -> Iterator[str]:
             yield f"{where}: {code} has no nextAction, the vector expects {action!r}"
         elif default is not None and action is None:
             yield f"{where}: {code} always has a nextAction (default {default!r})"
-        elif action is not None and action != default and action not in entry.get(
-            "executorActions", ()
+        elif (
+            action is not None
+            and action != default
+            and action not in entry.get("executorActions", ())
         ):
             yield f"{where}: {code} cannot carry nextAction {action!r}"
     for where, pattern in _result_patterns(vector):
@@ -324,7 +326,9 @@ def _check_implementations(suite: Suite, schemas: SchemaSet, ids: set[str]) -> I
 def format_report(report: CheckReport) -> str:
     lines = [f"{report.vectors} vectors in {len(report.by_area)} areas"]
     lines.append("  " + ", ".join(f"{area} {n}" for area, n in report.by_area.items()))
-    lines.append("  surfaces: " + ", ".join(f"{s} {n}" for s, n in sorted(report.by_surface.items())))
+    lines.append(
+        "  surfaces: " + ", ".join(f"{s} {n}" for s, n in sorted(report.by_surface.items()))
+    )
     covered = sum(1 for ids in report.coverage.values() if ids)
     lines.append(f"registry codes covered by required vectors: {covered}/{len(report.coverage)}")
     if report.problems:
@@ -333,4 +337,3 @@ def format_report(report: CheckReport) -> str:
     else:
         lines.append("ok")
     return "\n".join(lines)
-

@@ -18,7 +18,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from . import DRIVER_PROTOCOL, SUITE_VERSION, __version__
 from .baseline import Baseline, BaselineError, apply_baseline, baseline_document
@@ -51,28 +51,90 @@ def _parser() -> argparse.ArgumentParser:
         description="Conformance suite of Capability Graph: run golden vectors against an "
         "implementation's SDK, Tool Adapter, MCP server and CLI.",
     )
-    parser.add_argument("--version", action="store_true", help="print suite, contract and driver-protocol versions")
+    parser.add_argument(
+        "--version", action="store_true", help="print suite, contract and driver-protocol versions"
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = commands.add_parser("run", help="run the suite (default: against the Python reference)")
     _suite_flag(run)
-    run.add_argument("-i", "--implementation", type=Path, metavar="MANIFEST", help="implementation manifest (default: the Python reference)")
-    run.add_argument("-k", "--vector", action="append", default=[], metavar="PATTERN", help="only vectors whose id matches (shell pattern; repeatable)")
-    run.add_argument("-s", "--surface", action="append", choices=SURFACES, help="only these surfaces (repeatable)")
+    run.add_argument(
+        "-i",
+        "--implementation",
+        type=Path,
+        metavar="MANIFEST",
+        help="implementation manifest (default: the Python reference)",
+    )
+    run.add_argument(
+        "-k",
+        "--vector",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="only vectors whose id matches (shell pattern; repeatable)",
+    )
+    run.add_argument(
+        "-s",
+        "--surface",
+        action="append",
+        choices=SURFACES,
+        help="only these surfaces (repeatable)",
+    )
     group = run.add_mutually_exclusive_group()
-    group.add_argument("--expected-failures", type=Path, metavar="FILE", help="expected-failures list (default: the manifest's)")
-    group.add_argument("--no-expected-failures", action="store_true", help="ignore the manifest's expected-failures list")
-    run.add_argument("--write-baseline", type=Path, metavar="FILE", help="write the current failures as an expected-failures list")
-    run.add_argument("--report-dir", type=Path, default=Path("cg-conformance-report"), metavar="DIR", help="where report.json, summary.md, junit.xml and matrix.html go (default: %(default)s)")
+    group.add_argument(
+        "--expected-failures",
+        type=Path,
+        metavar="FILE",
+        help="expected-failures list (default: the manifest's)",
+    )
+    group.add_argument(
+        "--no-expected-failures",
+        action="store_true",
+        help="ignore the manifest's expected-failures list",
+    )
+    run.add_argument(
+        "--write-baseline",
+        type=Path,
+        metavar="FILE",
+        help="write the current failures as an expected-failures list",
+    )
+    run.add_argument(
+        "--report-dir",
+        type=Path,
+        default=Path("cg-conformance-report"),
+        metavar="DIR",
+        help="where report.json, summary.md, junit.xml and matrix.html go (default: %(default)s)",
+    )
     run.add_argument("--json", type=Path, metavar="FILE", help="also write the JSON report here")
     run.add_argument("--junit", type=Path, metavar="FILE", help="also write the JUnit XML here")
     run.add_argument("--html", type=Path, metavar="FILE", help="also write the HTML matrix here")
-    run.add_argument("--markdown", type=Path, metavar="FILE", help="also write the Markdown summary here")
-    run.add_argument("-j", "--jobs", type=int, default=0, help="processes at a time for CLI and MCP cases (default: CPUs)")
-    run.add_argument("--no-batch", action="store_true", help="one MCP server per distinct configuration, no script batching")
+    run.add_argument(
+        "--markdown", type=Path, metavar="FILE", help="also write the Markdown summary here"
+    )
+    run.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=0,
+        help="processes at a time for CLI and MCP cases (default: CPUs)",
+    )
+    run.add_argument(
+        "--no-batch",
+        action="store_true",
+        help="one MCP server per distinct configuration, no script batching",
+    )
     run.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-    run.add_argument("--keep-workdir", action="store_true", help="keep the working folders (their path is printed)")
-    run.add_argument("--timeout", type=float, default=60.0, help="seconds a step or process may take (default: %(default)s)")
+    run.add_argument(
+        "--keep-workdir",
+        action="store_true",
+        help="keep the working folders (their path is printed)",
+    )
+    run.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        help="seconds a step or process may take (default: %(default)s)",
+    )
 
     check = commands.add_parser("check", help="validate the vectors and their registry coverage")
     _suite_flag(check)
@@ -85,14 +147,25 @@ def _parser() -> argparse.ArgumentParser:
     _suite_flag(listing)
     listing.add_argument("-k", "--vector", action="append", default=[], metavar="PATTERN")
 
-    sync_cmd = commands.add_parser("sync", help="copy the suite from a repository into the package data")
-    sync_cmd.add_argument("--repo", type=Path, help="repository root (default: found upwards from the current folder)")
-    sync_cmd.add_argument("--check", action="store_true", help="only report drift (exit 1 when the copy differs)")
+    sync_cmd = commands.add_parser(
+        "sync", help="copy the suite from a repository into the package data"
+    )
+    sync_cmd.add_argument(
+        "--repo", type=Path, help="repository root (default: found upwards from the current folder)"
+    )
+    sync_cmd.add_argument(
+        "--check", action="store_true", help="only report drift (exit 1 when the copy differs)"
+    )
     return parser
 
 
 def _suite_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--suite-root", type=Path, metavar="DIR", help="read the suite from a repository checkout instead of the package")
+    parser.add_argument(
+        "--suite-root",
+        type=Path,
+        metavar="DIR",
+        help="read the suite from a repository checkout instead of the package",
+    )
 
 
 def _suite(args: argparse.Namespace) -> Suite:
@@ -164,9 +237,12 @@ def _run(args: argparse.Namespace) -> int:
     baseline = Baseline()
     if args.expected_failures is not None:
         baseline = Baseline.load(args.expected_failures, schemas)
-    elif not args.no_expected_failures and manifest.expected_failures is not None:
-        if manifest.expected_failures.exists():
-            baseline = Baseline.load(manifest.expected_failures, schemas)
+    elif (
+        not args.no_expected_failures
+        and manifest.expected_failures is not None
+        and manifest.expected_failures.exists()
+    ):
+        baseline = Baseline.load(manifest.expected_failures, schemas)
     selected = select_vectors(suite.vectors, args.vector)
     if not selected:
         print("cg-conformance: no vector matches the selection", file=sys.stderr)
@@ -183,11 +259,16 @@ def _run(args: argparse.Namespace) -> int:
     bar = ProgressBar(len(selected) * len(SURFACES), enabled=not args.no_progress)
     result = run_suite(suite, schemas, manifest, options, bar)
     bar.close()
-    outcome = apply_baseline(result.cases, baseline, {v.id for v in suite.vectors}, {v.id for v in selected})
+    outcome = apply_baseline(
+        result.cases, baseline, {v.id for v in suite.vectors}, {v.id for v in selected}
+    )
     report = build_report(result, suite, baseline, outcome)
     problems = schemas.errors("conformance/report.schema.json", report)
     if problems:  # a harness defect; the report is still written for inspection
-        print("cg-conformance: the report does not match its schema: " + "; ".join(problems), file=sys.stderr)
+        print(
+            "cg-conformance: the report does not match its schema: " + "; ".join(problems),
+            file=sys.stderr,
+        )
     _write_reports(report, args)
     if args.write_baseline is not None:
         document = baseline_document(report["implementation"]["name"], result.cases)
@@ -200,16 +281,21 @@ def _run(args: argparse.Namespace) -> int:
     return EXIT_OK if report["verdict"] == "pass" and not problems else EXIT_FAILED
 
 
-def _write_reports(report: dict[str, object], args: argparse.Namespace) -> None:
+def _write_reports(report: dict[str, Any], args: argparse.Namespace) -> None:
     texts = {
         "report.json": json.dumps(report, indent=2, ensure_ascii=False) + "\n",
-        "summary.md": markdown_summary(report),  # type: ignore[arg-type]
-        "junit.xml": junit_xml(report),  # type: ignore[arg-type]
-        "matrix.html": html_matrix(report),  # type: ignore[arg-type]
+        "summary.md": markdown_summary(report),
+        "junit.xml": junit_xml(report),
+        "matrix.html": html_matrix(report),
     }
     for name, text in texts.items():
         _write(args.report_dir / name, text)
-    for flag, name in (("json", "report.json"), ("markdown", "summary.md"), ("junit", "junit.xml"), ("html", "matrix.html")):
+    for flag, name in (
+        ("json", "report.json"),
+        ("markdown", "summary.md"),
+        ("junit", "junit.xml"),
+        ("html", "matrix.html"),
+    ):
         path = getattr(args, flag)
         if path is not None:
             _write(path, texts[name])

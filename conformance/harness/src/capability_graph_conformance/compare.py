@@ -19,7 +19,9 @@ _BAD = frozenset(("failed", "errored"))
 
 @dataclass
 class Comparison:
-    regressions: list[tuple[str, str, str, str]] = field(default_factory=list)  # id, surface, old, new
+    regressions: list[tuple[str, str, str, str]] = field(
+        default_factory=list
+    )  # id, surface, old, new
     fixes: list[tuple[str, str, str, str]] = field(default_factory=list)
     added: list[tuple[str, str, str]] = field(default_factory=list)  # id, surface, outcome
     removed: list[tuple[str, str, str]] = field(default_factory=list)

@@ -76,13 +76,14 @@ class DriverClient:
             raise DriverError(f"expected 'started', got {preview(message, 300)}")
         major = str(message.get("protocol", "")).split(".")[0]
         if major != DRIVER_PROTOCOL.split(".")[0]:
-            raise DriverError(
-                f"the driver speaks protocol {message.get('protocol')}, the harness {DRIVER_PROTOCOL}"
-            )
+            spoken = message.get("protocol")
+            raise DriverError(f"the driver speaks protocol {spoken}, the harness {DRIVER_PROTOCOL}")
         self.started = message
         return message
 
-    async def run(self, surface: str, step: dict[str, Any], timeout: float) -> tuple[dict[str, Any], bytes]:
+    async def run(
+        self, surface: str, step: dict[str, Any], timeout: float
+    ) -> tuple[dict[str, Any], bytes]:
         """Run one step; return the observation and the raw line it came in."""
         self._seq += 1
         seq = self._seq
@@ -162,7 +163,9 @@ class DriverClient:
         try:
             answer = json.loads(line)
         except ValueError:
-            raise DriverError(f"the driver wrote a line that is not JSON: {preview(line, 300)}") from None
+            raise DriverError(
+                f"the driver wrote a line that is not JSON: {preview(line, 300)}"
+            ) from None
         problems = self.schemas.errors(_MESSAGE_SCHEMA, answer)
         if problems:
             raise DriverError(
@@ -182,7 +185,8 @@ class DriverClient:
         return f"the driver exited (status {code}); stderr: {self.stderr_tail(1200)}"
 
     async def _drain_stderr(self) -> None:
-        assert self.process is not None and self.process.stderr is not None
+        assert self.process is not None
+        assert self.process.stderr is not None
         while True:
             chunk = await self.process.stderr.read(65536)
             if not chunk:

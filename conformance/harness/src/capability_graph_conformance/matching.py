@@ -27,13 +27,23 @@ from .schemas import ecma_search
 __all__ = ["MATCHERS", "json_equal", "match", "substitute"]
 
 MATCHERS: Final = frozenset(
-    ("$absent", "$pattern", "$type", "$exact", "$length", "$contains", "$capture", "$same", "$differs")
+    (
+        "$absent",
+        "$pattern",
+        "$type",
+        "$exact",
+        "$length",
+        "$contains",
+        "$capture",
+        "$same",
+        "$differs",
+    )
 )
 
 
 def _matcher(pattern: Any) -> tuple[str, Any] | None:
     if isinstance(pattern, dict) and len(pattern) == 1:
-        (key, value), = pattern.items()
+        ((key, value),) = pattern.items()
         if key in MATCHERS:
             return key, value
     return None
@@ -55,8 +65,10 @@ def json_equal(a: Any, b: Any) -> bool:
 _TYPES: Final = {
     "string": lambda v: isinstance(v, str),
     "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
-    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool))
-    or (isinstance(v, float) and v.is_integer()),
+    "integer": lambda v: (
+        (isinstance(v, int) and not isinstance(v, bool))
+        or (isinstance(v, float) and v.is_integer())
+    ),
     "boolean": lambda v: isinstance(v, bool),
     "array": lambda v: isinstance(v, list),
     "object": lambda v: isinstance(v, dict),
@@ -108,7 +120,9 @@ def _match(
             out.append(f"{path}: expected an array, got {preview(value, 120)}")
             return
         if len(pattern) != len(value):
-            out.append(f"{path}: expected {len(pattern)} items, got {len(value)}: {preview(value, 200)}")
+            out.append(
+                f"{path}: expected {len(pattern)} items, got {len(value)}: {preview(value, 200)}"
+            )
             return
         for index, (sub, item) in enumerate(zip(pattern, value, strict=True)):
             _match(sub, item, captures, f"{path}[{index}]", out, strict)

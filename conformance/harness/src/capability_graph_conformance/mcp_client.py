@@ -108,7 +108,9 @@ class McpConnection:
                 env=self.env,
             )
         except OSError as error:
-            raise McpStartupFailure(f"cannot start {self.argv!r}: {error}", None, b"", b"") from None
+            raise McpStartupFailure(
+                f"cannot start {self.argv!r}: {error}", None, b"", b""
+            ) from None
         read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](16)
         write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](16)
         group = await self._stack.enter_async_context(anyio.create_task_group())
@@ -132,7 +134,11 @@ class McpConnection:
     async def call(self, tool: str, arguments: Any, timeout: float) -> McpCall:
         session = self._session
         assert session is not None
-        frames_before, sent_before, stderr_before = len(self.frames), len(self.sent), len(self.stderr)
+        frames_before, sent_before, stderr_before = (
+            len(self.frames),
+            len(self.sent),
+            len(self.stderr),
+        )
         kind: CallKind = "response"
         detail = ""
         try:
@@ -173,7 +179,8 @@ class McpConnection:
     # -- transport ------------------------------------------------------------------------------
 
     async def _read_stdout(self, sink: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
-        assert self._process is not None and self._process.stdout is not None
+        assert self._process is not None
+        assert self._process.stdout is not None
         buffer = b""
         async with sink:
             try:
@@ -200,7 +207,8 @@ class McpConnection:
                 self._stdout_done.set()
 
     async def _write_stdin(self, source: MemoryObjectReceiveStream[SessionMessage]) -> None:
-        assert self._process is not None and self._process.stdin is not None
+        assert self._process is not None
+        assert self._process.stdin is not None
         async with source:
             try:
                 async for item in source:
@@ -213,11 +221,10 @@ class McpConnection:
                 pass
 
     async def _read_stderr(self) -> None:
-        assert self._process is not None and self._process.stderr is not None
+        assert self._process is not None
+        assert self._process.stderr is not None
         try:
-            with contextlib.suppress(
-                anyio.ClosedResourceError, anyio.BrokenResourceError, OSError
-            ):
+            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 async for chunk in self._process.stderr:
                     self.stderr.extend(chunk)
         finally:

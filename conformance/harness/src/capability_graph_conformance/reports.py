@@ -27,7 +27,13 @@ REPORT_FORMAT = "cg-conformance-report/1"
 
 
 def _counts(cases: Iterable[CaseResult], unexpected: set[tuple[str, str]]) -> dict[str, int]:
-    counts = {"total": 0, **{o: 0 for o in OUTCOMES}, "expectedFailures": 0, "unexpectedPasses": 0, "checks": 0}
+    counts: dict[str, int] = {
+        "total": 0,
+        **{o: 0 for o in OUTCOMES},
+        "expectedFailures": 0,
+        "unexpectedPasses": 0,
+        "checks": 0,
+    }
     for case in cases:
         counts["total"] += 1
         counts[case.outcome] += 1
@@ -70,7 +76,11 @@ def build_report(
     }
     if baseline.path is not None:
         baseline_json["path"] = str(baseline.path)
-    implementation = {k: v for k, v in run.implementation.items() if k in ("name", "language", "version", "driver")}
+    implementation = {
+        k: v
+        for k, v in run.implementation.items()
+        if k in ("name", "language", "version", "driver")
+    }
     implementation = {k: (str(v) if k != "driver" else v) for k, v in implementation.items()}
     return {
         "format": REPORT_FORMAT,
@@ -82,14 +92,22 @@ def build_report(
             "vectors": len(run.vectors),
             "source": suite.source,
         },
-        "harness": {"version": __version__, "python": sys.version.split()[0], "platform": platform.platform()},
+        "harness": {
+            "version": __version__,
+            "python": sys.version.split()[0],
+            "platform": platform.platform(),
+        },
         "implementation": implementation,
-        "startedAt": dt.datetime.fromtimestamp(run.started_at, dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        "startedAt": dt.datetime.fromtimestamp(run.started_at, dt.UTC).strftime(
+            "%Y-%m-%dT%H:%M:%S.%fZ"
+        ),
         "durationMs": int(run.duration_s * 1000),
         "verdict": "fail" if reasons else "pass",
         "reasons": reasons,
         "summary": summary,
-        "bySurface": {s: _counts((c for c in cases if c.surface == s), unexpected) for s in SURFACES},
+        "bySurface": {
+            s: _counts((c for c in cases if c.surface == s), unexpected) for s in SURFACES
+        },
         "baseline": baseline_json,
         "cases": [_case_json(c) for c in cases],
     }
@@ -115,7 +133,13 @@ def _case_json(case: CaseResult) -> dict[str, Any]:
 
 # -- Markdown --------------------------------------------------------------------------------------
 
-_MARK = {"passed": "pass", "failed": "FAIL", "errored": "ERROR", "skipped": "skip", "not-applicable": "n/a"}
+_MARK = {
+    "passed": "pass",
+    "failed": "FAIL",
+    "errored": "ERROR",
+    "skipped": "skip",
+    "not-applicable": "n/a",
+}
 
 
 def markdown_summary(report: dict[str, Any]) -> str:
@@ -124,9 +148,9 @@ def markdown_summary(report: dict[str, Any]) -> str:
     lines = [
         f"# Conformance: {impl['name']} {impl['version']} ({impl['language']})",
         "",
-        f"**Verdict: {report['verdict'].upper()}** - suite {suite['version']} ({suite['vectors']} vectors), "
-        f"contract {suite['contract']} {suite['contractVersion']}, driver protocol {suite['driverProtocol']}, "
-        f"{report['durationMs'] / 1000:.1f} s",
+        f"**Verdict: {report['verdict'].upper()}** - suite {suite['version']} "
+        f"({suite['vectors']} vectors), contract {suite['contract']} {suite['contractVersion']}, "
+        f"driver protocol {suite['driverProtocol']}, {report['durationMs'] / 1000:.1f} s",
         "",
     ]
     if report["reasons"]:
@@ -138,7 +162,8 @@ def markdown_summary(report: dict[str, Any]) -> str:
     for surface, counts in [*report["bySurface"].items(), ("total", report["summary"])]:
         lines.append(
             f"| {surface} | {counts['passed']} | {counts['failed']} | {counts['errored']} | "
-            f"{counts['skipped']} | {counts['not-applicable']} | {counts['expectedFailures']} | {counts['checks']} |"
+            f"{counts['skipped']} | {counts['not-applicable']} | {counts['expectedFailures']} | "
+            f"{counts['checks']} |"
         )
     problems = [c for c in report["cases"] if c["outcome"] in ("failed", "errored")]
     if problems:
@@ -159,7 +184,11 @@ def junit_xml(report: dict[str, Any]) -> str:
     reported as skipped (as pytest reports xfail)."""
     root = ET.Element("testsuites", name=f"cg-conformance {report['implementation']['name']}")
     for surface in SURFACES:
-        cases = [c for c in report["cases"] if c["surface"] == surface and c["outcome"] != "not-applicable"]
+        cases = [
+            c
+            for c in report["cases"]
+            if c["surface"] == surface and c["outcome"] != "not-applicable"
+        ]
         suite = ET.SubElement(root, "testsuite", name=surface, tests=str(len(cases)))
         counts = {"failures": 0, "errors": 0, "skipped": 0}
         total_ms = 0
@@ -209,23 +238,33 @@ td.o{text-align:center;font-weight:600;white-space:nowrap}
 tr.area th{background:#eaeef2;text-align:left}.v{font-family:ui-monospace,monospace;font-size:12px}
 .verdict-pass{color:#116329}.verdict-fail{color:#a40e26}
 """
-_SYMBOL = {"passed": "pass", "failed": "FAIL", "errored": "ERROR", "skipped": "skip", "not-applicable": "-"}
+_SYMBOL = {
+    "passed": "pass",
+    "failed": "FAIL",
+    "errored": "ERROR",
+    "skipped": "skip",
+    "not-applicable": "-",
+}
 
 
 def html_matrix(report: dict[str, Any]) -> str:
     esc = html.escape
     impl = report["implementation"]
     suite = report["suite"]
-    cells: dict[tuple[str, str], dict[str, Any]] = {(c["vector"], c["surface"]): c for c in report["cases"]}
+    cells: dict[tuple[str, str], dict[str, Any]] = {
+        (c["vector"], c["surface"]): c for c in report["cases"]
+    }
     vectors: dict[str, str] = {}
     for case in report["cases"]:
         vectors.setdefault(case["vector"], case["title"])
     parts = [
         "<!doctype html><html lang=en><meta charset=utf-8>",
         f"<title>Conformance matrix: {esc(impl['name'])}</title><style>{_CSS}</style>",
-        f"<h1>Conformance matrix: {esc(impl['name'])} {esc(impl['version'])} ({esc(impl['language'])})</h1>",
-        f"<p class='verdict-{esc(report['verdict'])}'><strong>Verdict: {esc(report['verdict'].upper())}</strong> "
-        f"- suite {esc(suite['version'])}, {suite['vectors']} vectors, contract {esc(suite['contract'])} "
+        f"<h1>Conformance matrix: {esc(impl['name'])} {esc(impl['version'])} "
+        f"({esc(impl['language'])})</h1>",
+        f"<p class='verdict-{esc(report['verdict'])}'><strong>Verdict: "
+        f"{esc(report['verdict'].upper())}</strong> - suite {esc(suite['version'])}, "
+        f"{suite['vectors']} vectors, contract {esc(suite['contract'])} "
         f"{esc(suite['contractVersion'])}, {report['durationMs'] / 1000:.1f} s, "
         f"{report['summary']['checks']} checks</p>",
     ]
@@ -246,10 +285,12 @@ def html_matrix(report: dict[str, Any]) -> str:
                 row.append("<td></td>")
                 continue
             css = "xfail" if case["expectedFailure"] else case["outcome"]
-            label = ("xfail" if case["expectedFailure"] else _SYMBOL[case["outcome"]])
+            label = "xfail" if case["expectedFailure"] else _SYMBOL[case["outcome"]]
             tip = esc(case.get("reason", "") or f"{len(case['checks'])} checks", quote=True)
             row.append(f"<td class='o {css}' title='{tip}'>{esc(label)}</td>")
         parts.append("<tr>" + "".join(row) + "</tr>")
     parts.append("</tbody></table>")
-    parts.append(f"<script type=application/json id=report>{esc(dumps(report['summary']))}</script>")
+    parts.append(
+        f"<script type=application/json id=report>{esc(dumps(report['summary']))}</script>"
+    )
     return "\n".join(parts) + "\n"

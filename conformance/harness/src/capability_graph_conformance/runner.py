@@ -326,7 +326,9 @@ class _Runner:
         outcome = observation.get("outcome")
         through_tool = case.surface == "tool" and op in ("call", "await")
         if op == "call" and "handle" in step:
-            case.check("driver-started", outcome == "started", f"{label}: {preview(observation, 300)}")
+            case.check(
+                "driver-started", outcome == "started", f"{label}: {preview(observation, 300)}"
+            )
             return
         if expect is None:
             if step.get("cleanup"):
@@ -351,11 +353,14 @@ class _Runner:
                     return
                 problems = self.schemas.errors("tool-outcome.schema.json", value)
                 case.check("tool-envelope-schema", not problems, "; ".join(problems))
+                assert isinstance(value, dict)
                 error = value["error"]
             else:
                 if not case.check(
                     "sdk-raises-graph-error",
-                    outcome == "raised" and observation.get("graphError") is True and "error" in observation,
+                    outcome == "raised"
+                    and observation.get("graphError") is True
+                    and "error" in observation,
                     f"{label}: expected a raised GraphError, got {preview(observation, 300)}",
                 ):
                     return
@@ -375,6 +380,7 @@ class _Runner:
                 f"{label}: expected {{ok: true, result}}, got {preview(observation, 300)}",
             ):
                 return
+            assert isinstance(value, dict)
             result = value["result"]
         else:
             if not case.check(
@@ -387,7 +393,12 @@ class _Runner:
             check_result(case, result, expect["result"], self.schemas, tool=tool, captures=captures)
         elif op == "reload":
             check_result(
-                case, result, expect["result"], self.schemas, schema="reload-result.schema.json", captures=captures
+                case,
+                result,
+                expect["result"],
+                self.schemas,
+                schema="reload-result.schema.json",
+                captures=captures,
             )
         else:
             mismatches = match(expect["result"], result, captures)
@@ -413,12 +424,21 @@ class _Runner:
         extra_env: dict[str, str] = {}
         if vector.kind == "argv":
             arguments = [a.replace("{config}", config) for a in vector.data["argv"]]
-            extra_env = {k: v.replace("{config}", config) for k, v in vector.data.get("env", {}).items()}
+            extra_env = {
+                k: v.replace("{config}", config) for k, v in vector.data.get("env", {}).items()
+            }
         elif vector.kind == "open":
             arguments = ["call", "describe_graph", "--arguments", "{}", "--config", config]
         else:
             call = vector.data["call"]
-            arguments = ["call", call["tool"], "--arguments", dumps(call["arguments"]), "--config", config]
+            arguments = [
+                "call",
+                call["tool"],
+                "--arguments",
+                dumps(call["arguments"]),
+                "--config",
+                config,
+            ]
         argv = manifest.expand(manifest.cli) + arguments
         try:
             process = await asyncio.create_subprocess_exec(
@@ -433,22 +453,39 @@ class _Runner:
             case.error(f"cannot start the CLI {argv[0]!r}: {error}")
             return
         try:
-            stdout, stderr = await asyncio.wait_for(process.communicate(), self.options.process_timeout)
+            stdout, stderr = await asyncio.wait_for(
+                process.communicate(), self.options.process_timeout
+            )
         except TimeoutError:
             process.kill()
             await process.wait()
             case.error(f"the CLI did not finish within {self.options.process_timeout:g} s")
             return
-        evidence = {"argv": arguments, "exit": process.returncode, "stdout": preview(stdout), "stderr": preview(stderr)}
+        evidence = {
+            "argv": arguments,
+            "exit": process.returncode,
+            "stdout": preview(stdout),
+            "stderr": preview(stderr),
+        }
         expect = vector.expect_for("cli")
         if "error" in expect:
-            check_cli_envelope(case, process.returncode, stdout, stderr, expect["error"], self.schemas)
+            check_cli_envelope(
+                case, process.returncode, stdout, stderr, expect["error"], self.schemas
+            )
         elif "result" in expect:
-            case.check("cli-exit-status", process.returncode == 0, f"expected 0, got {process.returncode}; stderr {preview(stderr, 300)}")
+            case.check(
+                "cli-exit-status",
+                process.returncode == 0,
+                f"expected 0, got {process.returncode}; stderr {preview(stderr, 300)}",
+            )
             try:
                 result = json.loads(stdout)
             except ValueError:
-                case.check("cli-stdout-json", False, f"stdout is not one JSON document: {preview(stdout, 300)}")
+                case.check(
+                    "cli-stdout-json",
+                    False,
+                    f"stdout is not one JSON document: {preview(stdout, 300)}",
+                )
             else:
                 case.observed.append(("result", result))
                 tool = (
@@ -460,7 +497,11 @@ class _Runner:
         else:
             exit_expect = expect.get("exit", {})
             code = exit_expect.get("code")
-            case.check("cli-exit-status", process.returncode == code, f"expected {code}, got {process.returncode}")
+            case.check(
+                "cli-exit-status",
+                process.returncode == code,
+                f"expected {code}, got {process.returncode}",
+            )
             if exit_expect.get("stdoutEmpty"):
                 case.check("cli-stdout-empty", stdout == b"", f"stdout: {preview(stdout, 300)}")
             if exit_expect.get("stderrNonEmpty"):
@@ -469,11 +510,15 @@ class _Runner:
                 try:
                     value = json.loads(stdout)
                 except ValueError:
-                    case.check("cli-stdout-json", False, f"stdout is not JSON: {preview(stdout, 300)}")
+                    case.check(
+                        "cli-stdout-json", False, f"stdout is not JSON: {preview(stdout, 300)}"
+                    )
                 else:
                     mismatches = match(exit_expect["stdoutJson"], value)
                     case.check("cli-stdout-match", not mismatches, "; ".join(mismatches[:4]))
-        check_forbidden(case, [("CLI stdout", stdout), ("CLI stderr", stderr)], self._forbid(case, workdir))
+        check_forbidden(
+            case, [("CLI stdout", stdout), ("CLI stderr", stderr)], self._forbid(case, workdir)
+        )
         if any(not c.passed for c in case.checks):
             case.evidence = evidence
 
@@ -499,6 +544,7 @@ class _Runner:
         steps = _script(config)
         if steps is not None and len(steps) == 1:
             stripped = copy.deepcopy(config)
+            assert isinstance(stripped, dict)
             stripped["model"].pop("steps")
             return f"{vector.fixture}\0batch\0{canonical(stripped)}"
         return f"{vector.fixture}\0{canonical(config) if config is not None else ''}"
@@ -532,26 +578,48 @@ class _Runner:
                     False,
                     "the server started although the configuration cannot be opened",
                 )
-                chunks = [("MCP frames", b"\n".join(server.frames)), ("MCP stderr", bytes(server.stderr))]
+                chunks = [
+                    ("MCP frames", b"\n".join(server.frames)),
+                    ("MCP stderr", bytes(server.stderr)),
+                ]
         except McpStartupFailure as failure:
             if failure.exit_code is None and not failure.stderr:
                 case.error(f"the MCP server could not be run: {failure.detail}")
                 return
             check_cli_envelope(
-                case, failure.exit_code, failure.stdout, failure.stderr, expect["error"], self.schemas, prefix="mcp"
+                case,
+                failure.exit_code,
+                failure.stdout,
+                failure.stderr,
+                expect["error"],
+                self.schemas,
+                prefix="mcp",
             )
             chunks = [("MCP stdout", failure.stdout), ("MCP stderr", failure.stderr)]
             if any(not c.passed for c in case.checks):
-                case.evidence = {"exit": failure.exit_code, "stdout": preview(failure.stdout), "stderr": preview(failure.stderr)}
+                case.evidence = {
+                    "exit": failure.exit_code,
+                    "stdout": preview(failure.stdout),
+                    "stderr": preview(failure.stderr),
+                }
         check_forbidden(case, chunks, self._forbid(case, workdir))
 
     async def _mcp_group(self, group: list[CaseResult]) -> None:
         configs = [self.workspace.effective_config(c.vector) for c in group]
-        batched = len(group) > 1 and _script(configs[0]) is not None and len(_script(configs[0]) or ()) == 1
+        batched = (
+            len(group) > 1
+            and _script(configs[0]) is not None
+            and len(_script(configs[0]) or ()) == 1
+        )
         if batched:
-            steps = [(_script(cfg) or [None])[0] for case, cfg in zip(group, configs, strict=True) if _reaches_executor(case.vector, cfg)]
+            steps = [
+                (_script(cfg) or [None])[0]
+                for case, cfg in zip(group, configs, strict=True)
+                if _reaches_executor(case.vector, cfg)
+            ]
             config = copy.deepcopy(configs[0])
             if steps:
+                assert isinstance(config, dict)
                 config["model"]["steps"] = steps
             altered = len(steps) > 1
             workdir = self.workspace.make(group[0].vector.fixture, config)
@@ -560,18 +628,30 @@ class _Runner:
             workdir = self.workspace.for_vector(group[0].vector)
         await self._mcp_serve(group, workdir)
         if altered:
-            failing = [c for c in group if any(not k.passed for k in c.checks) or c.outcome == "errored"]
+            failing = [
+                c for c in group if any(not k.passed for k in c.checks) or c.outcome == "errored"
+            ]
             for case in failing[:MAX_CONFIRMATIONS]:
                 confirmation = CaseResult(case.vector, "mcp")
-                await self._mcp_serve([confirmation], self.workspace.for_vector(case.vector), report=False)
+                await self._mcp_serve(
+                    [confirmation], self.workspace.for_vector(case.vector), report=False
+                )
                 case.checks, case.observed = confirmation.checks, confirmation.observed
-                case.outcome, case.reason, case.evidence = confirmation.outcome, confirmation.reason, confirmation.evidence
+                case.outcome, case.reason, case.evidence = (
+                    confirmation.outcome,
+                    confirmation.reason,
+                    confirmation.evidence,
+                )
                 case.finish()
             for case in failing[MAX_CONFIRMATIONS:]:
                 case.check("mcp-batch", True)
-                case.reason = "observed on a server shared by a batch of vectors (not confirmed alone)"
+                case.reason = (
+                    "observed on a server shared by a batch of vectors (not confirmed alone)"
+                )
 
-    async def _mcp_serve(self, group: list[CaseResult], workdir: Workdir, report: bool = True) -> None:
+    async def _mcp_serve(
+        self, group: list[CaseResult], workdir: Workdir, report: bool = True
+    ) -> None:
         from .mcp_client import McpConnection, McpStartupFailure
 
         manifest = self.manifest
@@ -600,8 +680,9 @@ class _Runner:
                 except McpStartupFailure as failure:
                     case = current or pending.pop(0)
                     detail = (
-                        f"the MCP server did not start with a valid configuration: {failure.detail}; "
-                        f"exit {failure.exit_code}; stderr {preview(failure.stderr, 600)}"
+                        "the MCP server did not start with a valid configuration: "
+                        f"{failure.detail}; exit {failure.exit_code}; "
+                        f"stderr {preview(failure.stderr, 600)}"
                     )
                     if failure.exit_code is None and not failure.stderr:
                         case.error(detail)
@@ -635,9 +716,15 @@ class _Runner:
                 f"expected a JSON-RPC error {code}, got {preview(response or result.detail, 300)}",
             )
         elif result.kind == "no-response":
-            case.check("mcp-response", False, f"{result.detail}; stderr {preview(result.stderr, 400)}")
+            case.check(
+                "mcp-response", False, f"{result.detail}; stderr {preview(result.stderr, 400)}"
+            )
         elif "error" in response:
-            case.check("mcp-tool-result", False, f"a JSON-RPC error instead of a tool result: {preview(response, 300)}")
+            case.check(
+                "mcp-tool-result",
+                False,
+                f"a JSON-RPC error instead of a tool result: {preview(response, 300)}",
+            )
         else:
             check_mcp_result(case, response.get("result"), expect, call["tool"], self.schemas)
         check_forbidden(
@@ -660,7 +747,12 @@ def _scenario(vector: Vector) -> list[dict[str, Any]]:
         call = vector.data["call"]
         steps = [
             {"op": "open"},
-            {"op": "call", "tool": call["tool"], "arguments": call["arguments"], "expect": vector.expect},
+            {
+                "op": "call",
+                "tool": call["tool"],
+                "arguments": call["arguments"],
+                "expect": vector.expect,
+            },
         ]
     steps.append({"op": "close", "cleanup": True})
     return steps
@@ -669,7 +761,11 @@ def _scenario(vector: Vector) -> list[dict[str, Any]]:
 def _script(config: Any) -> list[Any] | None:
     """The steps of a scripted executor configuration, else None."""
     model = config.get("model") if isinstance(config, dict) else None
-    if isinstance(model, dict) and model.get("executor") == "scripted" and isinstance(model.get("steps"), list):
+    if (
+        isinstance(model, dict)
+        and model.get("executor") == "scripted"
+        and isinstance(model.get("steps"), list)
+    ):
         return list(model["steps"])
     return None
 

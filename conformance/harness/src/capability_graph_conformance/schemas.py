@@ -75,7 +75,9 @@ def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterat
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-SpecValidator = jsonschema.validators.extend(Draft202012Validator, {"pattern": _pattern})
+SpecValidator: Any = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+    Draft202012Validator, {"pattern": _pattern}
+)
 
 
 class SchemaSet:

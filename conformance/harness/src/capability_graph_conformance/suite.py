@@ -9,10 +9,10 @@ A suite root is laid out like the repository::
     conformance/implementations/<manifest>.json
 
 The package carries such a tree in ``data/`` (kept in sync with the repository by
-``cg-conformance sync``), so an installed harness runs the suite of its own version; ``--suite-root``
-points at a repository checkout instead. flowcast's vectors (``conformance/vectors/flowcast``) test
-a library API, not the four surfaces: they are run by flowcast's own test runner, and this suite
-ignores them.
+``cg-conformance sync``), so an installed harness runs the suite of its own version;
+``--suite-root`` points at a repository checkout instead. flowcast's vectors
+(``conformance/vectors/flowcast``) test a library API, not the four surfaces: flowcast's own test
+runner runs them, and this suite ignores them.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ class Vector:
     def kind(self) -> ActionKind:
         for kind in ("call", "open", "argv", "steps"):
             if kind in self.data:
-                return kind  # type: ignore[return-value]
+                return kind
         return "call"
 
     @property

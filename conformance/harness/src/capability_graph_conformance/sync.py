@@ -58,7 +58,11 @@ class Drift:
 
     def text(self) -> str:
         lines = []
-        for title, names in (("changed", self.changed), ("missing", self.missing), ("extra", self.extra)):
+        for title, names in (
+            ("changed", self.changed),
+            ("missing", self.missing),
+            ("extra", self.extra),
+        ):
             lines += [f"{title}: {name}" for name in names]
         return "\n".join(lines)
 

@@ -80,7 +80,10 @@ class Workspace:
     def _copy_fixture(self, fixture: str, dest: Path) -> None:
         source = self.suite.fixture_dir(fixture)
         shutil.copytree(
-            source, dest, symlinks=True, ignore=lambda _d, names: [n for n in names if n in _NOT_COPIED]
+            source,
+            dest,
+            symlinks=True,
+            ignore=lambda _d, names: [n for n in names if n in _NOT_COPIED],
         )
         meta = source / "fixture.json"
         if meta.exists():
@@ -104,4 +107,3 @@ def write_file(workdir: Workdir, relative: str, data: bytes) -> None:
 
 def remove_file(workdir: Workdir, relative: str) -> None:
     (workdir.path / relative).unlink(missing_ok=True)
-

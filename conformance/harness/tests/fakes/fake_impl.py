@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Fake implementations for the harness's teeth tests: the Python reference with ONE mutation.
+
+    python fake_impl.py MUTATION driver          the reference driver, mutated
+    python fake_impl.py MUTATION cli ARGS...     the reference CLI (and so its mcp command)
+
+Mutations (each breaks one rule of the contract; the tests assert the exact failing cases):
+
+cli-next-action        the CLI (not its mcp command) reports CG_CAPABILITY_NOT_FOUND with
+                       nextAction "retry" instead of "refresh"
+mcp-structured-content a failed MCP tools/call also carries structuredContent (the error object)
+leak-raw-message       the executor projection keeps the raw executor message (every surface)
+refusal-no-match       a CG_MODEL_REFUSED match is reported as status no_match (every surface)
+crashing-driver        the driver process dies when asked to call read_document
+bad-protocol-driver    the driver answers a call of list_capabilities with a message outside the
+                       protocol
+none                   no mutation at all (the reference through this launcher)
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[4]
+DRIVER = REPO / "conformance" / "implementations" / "python_reference_driver.py"
+
+
+def _mutate(mutation: str, role: str, argv: list[str]) -> None:
+    if mutation == "cli-next-action" and role == "cli" and argv[:1] != ["mcp"]:
+        from capability_graph import cli
+
+        original = cli._write_error
+
+        def write_error(stderr: Any, error: Any) -> None:
+            if error.code.value == "CG_CAPABILITY_NOT_FOUND":
+                envelope = {"ok": False, "error": {**error.to_json(), "nextAction": "retry"}}
+                stderr.write(json.dumps(envelope, separators=(",", ":")) + "\n")
+                return
+            original(stderr, error)
+
+        cli._write_error = write_error
+    elif mutation == "mcp-structured-content":
+        from mcp import types
+
+        from capability_graph import _json, _mcp
+
+        def failure(error: Any) -> Any:
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=_json.dumps(error.to_json()))],
+                structured_content=error.to_json(),
+                is_error=True,
+            )
+
+        _mcp.failure = failure
+    elif mutation == "leak-raw-message":
+        from capability_graph import GraphError, _match
+
+        project = _match.project_executor_failure
+
+        def leaky(exc: BaseException) -> GraphError:
+            safe = project(exc)
+            raw = " ".join(str(exc).split())[:300] or safe.message
+            return GraphError(safe.code, safe.phase, raw, safe.next_action)
+
+        _match.project_executor_failure = leaky
+    elif mutation == "refusal-no-match":
+        from capability_graph import CapabilityGraph, GraphError
+
+        original_match = CapabilityGraph._match
+
+        async def match(self: Any, snapshot: Any, request: Any, cancel: Any) -> dict[str, Any]:
+            try:
+                return await original_match(self, snapshot, request, cancel)
+            except GraphError as error:
+                if error.code.value != "CG_MODEL_REFUSED":
+                    raise
+                return {
+                    "status": "no_match",
+                    "revision": snapshot.revision,
+                    "executor": self._executor_name,
+                    "candidates": [],
+                }
+
+        CapabilityGraph._match = match  # type: ignore[method-assign]
+
+
+def _load_driver() -> Any:
+    spec = importlib.util.spec_from_file_location("python_reference_driver", DRIVER)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def main() -> None:
+    mutation, role, *argv = sys.argv[1:]
+    _mutate(mutation, role, argv)
+    if role == "driver":
+        driver = _load_driver()
+        if mutation in ("crashing-driver", "bad-protocol-driver"):
+            run = driver.Driver.run
+
+            async def mutated(self: Any, surface: str, step: dict[str, Any]) -> dict[str, Any]:
+                if mutation == "crashing-driver" and step.get("tool") == "read_document":
+                    os._exit(3)
+                if mutation == "bad-protocol-driver" and step.get("tool") == "list_capabilities":
+                    return {"outcome": "maybe"}
+                result: dict[str, Any] = await run(self, surface, step)
+                return result
+
+            driver.Driver.run = mutated
+        driver.main()
+        return
+    from capability_graph.cli import main as cli_main
+
+    sys.argv = ["capability-graph", *argv]
+    cli_main()
+
+
+if __name__ == "__main__":
+    main()

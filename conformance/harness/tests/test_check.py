@@ -1,0 +1,170 @@
+"""``cg-conformance check``: duplicate ids, unknown codes, registry coverage, schema validity."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from capability_graph_conformance.check import check_suite
+from capability_graph_conformance.suite import Suite
+
+
+def test_the_repository_suite_is_well_formed_and_covers_the_registry(suite: Suite) -> None:
+    report = check_suite(suite)
+    assert report.problems == []
+    assert len(suite.codes) == 30
+    assert all(report.coverage[code] for code in suite.codes)
+
+
+def test_the_packaged_suite_is_well_formed() -> None:
+    report = check_suite(Suite.packaged())
+    assert report.problems == []
+
+
+@pytest.fixture
+def copy(repo: Path, tmp_path: Path) -> Path:
+    """A private copy of the suite tree (spec + vectors + fixtures + implementations)."""
+    root = tmp_path / "repo"
+    for part in ("spec/capability-graph", "spec/conformance"):
+        shutil.copytree(repo / part, root / part, ignore=shutil.ignore_patterns("examples"))
+    for part in (
+        "conformance/vectors/capability-graph",
+        "conformance/fixtures",
+        "conformance/implementations",
+    ):
+        shutil.copytree(repo / part, root / part, symlinks=True)
+    return root
+
+
+def _vector(root: Path, vector_id: str) -> Path:
+    area, name = vector_id.split(".", 2)[1:]
+    return root / "conformance/vectors/capability-graph" / area / f"{name}.json"
+
+
+def _edit(path: Path, change: dict[str, Any]) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data.update(change)
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+
+def _problems(root: Path) -> list[str]:
+    return check_suite(Suite.from_repository(root)).problems
+
+
+def test_a_duplicate_id_fails(copy: Path) -> None:
+    twin = _vector(copy, "cg.query.describe").with_name("describe-twin.json")
+    shutil.copyfile(_vector(copy, "cg.query.describe"), twin)
+    problems = _problems(copy)
+    assert any("duplicate id cg.query.describe" in p for p in problems)
+
+
+def test_an_unknown_code_fails(copy: Path) -> None:
+    _edit(
+        _vector(copy, "cg.query.provider-not-found"),
+        {
+            "expect": {
+                "error": {"code": "CG_PROVIDER_MISSING", "phase": "query", "nextAction": "refresh"}
+            }
+        },
+    )
+    assert any("unknown code 'CG_PROVIDER_MISSING'" in p for p in _problems(copy))
+
+
+def test_a_registry_code_without_a_vector_fails(copy: Path) -> None:
+    for path in (copy / "conformance/vectors/capability-graph").rglob("*.json"):
+        if "CG_DOCUMENT_ROOT_REQUIRED" in path.read_text(encoding="utf-8"):
+            path.unlink()
+    problems = _problems(copy)
+    assert (
+        "registry code CG_DOCUMENT_ROOT_REQUIRED has no required vector that expects it" in problems
+    )
+
+
+def test_an_optional_vector_does_not_count_as_coverage(copy: Path) -> None:
+    for path in (copy / "conformance/vectors/capability-graph").rglob("*.json"):
+        if "CG_DOCUMENT_ROOT_REQUIRED" in path.read_text(encoding="utf-8"):
+            _edit(path, {"level": "optional"})
+    assert any("CG_DOCUMENT_ROOT_REQUIRED has no required vector" in p for p in _problems(copy))
+
+
+def test_a_vector_that_breaks_its_schema_fails(copy: Path) -> None:
+    _edit(_vector(copy, "cg.query.describe"), {"surfaces": ["sdk", "telepathy"]})
+    problems = _problems(copy)
+    assert any(p.startswith("query/describe.json: schema:") for p in problems)
+
+
+def test_registry_consistency_of_expectations(copy: Path) -> None:
+    _edit(
+        _vector(copy, "cg.query.capability-not-found"),
+        {
+            "expect": {
+                "error": {
+                    "code": "CG_CAPABILITY_NOT_FOUND",
+                    "phase": "match",
+                    "nextAction": "retry",
+                }
+            }
+        },
+    )
+    _edit(
+        _vector(copy, "cg.query.describe"),
+        {
+            "call": {"tool": "describe_graph", "arguments": {}},
+            "expect": {
+                "error": {"code": "CG_GRAPH_CLOSED", "phase": "lifecycle", "nextAction": "retry"}
+            },
+        },
+    )
+    problems = _problems(copy)
+    assert any("CG_CAPABILITY_NOT_FOUND is not raised in phase 'match'" in p for p in problems)
+    assert any("CG_CAPABILITY_NOT_FOUND cannot carry nextAction 'retry'" in p for p in problems)
+    assert any("CG_GRAPH_CLOSED has no nextAction" in p for p in problems)
+
+
+def test_surfaces_must_be_able_to_express_the_action(copy: Path) -> None:
+    _edit(_vector(copy, "cg.config.budget-not-positive"), {"surfaces": ["sdk", "tool", "cli"]})
+    _edit(_vector(copy, "cg.query.input-arguments-not-object"), {"surfaces": ["sdk", "mcp"]})
+    problems = _problems(copy)
+    assert any("a open vector cannot run on ['tool']" in p for p in problems)
+    assert any("cannot be sent over MCP" in p for p in problems)
+
+
+def test_id_must_match_folder_and_file(copy: Path) -> None:
+    _edit(_vector(copy, "cg.query.describe"), {"id": "cg.query.describe-graph"})
+    assert any("must be cg.query.describe" in p for p in _problems(copy))
+
+
+def test_forbidden_text_in_an_expectation_fails(copy: Path) -> None:
+    _edit(_vector(copy, "cg.seed.error-mjs"), {"forbid": ["Requested capability"]})
+    assert any("appears in the expectation itself" in p for p in _problems(copy))
+
+
+def test_scenarios_are_checked(copy: Path) -> None:
+    _edit(
+        _vector(copy, "cg.lifecycle.close-idempotent"),
+        {"steps": [{"op": "close"}, {"op": "await", "handle": "nothing"}]},
+    )
+    problems = _problems(copy)
+    assert any("first driver step must be open" in p for p in problems)
+    assert any("never started" in p for p in problems)
+
+
+def test_expected_failure_lists_must_name_real_vectors(copy: Path) -> None:
+    path = copy / "conformance/implementations/python-reference.expected-failures.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["entries"].append({"vector": "cg.query.gone", "surface": "sdk", "reason": "x"})
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert any("unknown vector 'cg.query.gone'" in p for p in _problems(copy))
+
+
+def test_check_command_exit_status(harness: Any, repo: Path, copy: Path) -> None:
+    status, out, _ = harness("check", "--suite-root", str(repo))
+    assert status == 0
+    assert "registry codes covered by required vectors: 30/30" in out
+    _edit(_vector(copy, "cg.query.describe"), {"level": "sometimes"})
+    status, out, _ = harness("check", "--suite-root", str(copy))
+    assert status == 1
+    assert "problem(s)" in out

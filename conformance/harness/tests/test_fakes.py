@@ -1,0 +1,177 @@
+"""Proof of teeth: each fake implementation is the reference with one mutation, and fails exactly
+the cases it should (computed from the vectors, so new vectors keep the tests exact)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from capability_graph_conformance.check import expected_codes
+from capability_graph_conformance.runner import select_vectors
+from capability_graph_conformance.suite import Suite, Vector
+
+pytestmark = pytest.mark.slow
+
+Cases = set[tuple[str, str]]
+
+
+def _run(
+    run_report: Any, fakes: Path, fake: str, patterns: list[str], *extra: str
+) -> dict[str, Any]:
+    args = ["-i", str(fakes / f"{fake}.json"), *extra]
+    for pattern in patterns:
+        args += ["-k", pattern]
+    _status, report = run_report(*args)
+    result: dict[str, Any] = report
+    return result
+
+
+def _expected(suite: Suite, patterns: list[str], predicate: Callable[[Vector, str], bool]) -> Cases:
+    return {
+        (v.id, s)
+        for v in select_vectors(suite.vectors, patterns)
+        for s in v.surfaces
+        if predicate(v, s)
+    }
+
+
+def test_cli_reporting_another_next_action(
+    run_report: Any, fakes: Path, suite: Suite, failing_cases: Any
+) -> None:
+    patterns = [
+        "cg.seed.error-mjs",
+        "cg.query.capability-not-found",
+        "cg.query.provider-not-found",
+        "cg.precedence.named-root-fails-whole-call",
+        "cg.cli.resolve-command",
+        "cg.cli.describe-command",
+    ]
+    report = _run(run_report, fakes, "cli-next-action", patterns)
+    expected = _expected(
+        suite,
+        patterns,
+        lambda v, s: (
+            s == "cli"
+            and v.expect_for("cli").get("error", {}).get("code") == "CG_CAPABILITY_NOT_FOUND"
+        ),
+    )
+    assert len(expected) == 4
+    assert failing_cases(report) == expected
+    for case in report["cases"]:
+        if (case["vector"], case["surface"]) in expected:
+            names = {c["name"] for c in case["checks"] if not c["passed"]}
+            assert "error-next-action" in names
+            if case["vector"] != "cg.cli.resolve-command":  # argv vectors run on the CLI only
+                assert "identical-across-surfaces" in names
+
+
+def test_mcp_error_with_structured_content(
+    run_report: Any, fakes: Path, suite: Suite, failing_cases: Any
+) -> None:
+    patterns = [
+        "cg.seed.error-mjs",
+        "cg.query.unknown-tool",
+        "cg.query.describe",
+        "cg.config.file-missing",
+        "cg.document.url-reference-only",
+    ]
+    report = _run(run_report, fakes, "mcp-structured-content", patterns)
+    expected = _expected(
+        suite,
+        patterns,
+        lambda v, s: s == "mcp" and v.kind == "call" and "error" in v.expect_for("mcp"),
+    )
+    assert expected == {("cg.seed.error-mjs", "mcp"), ("cg.document.url-reference-only", "mcp")}
+    assert failing_cases(report) == expected
+    for case in report["cases"]:
+        if (case["vector"], case["surface"]) in expected:
+            assert "mcp-no-structured-content" in {
+                c["name"] for c in case["checks"] if not c["passed"]
+            }
+
+
+def _leaks(vector: Vector) -> bool:
+    """Whether a scripted executor of the vector raises text that the vector forbids."""
+    text = str(vector.data.get("config", {}).get("model", {}).get("steps", []))
+    return any(secret in text for secret in vector.forbid)
+
+
+def test_leaking_the_raw_executor_message(
+    run_report: Any, fakes: Path, suite: Suite, failing_cases: Any
+) -> None:
+    patterns = [
+        "cg.model.plain-exception",
+        "cg.model.unknown-code",
+        "cg.model.refused-illegal-action",
+        "cg.model.output-bad-status",
+        "cg.outcome.match-no-match",
+        "cg.cli.match-projection",
+    ]
+    report = _run(run_report, fakes, "leak-raw-message", patterns)
+    expected = _expected(suite, patterns, lambda v, s: _leaks(v))
+    assert len(expected) == 3 * 4 + 1
+    assert failing_cases(report) == expected
+    for case in report["cases"]:
+        if (case["vector"], case["surface"]) in expected:
+            assert "no-forbidden-text" in {c["name"] for c in case["checks"] if not c["passed"]}
+
+
+def test_a_refusal_reported_as_no_match(
+    run_report: Any, fakes: Path, suite: Suite, failing_cases: Any
+) -> None:
+    patterns = [
+        "cg.model.refused-missing-action",
+        "cg.model.action-of-another-code",
+        "cg.lifecycle.script-advances",
+        "cg.model.plain-exception",
+        "cg.outcome.match-no-match",
+    ]
+    report = _run(run_report, fakes, "refusal-no-match", patterns)
+    expected = _expected(suite, patterns, lambda v, s: "CG_MODEL_REFUSED" in expected_codes(v))
+    assert len(expected) == 4 + 4 + 2
+    assert failing_cases(report) == expected
+
+
+def test_a_crashing_driver_errors_its_cases_and_the_run_goes_on(
+    run_report: Any, fakes: Path, suite: Suite, failing_cases: Any
+) -> None:
+    patterns = [
+        "cg.document.read-ok",
+        "cg.document.not-declared",
+        "cg.query.describe",
+        "cg.seed.error-mjs",
+    ]
+    report = _run(run_report, fakes, "crashing-driver", patterns, "-s", "sdk", "-s", "tool")
+    expected = _expected(
+        suite,
+        patterns,
+        lambda v, s: s in ("sdk", "tool") and v.data.get("call", {}).get("tool") == "read_document",
+    )
+    assert len(expected) == 4
+    assert failing_cases(report) == expected
+    for case in report["cases"]:
+        if (case["vector"], case["surface"]) in expected:
+            assert case["outcome"] == "errored"
+            assert "the driver exited (status 3)" in case["reason"]
+    assert report["summary"]["passed"] == 4
+
+
+def test_a_driver_breaking_the_protocol_errors_that_case(
+    run_report: Any, fakes: Path, failing_cases: Any
+) -> None:
+    report = _run(
+        run_report,
+        fakes,
+        "bad-protocol-driver",
+        ["cg.query.list-ok", "cg.query.describe"],
+        "-s",
+        "sdk",
+    )
+    assert failing_cases(report) == {("cg.query.list-ok", "sdk")}
+    (case,) = [
+        c for c in report["cases"] if c["vector"] == "cg.query.list-ok" and c["surface"] == "sdk"
+    ]
+    assert case["outcome"] == "errored"
+    assert "broke the protocol" in case["reason"]

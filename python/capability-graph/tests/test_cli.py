@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cg_testing import expected, schema_validator
+from cg_testing import REPO, expected, schema_validator
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from surface_helpers import (
@@ -238,7 +238,14 @@ def test_call_arguments_file_and_stdin(
             "not allowed with",
         ),
         (
-            ["call", "describe_graph", "--arguments-file", "/nonexistent/args.json"],
+            [
+                "--config",
+                str(REPO / "examples" / "quickstart" / "capability-graph.json"),
+                "call",
+                "describe_graph",
+                "--arguments-file",
+                "/nonexistent/args.json",
+            ],
             "cannot read it",
         ),
         (["explain", "CG_NOPE"], "unknown error code"),

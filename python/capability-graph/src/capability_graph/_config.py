@@ -64,7 +64,7 @@ class Source:
 
     index: int
     path: Path | None
-    definition: Mapping[str, Any] | None
+    definition: Any  # inline: as the host gave it (checked at load); file: None
     document_root: Path | None
 
 

@@ -274,10 +274,16 @@ async def run_match(
 async def _run_executor(
     executor: Executor, job: MatchJob, interrupted: _Interrupt, remaining: float
 ) -> object:
+    projected: GraphError | None = None
     try:
         call: object = executor.match(job)
-    except Exception as exc:  # noqa: BLE001 -- a foreign executor failing synchronously
-        raise project_executor_failure(exc) from None
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # noqa: BLE001 -- a foreign executor failing synchronously
+        projected = project_executor_failure(exc)
+    if projected is not None:
+        # Raised outside the except block: the raw exception is not even the __context__.
+        raise projected
     if not inspect.isawaitable(call):  # tolerated: a foreign executor with a plain ``match``
         return call
     task = asyncio.ensure_future(call)

@@ -31,6 +31,7 @@ __all__ = [
     "describe",
     "list_capabilities",
     "match_catalog",
+    "oversized_request",
     "prepare_request",
     "resolve",
 ]
@@ -86,22 +87,71 @@ def _input_invalid(phase: Phase, message: str | None = None) -> GraphError:
     return GraphError(ErrorCode.CG_INPUT_INVALID, phase, message)
 
 
+def oversized_request(tool: str) -> GraphError:
+    """The error for a request whose serialized form is known to exceed maxInputBytes."""
+    operation = OPERATIONS.get(tool)
+    if operation is None:
+        return GraphError.of(ErrorCode.CG_INPUT_INVALID, Phase.QUERY, variant="unknownTool")
+    return GraphError.of(ErrorCode.CG_INPUT_TOO_LARGE, operation.phase)
+
+
+def _surely_larger_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` serializes to more than ``limit`` bytes, judged from a lower bound.
+
+    Walks without copying and stops as soon as the bound passes ``limit``, so a 100 MB request
+    is refused before a 100 MB serialization of it is made. (Each character is at least one
+    byte; each item at least one byte plus a separator.)
+    """
+    total = 0
+    stack = [value]
+    seen = 0
+    while stack:
+        item = stack.pop()
+        seen += 1
+        if seen > limit:
+            return True
+        if isinstance(item, str):
+            total += len(item) + 3
+        elif isinstance(item, dict):
+            total += 2 + len(item)
+            for key, child in item.items():
+                if isinstance(key, str):
+                    total += len(key) + 3
+                stack.append(child)
+        elif isinstance(item, (list, tuple)):
+            total += 2 + len(item)
+            stack.extend(item)
+        else:
+            total += 1
+        if total > limit:
+            return True
+    return False
+
+
 def prepare_request(operation: Operation, arguments: Any, config: HostConfig) -> dict[str, Any]:
     """Input size, then shape. ``context`` (match) is left to the context check that follows."""
     phase = operation.phase
+    limit = config.budgets.max_input_bytes
+    if _surely_larger_than(arguments, limit):
+        raise GraphError.of(ErrorCode.CG_INPUT_TOO_LARGE, phase)
     try:
-        size = len(dump_bytes(arguments))
+        size = len(dump_bytes(arguments))  # bounded: the walk above capped it near the budget
     except (TypeError, ValueError):
         size = None  # not JSON at all: a shape problem, reported below
-    if size is not None and size > config.budgets.max_input_bytes:
+    if size is not None and size > limit:
         raise GraphError.of(ErrorCode.CG_INPUT_TOO_LARGE, phase)
     if not isinstance(arguments, dict):
         raise _input_invalid(phase, "/ must be an object")
+    rest = {k: v for k, v in arguments.items() if k != "context"}
     try:
-        check_pure_value({k: v for k, v in arguments.items() if k != "context"})
+        check_pure_value(rest)
     except NotPureJson as problem:
         raise _input_invalid(phase, pointer_message(problem.pointer, problem.reason)) from None
-    arguments = whole_numbers_as_integers(arguments)
+    # ``context`` is checked by its own rules next (CG_CONTEXT_INVALID); it is never walked here.
+    shaped = whole_numbers_as_integers(rest)
+    if "context" in arguments:
+        shaped["context"] = arguments["context"]
+    arguments = shaped
     shaped = dict(arguments)
     context_present = "context" in shaped and operation.tool == "match_capabilities"
     if context_present:

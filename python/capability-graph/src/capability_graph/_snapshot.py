@@ -124,7 +124,8 @@ def no_gc() -> Iterator[None]:
 
 
 def _read_source(source: Source, budgets: Budgets) -> Any:
-    if source.definition is not None:
+    if source.path is None:  # inline: whatever the host passed, even None, is the definition
+        _count_within_budget(source.definition, budgets)
         try:
             check_pure_value(source.definition, "")
         except NotPureJson as problem:
@@ -144,11 +145,13 @@ def _read_source(source: Source, budgets: Budgets) -> Any:
             f"/providers/{source.index}/path is not a readable regular file",
         )
     try:
-        return parse_pure_json(data, check_values=False)
+        value = parse_pure_json(data, check_values=False)
     except NotPureJson as problem:
         raise _invalid(
             ErrorCode.CG_DEFINITION_INVALID, pointer_message(problem.pointer, problem.reason)
         ) from None
+    _count_within_budget(value, budgets)
+    return value
 
 
 def _exists_but_too_large(source: Source, budgets: Budgets) -> bool:
@@ -161,6 +164,15 @@ def _exists_but_too_large(source: Source, budgets: Budgets) -> bool:
     except OSError:
         return False
     return stat.S_ISREG(info.st_mode) and info.st_size > budgets.max_definition_bytes
+
+
+def _count_within_budget(value: Any, budgets: Budgets) -> None:
+    """A definition with more capabilities than the whole graph may hold is refused before any
+    per-capability work (copy, validation, hashing) is spent on it."""
+    if isinstance(value, Mapping):
+        capabilities = value.get("capabilities")
+        if isinstance(capabilities, list) and len(capabilities) > budgets.max_capabilities:
+            raise _invalid(ErrorCode.CG_CATALOG_TOO_LARGE)
 
 
 def load_provider(source: Source, budgets: Budgets) -> tuple[Provider, Mapping[str, Any]]:

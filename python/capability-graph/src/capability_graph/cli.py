@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, NoReturn, TextIO
 from ._errors import GraphError
 from ._generated.taxonomy import ErrorCode, Phase
 from ._json import dumps
+from ._operations import oversized_request
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
@@ -69,7 +70,6 @@ EXIT_INTERNAL: Final = 70  # EX_SOFTWARE: a defect, never a contract outcome
 EXIT_INTERRUPTED: Final = 130
 
 #: The largest ``--arguments-file`` read (the hard cap of ``budgets.maxInputBytes``).
-MAX_ARGUMENTS_FILE: Final = 64 * 1024 * 1024
 #: The largest MCP client configuration file ``mcp-install`` edits.
 MAX_CLIENT_CONFIG: Final = 16 * 1024 * 1024
 
@@ -141,7 +141,7 @@ def _context_item(text: str) -> tuple[str, Any]:
     if key.endswith(":"):
         try:
             return key[:-1], json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise argparse.ArgumentTypeError("the value after ':=' must be JSON") from None
     return key, value
 
@@ -410,33 +410,41 @@ def _read_request(args: argparse.Namespace) -> tuple[str, Any]:
 
 def _call_request(args: argparse.Namespace) -> tuple[str, Any]:
     if args.arguments is not None:
-        text, what = args.arguments, "--arguments"
-    elif args.arguments_file is not None:
-        text, what = _read_arguments_file(args), "--arguments-file"
-    else:
-        return args.tool, {}
+        return args.tool, _parse_arguments(args.arguments.encode("utf-8"), "--arguments")
+    if args.arguments_file is not None:
+        # Read once the graph is open, so that no more than maxInputBytes is ever read.
+        return args.tool, _ArgumentsFile(args.arguments_file)
+    return args.tool, {}
+
+
+def _parse_arguments(data: bytes, what: str) -> Any:
     try:
-        return args.tool, json.loads(text)
+        return json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise _Usage(f"argument {what}: not UTF-8 text") from None
     except (ValueError, RecursionError):
         raise _Usage(f"argument {what}: not valid JSON") from None
 
 
-def _read_arguments_file(args: argparse.Namespace) -> str:
-    name: str = args.arguments_file
-    try:
-        if name == "-":
-            data = sys.stdin.buffer.read(MAX_ARGUMENTS_FILE + 1)
-        else:
-            with open(name, "rb") as file:
-                data = file.read(MAX_ARGUMENTS_FILE + 1)
-    except (OSError, ValueError, AttributeError):
-        raise _Usage("argument --arguments-file: cannot read it") from None
-    if len(data) > MAX_ARGUMENTS_FILE:
-        raise _Usage("argument --arguments-file: larger than 64 MiB")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise _Usage("argument --arguments-file: not UTF-8 text") from None
+class _ArgumentsFile:
+    """``call --arguments-file``: the request, read with the graph's input budget as a bound."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def read(self, tool: str, budget: int) -> Any:
+        try:
+            if self.name == "-":
+                data = sys.stdin.buffer.read(budget + 1)
+            else:
+                with open(self.name, "rb") as file:
+                    data = file.read(budget + 1)
+        except (OSError, ValueError, AttributeError):
+            raise _Usage("argument --arguments-file: cannot read it") from None
+        if len(data) > budget:
+            # The file is the serialized request as sent: over the budget, it is too large.
+            raise oversized_request(tool)
+        return _parse_arguments(data, "--arguments-file")
 
 
 _GRAPH_COMMANDS: Final[dict[str, Callable[[argparse.Namespace], tuple[str, Any]]]] = {
@@ -465,6 +473,9 @@ async def _call_graph(config: str, tool: str, arguments: Any) -> dict[str, Any]:
 
     graph = await CapabilityGraph.open(config)
     try:
+        if isinstance(arguments, _ArgumentsFile):
+            budget = (await graph.describe()).budgets["maxInputBytes"]
+            arguments = arguments.read(tool, budget)
         if tool != "match_capabilities":
             return await graph.call(tool, arguments)
         token = CancelToken()

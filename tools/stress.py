@@ -402,7 +402,7 @@ def close(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     tally = Tally()
     budget = Budget(args.duration, max(1, args.iterations // 500))
     config = inline(provider("acme", capability("a")))
-    worst = 0.0
+    worst = codex_worst = 0.0
     rounds: Counter[str] = Counter()
     for _ in budget:
         for name, executor, matches in (
@@ -425,6 +425,7 @@ def close(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             tally.violations.append(f"blocking twin: {rejected}/50 rejected")
         killed, elapsed, problems = _codex_storm(work, args.codex)
         rounds["codex_processes_killed"] += killed
+        codex_worst = max(codex_worst, elapsed)
         tally.violations += problems
     if bh.descendants():
         tally.violations.append(f"processes left: {bh.descendants()}")
@@ -432,6 +433,7 @@ def close(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         "rounds": budget.done,
         **dict(rounds),
         "worst_close_to_last_rejection_s": round(worst, 3),
+        "codex_worst_close_to_last_rejection_s": round(codex_worst, 3),
         "_tally": tally,
     }
 
@@ -601,6 +603,9 @@ def summary(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
         + closing.get("stubborn_matches_rejected", 0)
         + closing.get("blocking_twin_threads_rejected", 0),
         "worst close -> last rejection (s)": closing.get("worst_close_to_last_rejection_s", 0),
+        "worst close -> last rejection, codex trees (s)": closing.get(
+            "codex_worst_close_to_last_rejection_s", 0
+        ),
     }
 
     def count(section: str) -> int:

@@ -679,14 +679,9 @@ def _deep(kind: str, depth: int) -> Any:
 #: Inputs that trip a defect this battery found (each has a strict xfail test). The fast tests
 #: avoid them so that everything else stays checked; ``tools/stress.py --hostile`` includes them
 #: and counts the hits. Remove an entry once its defect is fixed (its xfail test then XPASSes).
-KNOWN_DEFECTS = frozenset(
-    {
-        "pointer-keys",  # object keys in pointer messages: echoed; ValueError when unprintable/long
-        "deep-context",  # _json.whole_numbers_as_integers recurses into an unchecked context
-        "cli-context-recursion",  # cli._context_item: RecursionError from json.loads
-        "null-definition",  # SDK open({"providers": [{"definition": None}]}): AssertionError
-    }
-)
+KNOWN_DEFECTS: frozenset[str] = frozenset()
+#: Fixed since (their tests now pin the fixes): "pointer-keys" (8aae68f); "deep-context",
+#: "cli-context-recursion", "null-definition" (01a5bb2).
 
 
 def tame(value: Any, limit: int = 100) -> Any:

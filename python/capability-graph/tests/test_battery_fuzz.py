@@ -6,9 +6,10 @@ phase, its nextAction is one the code may carry, and its phase is the operation'
 valid against the tool's result schema. A traceback, a crash (an exception other than
 GraphError, CLI exit 70, MCP -32603), or a case running past ``CASE_BOUND_S`` fails the test.
 
-The generators leave out the triggers of the defects this battery found (``KNOWN_DEFECTS`` in
-battery_helpers); each defect has strict xfail tests at the end of this module, and
-``tools/stress.py --hostile`` includes the triggers and counts the hits.
+Defects this battery finds are first pinned by strict xfail tests and their triggers listed in
+``KNOWN_DEFECTS`` (battery_helpers), which the generators then leave out so that everything else
+stays checked (``tools/stress.py --hostile`` puts them back). Every defect found so far is fixed;
+its test below now pins the fix.
 """
 
 from __future__ import annotations
@@ -312,19 +313,18 @@ def test_a_config_key_with_a_control_character_is_config_invalid() -> None:
     assert error is not None
 
 
-# --- known defects (xfail strict) ---------------------------------------------------------------
+# --- deep and cyclic contexts, a None definition -------------------------------------------------
+# (Found by this battery, fixed in 01a5bb2: a cyclic or ~1,000-deep context raised RecursionError
+# (Tool Adapter raised, CLI exit 70); --context KEY:=<5,000-deep JSON> exited 70; an inline
+# definition of None raised AssertionError from open().)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="cli._context_item catches ValueError only: json.loads RecursionError on "
-    "--context KEY:=<deep JSON> escapes to the top-level guard (exit 70)",
-)
 def test_a_too_deep_context_json_value_is_a_usage_error(graph_dir: Path) -> None:
     config = str(graph_dir / "capability-graph.json")
     argv = ["match", "x", "--context", "k:=" + "[" * 5000, "--config", config]
     status, stdout, stderr = run_cli(argv)
     check_cli_run(argv, status, stdout, stderr)
+    assert status == 2
 
 
 def _context(kind: str) -> Any:
@@ -338,31 +338,31 @@ def _context(kind: str) -> Any:
     return deep if kind == "deep" else {"k": deep}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="_operations.prepare_request leaves context out of the pure-JSON check, then "
-    "_json.whole_numbers_as_integers recurses into it: RecursionError (Tool Adapter raises)",
+@pytest.mark.parametrize(
+    ("kind", "code"),
+    [
+        ("deep", "CG_CONTEXT_INVALID"),
+        ("deep-value", "CG_CONTEXT_INVALID"),
+        ("cyclic", "CG_INPUT_TOO_LARGE"),  # a cycle has no finite serialized size
+    ],
 )
-@pytest.mark.parametrize("kind", ["deep", "cyclic", "deep-value"])
-def test_a_deep_or_cyclic_context_is_context_invalid(tools: BlockingToolAdapter, kind: str) -> None:
+def test_a_deep_or_cyclic_context_is_a_defined_error(
+    tools: BlockingToolAdapter, kind: str, code: str
+) -> None:
     arguments = {"request": "x", "context": _context(kind)}
     outcome, _ = bounded(lambda: tools.call("match_capabilities", arguments))
     check_outcome(outcome, tool="match_capabilities")
+    assert outcome["error"]["code"] == code
 
 
-@pytest.mark.xfail(strict=True, reason="the same context recursion through the CLI: exit 70")
 def test_a_deep_json_context_value_on_the_cli_is_context_invalid(graph_dir: Path) -> None:
     config = str(graph_dir / "capability-graph.json")
     argv = ["match", "x", "--context", "k:=" + "[" * 900 + "]" * 900, "--config", config]
     status, stdout, stderr = run_cli(argv)
     check_cli_run(argv, status, stdout, stderr)
+    assert json.loads(stderr)["error"]["code"] == "CG_CONTEXT_INVALID"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="_config._without_inline_definitions stands in for any 'definition' (None too), then "
-    "_snapshot._read_source takes None for a path source: AssertionError from SDK open()",
-)
 def test_an_inline_definition_of_none_is_a_defined_error() -> None:
     error, _ = bounded(lambda: open_outcome({"providers": [{"definition": None}]}))
     check_open_error(error)

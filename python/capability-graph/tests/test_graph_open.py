@@ -380,3 +380,22 @@ def test_async_open_rejects_and_leaves_nothing_open() -> None:
         return error_of(excinfo)
 
     assert asyncio.run(scenario())["code"] == "CG_CONFIG_INVALID"
+
+
+def test_null_in_a_config_file_is_config_invalid_naming_the_pointer(tmp_path: Path) -> None:
+    config = write(tmp_path / "c.json", {"providers": [], "scope": None})
+    assert open_error(config) == expected(
+        "CG_CONFIG_INVALID", "config", "/scope must not be null (omit the key instead)"
+    )
+
+
+def test_null_in_an_inline_definition_of_a_config_file_is_definition_invalid(
+    tmp_path: Path,
+) -> None:
+    definition = provider("acme", capability("a", whenToUse=None))
+    config = write(tmp_path / "c.json", {"providers": [{"definition": definition}]})
+    assert open_error(config) == expected(
+        "CG_DEFINITION_INVALID",
+        "load",
+        "/capabilities/0/whenToUse must not be null (omit the key instead)",
+    )

@@ -117,7 +117,8 @@ def _config_from_file(path: Path) -> tuple[Any, Path]:
     if data is None:
         raise _unreadable()
     try:
-        value = parse_pure_json(data, check_values=False)
+        # Nulls, big numbers and depth are judged next, by the configuration's own rules.
+        value = parse_pure_json(data, check_values=False, allow_null=True)
     except NotPureJson:
         raise _unreadable() from None
     return value, Path(os.path.abspath(path)).parent

@@ -62,14 +62,23 @@ class _NullFound(Exception):
     """A null member: rare, so the parse is redone with a walk that can name its pointer."""
 
 
-def parse_pure_json(data: bytes, *, check_values: bool = True) -> Any:
-    """Parse ``data`` as pure JSON or raise :class:`NotPureJson`."""
+def parse_pure_json(data: bytes, *, check_values: bool = True, allow_null: bool = False) -> Any:
+    """Parse ``data`` as pure JSON or raise :class:`NotPureJson`.
+
+    ``allow_null`` keeps nulls for the caller to judge (a configuration file holds inline
+    definitions, whose nulls are definition errors, not configuration errors).
+    """
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise NotPureJson("not valid UTF-8") from None
     if text.startswith("\ufeff"):
         raise NotPureJson("a byte order mark is not JSON")
+    if allow_null:
+        value = _loads(text, _unique_pairs_with_nulls)
+        if _SURROGATE_ESCAPE.search(data):
+            _check_strings(value)
+        return value
     try:
         value = _loads(text, _unique_pairs)
     except _NullFound:

@@ -507,35 +507,36 @@ class _sigint_cancels:
 
 
 def _mcp_command(config: str, stderr: TextIO) -> int:
-    try:
-        from . import _mcp
-    except ImportError:
-        _write_error(
-            stderr,
-            GraphError(
-                ErrorCode.CG_CONFIG_INVALID,
-                Phase.CONFIG,
-                "The mcp command needs the optional mcp package: "
-                "pip install 'capability-graph[mcp]'",
-            ),
-        )
-        return EXIT_FAILED
-
-    async def serve() -> None:
+    # The graph opens first: a configuration error is reported without paying for the MCP SDK
+    # import (most of a second), and the server starts only on a graph that opened.
+    async def serve() -> int:
         from ._graph import CapabilityGraph
 
         graph = await CapabilityGraph.open(config)
         try:
+            try:
+                from . import _mcp
+            except ImportError:
+                _write_error(
+                    stderr,
+                    GraphError(
+                        ErrorCode.CG_CONFIG_INVALID,
+                        Phase.CONFIG,
+                        "The mcp command needs the optional mcp package: "
+                        "pip install 'capability-graph[mcp]'",
+                    ),
+                )
+                return EXIT_FAILED
             await _mcp.serve_stdio(graph)
         finally:
             await graph.close()
+        return EXIT_OK
 
     try:
-        asyncio.run(serve())
+        return asyncio.run(serve())
     except GraphError as error:
         _write_error(stderr, error)
         return EXIT_FAILED
-    return EXIT_OK
 
 
 # --- maintenance reports ------------------------------------------------------------------------

@@ -21,10 +21,21 @@ def _install_packages(session: nox.Session) -> None:
     session.install("./python/capability-graph[mcp,openai]")
 
 
+@nox.session(default=False)
+def conformance(session: nox.Session) -> None:
+    """The main job: the conformance suite against the Python reference on all four surfaces."""
+    _install_packages(session)
+    session.install("./conformance/harness")
+    session.run("cg-conformance", "sync", "--check")  # the packaged suite is the repository's
+    session.run("cg-conformance", "check")
+    session.run("cg-conformance", "run", *session.posargs)
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
     """Run the test suite of every package and tool."""
     _install_packages(session)
+    session.install("./conformance/harness")
     session.install(*_group("test"), *_group("codegen"))
     session.run("python", "-m", "pytest", *session.posargs)
 
@@ -59,11 +70,14 @@ def lint(session: nox.Session) -> None:
 def typing(session: nox.Session) -> None:
     """Type-check the packages with mypy (strict)."""
     _install_packages(session)
+    session.install("./conformance/harness")
     session.install(*_group("typing"))
     session.run(
         "mypy",
         "python/flowcast/src/flowcast",
         "python/capability-graph/src/capability_graph",
+        "conformance/harness/src/capability_graph_conformance",
+        "conformance/implementations/python_reference_driver.py",
         *session.posargs,
     )
 
@@ -85,6 +99,14 @@ def docs(session: nox.Session) -> None:
         "mkdocs", "build", "--strict", "--site-dir", "site", env={"NO_MKDOCS_2_WARNING": "1"}
     )
     session.run("python", "tools/check_site.py", "--site", "site", *session.posargs)
+
+
+@nox.session(default=False)
+def stress(session: nox.Session) -> None:
+    """The long reliability battery (fuzzing, reload and close storms), printing its figures."""
+    _install_packages(session)
+    session.install(*_group("test"))
+    session.run("python", "tools/stress.py", *session.posargs)
 
 
 @nox.session(default=False)

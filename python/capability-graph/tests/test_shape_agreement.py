@@ -17,8 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from capability_graph._json import whole_numbers_as_integers
+from capability_graph._schemas import compiled_accepts, compiled_validator
 
-SHAPES = [
+SHAPES = [  # schema, generated model (module.Class); the compiled validator is that module
     ("describe-request.schema.json", "describe_request.DescribeRequest"),
     ("list-request.schema.json", "list_request.ListRequest"),
     ("resolve-request.schema.json", "resolve_request.ResolveRequest"),
@@ -76,7 +77,10 @@ def model_accepts(model: Any, value: Any) -> bool:
 @pytest.mark.parametrize(("schema", "model"), SHAPES, ids=[s for s, _ in SHAPES])
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=st.dictionaries(st.sampled_from(KEYS), json_values(), max_size=5))
-def test_model_and_schema_agree_on_generated_objects(schema: str, model: str, value: Any) -> None:
-    # The core hands the models whole numbers as integers (JSON's 5.0 is 5), as here.
+def test_model_compiled_validator_and_schema_agree(schema: str, model: str, value: Any) -> None:
+    # The core hands the fast validators whole numbers as integers (JSON's 5.0 is 5), as here.
     by_schema = schema_validator(schema).is_valid(value)
-    assert model_accepts(model_for(model), whole_numbers_as_integers(value)) == by_schema
+    normalized = whole_numbers_as_integers(value)
+    assert model_accepts(model_for(model), normalized) == by_schema
+    compiled = compiled_validator(model.partition(".")[0])
+    assert compiled_accepts(compiled, normalized) == by_schema

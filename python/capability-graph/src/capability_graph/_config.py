@@ -150,14 +150,12 @@ def load_config(config: Any, *, cwd: Path | None = None) -> HostConfig:
             **whole_numbers_as_integers({k: v for k, v in raw.items() if k != "providers"}),
             "providers": raw.get("providers"),
         }
-    from ._generated.models.config import HostConfig as HostConfigModel
-
     check_shape(
         "config.schema.json",
         shaped,
         code=ErrorCode.CG_CONFIG_INVALID,
         phase=Phase.CONFIG,
-        model=HostConfigModel,
+        compiled="config",
     )
     return _resolve(raw, base)
 

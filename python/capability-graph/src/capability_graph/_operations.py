@@ -8,7 +8,6 @@ providers and capabilities -> existence -> budgets on the work -> execution -> r
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
@@ -42,11 +41,12 @@ class Operation:
     tool: str
     phase: Phase
     request_schema: str
-    request_model: str  # module.Class under _generated.models
+    request_model: str  # module.Class under _generated.models (and module under validators)
 
-    def model(self) -> Any:
-        module, _, name = self.request_model.partition(".")
-        return getattr(importlib.import_module(f"._generated.models.{module}", __package__), name)
+    @property
+    def compiled(self) -> str:
+        """The module of the request's compiled validator under ``_generated/validators``."""
+        return self.request_model.partition(".")[0]
 
 
 OPERATIONS: Final = {
@@ -163,7 +163,7 @@ def prepare_request(operation: Operation, arguments: Any, config: HostConfig) ->
         shaped,
         code=ErrorCode.CG_INPUT_INVALID,
         phase=phase,
-        model=operation.model(),
+        compiled=operation.compiled,
     )
     if context_present:
         shaped["context"] = arguments["context"]

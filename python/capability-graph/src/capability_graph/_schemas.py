@@ -9,7 +9,9 @@ A test corpus keeps both in agreement.
 
 from __future__ import annotations
 
+import importlib
 import json
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -21,7 +23,15 @@ if TYPE_CHECKING:
     from jsonschema.protocols import Validator
     from pydantic import BaseModel
 
-__all__ = ["check_shape", "describe_problem", "load_schema", "pointer_message", "safe_pointer"]
+__all__ = [
+    "check_shape",
+    "compiled_accepts",
+    "compiled_validator",
+    "describe_problem",
+    "load_schema",
+    "pointer_message",
+    "safe_pointer",
+]
 
 SCHEMA_BASE = "https://schemas.capability-graph.dev/v1/"
 
@@ -178,6 +188,21 @@ def _model_accepts(model: type[BaseModel], value: Any) -> bool:
     return True
 
 
+def compiled_validator(module: str) -> Callable[[Any], Any]:
+    """The fastjsonschema-compiled ``validate`` of ``_generated/validators/<module>.py``."""
+    compiled = importlib.import_module(f"{__package__}._generated.validators.{module}")
+    validate: Callable[[Any], Any] = compiled.validate
+    return validate
+
+
+def compiled_accepts(validate: Callable[[Any], Any], value: Any) -> bool:
+    try:
+        validate(value)
+    except Exception:  # noqa: BLE001 -- any refusal (or a value it cannot even inspect) is a no
+        return False
+    return True
+
+
 def check_shape(
     schema_name: str,
     value: Any,
@@ -186,15 +211,22 @@ def check_shape(
     phase: Phase,
     prefix: str = "",
     model: type[BaseModel] | None = None,
+    compiled: str | None = None,
 ) -> None:
-    """Raise ``GraphError(code, phase)`` naming the first violation of ``schema_name``."""
+    """Raise ``GraphError(code, phase)`` naming the first violation of ``schema_name``.
+
+    A fast yes/no comes first -- the compiled validator (``compiled``: module name) or the
+    generated Pydantic model; only a "no" consults the JSON Schema for the message.
+    """
+    if compiled is not None and compiled_accepts(compiled_validator(compiled), value):
+        return
     if model is not None and _model_accepts(model, value):
         return
     problem = describe_problem(schema_name, value, prefix)
     if problem is None:
-        if model is None:
+        if model is None and compiled is None:
             return
-        # The model rejected what the schema accepts: the schema is the contract, but a value the
-        # reference cannot hold is still refused, with the generic message.
+        # The fast validator rejected what the schema accepts (e.g. a trailing newline that
+        # Python's ``$`` tolerates): the value is still refused, with the generic message.
         raise GraphError(code, phase)
     raise GraphError(code, phase, problem)

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+
 from capability_graph import GraphError
 from capability_graph._documents import DocumentRoot
 

@@ -20,15 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from capability_graph import GraphError
-from capability_graph._documents import (
-    MAX_SYMLINKS,
-    DocumentBody,
-    DocumentRoot,
-    check_document_path,
-    media_type_for,
-    read_document_file,
-)
 from documents_helpers import (
     SECRET,
     STRACE,
@@ -48,6 +39,16 @@ from documents_helpers import (
 )
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
+
+from capability_graph import GraphError
+from capability_graph._documents import (
+    MAX_SYMLINKS,
+    DocumentBody,
+    DocumentRoot,
+    check_document_path,
+    media_type_for,
+    read_document_file,
+)
 
 NOT_FOUND = {
     "code": "CG_DOCUMENT_NOT_FOUND",

@@ -7,9 +7,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-import flowcast
 import pytest
 from fc_support import FakeBin, Twin, git
+
+import flowcast
 
 
 @pytest.fixture(autouse=True)

@@ -7,9 +7,10 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-import flowcast
 import pytest
 from fc_support import FakeBin, Twin
+
+import flowcast
 
 RECORDER = """
 log="$FLOWCAST_FAKE_LOG/{name}"

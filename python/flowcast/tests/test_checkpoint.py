@@ -8,11 +8,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-import flowcast
 import jsonschema
 import pytest
 from fc_support import SPEC_DIR
 from referencing import Registry, Resource
+
+import flowcast
 
 
 def _validator(name: str) -> Any:

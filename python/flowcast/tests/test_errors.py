@@ -7,11 +7,12 @@ import json
 import pickle
 from typing import Any
 
-import flowcast
 import jsonschema
 import pytest
 from fc_support import SPEC_DIR
 from referencing import Registry, Resource
+
+import flowcast
 
 FLOWCAST_SUBCLASSES = [
     flowcast.TimeoutError,

@@ -6,9 +6,10 @@ import asyncio
 import time
 from pathlib import Path
 
-import flowcast
 import pytest
 from fc_support import Twin
+
+import flowcast
 
 
 def test_a_gate_dataclass_runs(twin: Twin, tmp_path: Path) -> None:

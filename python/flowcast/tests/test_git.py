@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import flowcast
 import pytest
 from fc_support import git
+
+import flowcast
 
 
 def test_status_of_a_clean_tree_is_empty(repo: Path) -> None:

@@ -6,9 +6,10 @@ import asyncio
 import shutil
 from pathlib import Path
 
-import flowcast
 import pytest
 from fc_support import Twin, git
+
+import flowcast
 
 
 def edit(repo: Path, verdict: str | None = None) -> object:

@@ -10,9 +10,10 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import flowcast
 import pytest
 from fc_support import wait_for_lines
+
+import flowcast
 
 
 def owner_file(lock: Path, pid: int, started_at: str, run_id: str = "r") -> None:

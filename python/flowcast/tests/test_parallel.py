@@ -6,8 +6,9 @@ import asyncio
 import time
 from typing import Any
 
-import flowcast
 import pytest
+
+import flowcast
 
 
 def run(coro: Any) -> Any:

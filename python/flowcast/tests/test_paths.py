@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 
-import flowcast
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
+import flowcast
 
 
 def test_a_safe_name_is_returned() -> None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from http import HTTPStatus
 from typing import Any
 
-import flowcast
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
+import flowcast
 
 
 class ApiError(Exception):

@@ -6,11 +6,12 @@ import asyncio
 import json
 from typing import Any
 
-import flowcast
 import pytest
 from fc_support import FakeBin, Twin
 from hypothesis import given
 from hypothesis import strategies as st
+
+import flowcast
 
 PERSON = {
     "type": "object",

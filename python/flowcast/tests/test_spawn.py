@@ -10,9 +10,10 @@ import sys
 import time
 from pathlib import Path
 
-import flowcast
 import pytest
 from fc_support import Twin, alive, tree_script, wait_for_lines, wait_for_lines_async
+
+import flowcast
 
 PATH_ONLY = {"PATH": os.environ.get("PATH", os.defpath)}
 

@@ -7,11 +7,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-import flowcast
 import jsonschema
 import pytest
 from fc_support import SPEC_DIR, VECTORS_DIR
 from referencing import Registry, Resource
+
+import flowcast
 
 SCHEMA_FILES = [
     *sorted((SPEC_DIR / "schemas").glob("*.schema.json")),

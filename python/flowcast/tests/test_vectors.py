@@ -17,8 +17,9 @@ from typing import Any
 import jsonschema
 import pytest
 from fc_support import SPEC_DIR, VECTORS_DIR
-from flowcast._conformance import observe
 from referencing import Registry, Resource
+
+from flowcast._conformance import observe
 
 
 def _load_vectors() -> list[dict[str, Any]]:

@@ -6,9 +6,10 @@ import asyncio
 import json
 from typing import Any
 
-import flowcast
 import pytest
 from fc_support import FakeBin
+
+import flowcast
 
 
 def scripted(*answers: str | Exception) -> tuple[list[str], Any]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import random
@@ -129,7 +130,7 @@ def leakage(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         graph = await CapabilityGraph.open(config, executor=executor)
         tools = ToolAdapter(graph)
         try:
-            async with Client(build_server(graph), mode="legacy") as client:  # type: ignore[arg-type]
+            async with Client(build_server(graph), mode="legacy") as client:
                 for number in budget:
                     hostile = bh.hostile_text(rng, _free_text(rng))
                     fault = bh.executor_fault(rng, hostile)
@@ -140,11 +141,11 @@ def leakage(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                         await graph.call("match_capabilities", request)
                         tally.violations.append("sdk: a fault became a result")
                     except GraphError as error:
-                        tally.check("sdk", lambda e=error, f=fault: _sdk(e, f))
+                        tally.check("sdk", functools.partial(_sdk, error, fault))
                     outcome = await tools.call("match_capabilities", request)
-                    tally.check("tool", lambda o=outcome, f=fault: _tool(o, f))
+                    tally.check("tool", functools.partial(_tool, outcome, fault))
                     result = wire(await client.call_tool("match_capabilities", request))
-                    tally.check("mcp", lambda r=result, f=fault: _mcp(r, f))
+                    tally.check("mcp", functools.partial(_mcp, result, fault))
                     if number % 10 == 0:  # run() starts its own event loop
                         await asyncio.to_thread(_cli_fault, rng, work, tally)
         finally:
@@ -153,7 +154,12 @@ def leakage(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     with _all_logs() as logs:
         asyncio.run(main())
     markers = [bh.SECRET, bh.PATH_MARK]
-    tally.check("logs", lambda: [bh.assert_clean(text, markers) for text in logs])
+
+    def clean_logs() -> None:
+        for text in logs:
+            bh.assert_clean(text, markers)
+
+    tally.check("logs", clean_logs)
     tally.counts["surfaces_checked"] = (
         tally.counts["executor_faults"] * 4 + tally.counts["cli_faults"] * 2
     )
@@ -257,7 +263,7 @@ def fuzz(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                     tally.crashes[f"{kind}:{type(crash).__name__}"] += 1
                     continue
                 slowest = max(slowest, elapsed)
-                tally.check(kind, lambda c=check, v=value: c(v))
+                tally.check(kind, functools.partial(check, value))
                 tally.counts[f"outcome:{_outcome_code(value)}"] += 1
     finally:
         os.chdir(previous)
@@ -285,7 +291,7 @@ def _outcome_code(value: Any) -> str:
 
 def _fuzz_case(
     kind: str, fuzzer: bh.Fuzzer, tools: BlockingToolAdapter, directory: Path, config: str
-) -> tuple[Callable[[], Any], Callable[[Any], None]]:
+) -> tuple[Callable[[], Any], Callable[[Any], object]]:
     rng = fuzzer.rng
     if kind == "request":
         tool = rng.choice(bh.TOOLS)
@@ -411,7 +417,10 @@ def close(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         ):
             stats = asyncio.run(
                 bh.close_storm_async(
-                    config, executor, matches=matches, entered=lambda e=executor: e.entered
+                    config,
+                    executor,
+                    matches=matches,
+                    entered=functools.partial(getattr, executor, "entered"),
                 )
             )
             rounds[f"{name}_matches_rejected"] += stats.closed
@@ -540,7 +549,11 @@ def _mcp_frame_memory(directory: Path, size_mb: int) -> dict[str, Any]:
     server = bh.RawServer(bh.battery_graph(directory, model=bh.QUICK_MODEL))
     try:
         server.initialize()
-        call = {"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "match_capabilities"}}
+        call: dict[str, Any] = {
+            "jsonrpc": "2.0",
+            "method": "tools/call",
+            "params": {"name": "match_capabilities"},
+        }
         server.send(
             {**call, "id": 1, "params": {**call["params"], "arguments": {"request": "warm"}}}
         )
@@ -650,6 +663,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--hostile", action="store_true", help="include known-defect triggers")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     args = parser.parse_args(argv)
+    if args.size_mb < 2:
+        parser.error("--size-mb must be at least 2 (the file budgets of the probe are 1 MiB)")
     chosen = [s.strip() for s in args.sections.split(",") if s.strip()]
     unknown = sorted(set(chosen) - set(SECTIONS))
     if unknown:

@@ -156,7 +156,8 @@ def check_outcome(outcome: Any, *, tool: str | None = None) -> dict[str, Any]:
             check_result(tool, outcome["result"])
     else:
         check_error(outcome["error"], phase=TOOL_PHASES.get(tool or ""))
-    return outcome
+    checked: dict[str, Any] = outcome
+    return checked
 
 
 def check_result(tool: str, result: Any) -> None:
@@ -469,14 +470,14 @@ def executor_fault(
             setattr(error, attribute, action)
             return error
     elif kind == "graph-error":
-        code = rng.choice(sorted(MODEL_CODES))
-        entry = REGISTRY[code]
-        action = rng.choice([entry.get("defaultAction"), *entry["executorActions"]])
+        model_code = rng.choice(sorted(MODEL_CODES))
+        entry = REGISTRY[model_code]
+        legal = rng.choice([entry.get("defaultAction"), *entry["executorActions"]])
         message = printable_hostile(hostile)
-        expected = _model_error(code, action)
+        expected = _model_error(model_code, legal)
 
         def make() -> BaseException:
-            return GraphError(code, "match", message, action)
+            return GraphError(model_code, "match", message, legal)
     elif kind == "graph-error-foreign":
         code = rng.choice(sorted(set(REGISTRY) - MODEL_CODES))
         entry = REGISTRY[code]
@@ -528,7 +529,9 @@ class FaultExecutor:
         raise fault.make()
 
 
-def scripted_fault(rng: random.Random, hostile: Hostile, free: str) -> tuple[dict[str, Any], dict]:
+def scripted_fault(
+    rng: random.Random, hostile: Hostile, free: str
+) -> tuple[dict[str, Any], dict[str, str]]:
     """A scripted-executor step that fails with hostile texts, and the error it must become."""
     kind = rng.choice(["raise", "raise", "raiseException", "sleep"])
     if kind == "raiseException":
@@ -960,7 +963,7 @@ class Fuzzer:
         """One garbage line for the MCP server (without the newline)."""
         rng = self.rng
         json_fuzz = Fuzzer(rng, python_values=False, avoid=self.avoid)
-        call = {
+        call: dict[str, Any] = {
             "jsonrpc": "2.0",
             "id": rng.randint(1, 10**6),
             "method": "tools/call",
@@ -986,7 +989,7 @@ class Fuzzer:
             broken[field_name] = json_fuzz.value()
             return dumps_or(broken, b"[" * 5000)
         if kind == 5:
-            wrong = dict(call, params=dict(call["params"], name=json_fuzz.value()))  # type: ignore[arg-type]
+            wrong = {**call, "params": {**call["params"], "name": json_fuzz.value()}}
             return dumps_or(wrong, b"{" * 5000)
         if kind == 6:
             tool = rng.choice(TOOLS)
@@ -1508,7 +1511,7 @@ def check_snapshot_result(
     if tool == "read_document":
         return [] if result.get("text") == "guide\n" else ["read_document: wrong text"]
     revision = result.get("revision")
-    if revision not in published:
+    if not isinstance(revision, str) or revision not in published:
         return [f"{tool}: revision {revision} was never published"]
     versions = published[revision]
     problems: list[str] = []
@@ -2142,8 +2145,9 @@ class _Probe:
 
     def run(self, scenario: str, held: Any) -> str:
         big = str(self.big_file)
-        if scenario == "definition-file":
-            return self.outcome(self.open({"providers": [{"path": big}]}))
+        if scenario == "definition-file":  # (budgets of 1 MiB: any --size-mb >= 2 is over)
+            budgets = {"maxDefinitionBytes": MB}
+            return self.outcome(self.open({"providers": [{"path": big}], "budgets": budgets}))
         if scenario == "config-file":
             return self.outcome(self.open(big))
         if scenario == "document":

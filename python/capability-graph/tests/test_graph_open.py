@@ -399,3 +399,11 @@ def test_null_in_an_inline_definition_of_a_config_file_is_definition_invalid(
         "load",
         "/capabilities/0/whenToUse must not be null (omit the key instead)",
     )
+
+
+def test_open_accepts_the_generated_host_config_model() -> None:
+    from capability_graph._generated.models.config import HostConfig
+
+    model = HostConfig.model_validate(inline(provider("acme", capability("a"))))
+    with open_blocking(model) as graph:
+        assert [i["id"] for i in graph.list().items] == ["acme::a"]

@@ -275,9 +275,7 @@ def _catalog(
 ) -> Iterable[Capability]:
     wanted = set(tags) if tags else None
     for provider_id in providers:
-        provider = snapshot.providers[provider_id]
-        for local_id in sorted(provider.capabilities):
-            capability = provider.capabilities[local_id]
+        for capability in snapshot.providers[provider_id].capabilities.values():
             if wanted is None or wanted.issubset(capability.declaration.get("tags", ())):
                 yield capability
 

@@ -77,7 +77,7 @@ class Provider:
     version: str
     revision: str
     source_index: int
-    capabilities: Mapping[str, Capability]  # local id -> capability, in declaration order
+    capabilities: Mapping[str, Capability]  # local id -> capability, sorted by local id
     document_root: DocumentRoot | None
 
     def describe(self) -> dict[str, Any]:
@@ -94,16 +94,12 @@ class Provider:
 class Snapshot:
     revision: str
     providers: Mapping[str, Provider]  # sorted by provider id
-    ordered_ids: tuple[str, ...]  # every full id, by (provider id, capability id)
     capabilities: Mapping[str, Capability]
     # Capability details (frozen JSON), built on first use and shared by every result that
     # holds them: the snapshot never changes, so neither does a detail.
     details: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     # Match catalogs (tuples of frozen summaries) by provider selection, built on first use.
     catalogs: dict[Any, tuple[Any, ...]] = field(default_factory=dict, compare=False, repr=False)
-
-    def provider_of(self, full_id: str) -> Provider | None:
-        return self.providers.get(full_id.partition("::")[0])
 
 
 def _invalid(code: ErrorCode, message: str | None = None) -> GraphError:
@@ -200,6 +196,8 @@ def load_provider(source: Source, budgets: Budgets) -> tuple[Provider, Mapping[s
         )
     for local_id, capability in list(capabilities.items()):
         capabilities[local_id] = _with_relations(capability, provider_id, capabilities)
+    # Sorted once here: listing pages through this order without sorting per request.
+    capabilities = dict(sorted(capabilities.items()))
     return (
         Provider(
             provider_id=provider_id,
@@ -287,31 +285,29 @@ def build_snapshot(providers: Iterable[Provider], budgets: Budgets) -> Snapshot:
     if total > budgets.max_capabilities:
         raise _invalid(ErrorCode.CG_CATALOG_TOO_LARGE)
     ordered = dict(sorted(by_id.items()))
-    capabilities: dict[str, Capability] = {}
-    ordered_ids: list[str] = []
-    for provider in ordered.values():
-        for local_id in sorted(provider.capabilities):
-            capability = provider.capabilities[local_id]
-            capabilities[capability.full_id] = capability
-            ordered_ids.append(capability.full_id)
+    capabilities = {
+        capability.full_id: capability
+        for provider in ordered.values()
+        for capability in provider.capabilities.values()
+    }
     _check_acyclic(capabilities)
     pairs = "\n".join(f"{p.provider_id}:{p.revision}" for p in ordered.values())
     return Snapshot(
         revision=revision_of(pairs.encode("utf-8")),
         providers=ordered,
-        ordered_ids=tuple(ordered_ids),
         capabilities=capabilities,
     )
 
 
 def _check_acyclic(capabilities: Mapping[str, Capability]) -> None:
     """Iterative three-colour DFS per acyclic kind, across every loaded provider."""
-    for kind in ACYCLIC_KINDS:
-        successors: dict[str, list[str]] = {}
-        for capability in capabilities.values():
-            targets = [t for k, t in capability.relations if k == kind and t in capabilities]
-            if targets:
-                successors[capability.full_id] = targets
+    by_kind: dict[str, dict[str, list[str]]] = {kind: {} for kind in ACYCLIC_KINDS}
+    for capability in capabilities.values():  # one pass collects the edges of every kind
+        for kind, target in capability.relations:
+            edges = by_kind.get(kind)
+            if edges is not None and target in capabilities:
+                edges.setdefault(capability.full_id, []).append(target)
+    for successors in by_kind.values():
         state: dict[str, int] = {}  # 1 = on the current path, 2 = finished
         for start in successors:
             if start in state:

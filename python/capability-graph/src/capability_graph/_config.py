@@ -21,7 +21,15 @@ from ._generated.taxonomy import ErrorCode, Phase
 from ._json import NotPureJson, check_pure_value, parse_pure_json, whole_numbers_as_integers
 from ._schemas import check_shape, pointer_message
 
-__all__ = ["DEFAULT_BUDGETS", "Budgets", "HostConfig", "Source", "load_config", "read_bounded_file"]
+__all__ = [
+    "DEFAULT_BUDGETS",
+    "Budgets",
+    "FileTooLarge",
+    "HostConfig",
+    "Source",
+    "load_config",
+    "read_bounded_file",
+]
 
 MAX_CONFIG_BYTES: Final = 1024 * 1024
 
@@ -82,8 +90,13 @@ def _unreadable() -> GraphError:
     return GraphError.of(ErrorCode.CG_CONFIG_INVALID, Phase.CONFIG, variant="unreadable")
 
 
+class FileTooLarge(Exception):
+    """The regular file holds more than the limit (found by ``fstat`` or while reading)."""
+
+
 def read_bounded_file(path: Path, limit: int) -> bytes | None:
-    """Read a regular file of at most ``limit`` bytes; None when it is anything else.
+    """Read a regular file of at most ``limit`` bytes; None when it is not a readable regular
+    file, :class:`FileTooLarge` when it is one over the limit.
 
     The file is opened non-blocking (a fifo must not hang us) and checked with ``fstat`` on the
     open descriptor, so what is checked is what is read.
@@ -94,8 +107,10 @@ def read_bounded_file(path: Path, limit: int) -> bytes | None:
         return None
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+        if not stat.S_ISREG(info.st_mode):
             return None
+        if info.st_size > limit:
+            raise FileTooLarge
         chunks = []
         remaining = limit + 1
         while remaining > 0:
@@ -105,7 +120,9 @@ def read_bounded_file(path: Path, limit: int) -> bytes | None:
             chunks.append(chunk)
             remaining -= len(chunk)
         data = b"".join(chunks)
-        return None if len(data) > limit else data
+        if len(data) > limit:  # it grew after fstat
+            raise FileTooLarge
+        return data
     except OSError:
         return None
     finally:
@@ -113,7 +130,10 @@ def read_bounded_file(path: Path, limit: int) -> bytes | None:
 
 
 def _config_from_file(path: Path) -> tuple[Any, Path]:
-    data = read_bounded_file(path, MAX_CONFIG_BYTES)
+    try:
+        data = read_bounded_file(path, MAX_CONFIG_BYTES)
+    except FileTooLarge:
+        data = None
     if data is None:
         raise _unreadable()
     try:

@@ -29,6 +29,7 @@ __all__ = [
     "compiled_validator",
     "describe_problem",
     "load_schema",
+    "model_accepts",
     "pointer_message",
     "safe_pointer",
 ]
@@ -178,7 +179,8 @@ def describe_problem(schema_name: str, value: Any, prefix: str = "") -> str | No
     return pointer_message(prefix + _pointer(error.absolute_path), _phrase(error))
 
 
-def _model_accepts(model: type[BaseModel], value: Any) -> bool:
+def model_accepts(model: type[BaseModel], value: Any) -> bool:
+    """Whether the generated Pydantic ``model`` accepts ``value``."""
     from pydantic import ValidationError
 
     try:
@@ -209,24 +211,16 @@ def check_shape(
     *,
     code: ErrorCode,
     phase: Phase,
-    prefix: str = "",
-    model: type[BaseModel] | None = None,
-    compiled: str | None = None,
+    compiled: str,
 ) -> None:
     """Raise ``GraphError(code, phase)`` naming the first violation of ``schema_name``.
 
-    A fast yes/no comes first -- the compiled validator (``compiled``: module name) or the
-    generated Pydantic model; only a "no" consults the JSON Schema for the message.
+    The compiled validator (``compiled``: module name) gives a fast yes/no; only a "no" consults
+    the JSON Schema, for the message.
     """
-    if compiled is not None and compiled_accepts(compiled_validator(compiled), value):
+    if compiled_accepts(compiled_validator(compiled), value):
         return
-    if model is not None and _model_accepts(model, value):
-        return
-    problem = describe_problem(schema_name, value, prefix)
-    if problem is None:
-        if model is None and compiled is None:
-            return
-        # The fast validator rejected what the schema accepts (e.g. a trailing newline that
-        # Python's ``$`` tolerates): the value is still refused, with the generic message.
-        raise GraphError(code, phase)
+    problem = describe_problem(schema_name, value)
+    # None: the compiled validator rejected what the schema accepts (e.g. a trailing newline
+    # that Python's ``$`` tolerates): the value is still refused, with the generic message.
     raise GraphError(code, phase, problem)

@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ._config import Budgets, HostConfig, Source, read_bounded_file
+from ._config import Budgets, FileTooLarge, HostConfig, Source, read_bounded_file
 from ._documents import DocumentRoot, check_document_path
 from ._errors import GraphError
 from ._generated.taxonomy import ErrorCode, Phase
@@ -131,10 +131,13 @@ def _read_source(source: Source, budgets: Budgets) -> Any:
         # A private copy: the caller's object may change after open without changing the graph.
         return copy.deepcopy(source.definition)
     assert source.path is not None
-    data = read_bounded_file(source.path, budgets.max_definition_bytes)
+    try:
+        data = read_bounded_file(source.path, budgets.max_definition_bytes)
+    except FileTooLarge:
+        raise _invalid(
+            ErrorCode.CG_DEFINITION_INVALID, "/ exceeds budgets.maxDefinitionBytes"
+        ) from None
     if data is None:
-        if _exists_but_too_large(source, budgets):
-            raise _invalid(ErrorCode.CG_DEFINITION_INVALID, "/ exceeds budgets.maxDefinitionBytes")
         raise GraphError(
             ErrorCode.CG_CONFIG_INVALID,
             Phase.CONFIG,
@@ -148,18 +151,6 @@ def _read_source(source: Source, budgets: Budgets) -> Any:
         ) from None
     _count_within_budget(value, budgets)
     return value
-
-
-def _exists_but_too_large(source: Source, budgets: Budgets) -> bool:
-    import os
-    import stat
-
-    assert source.path is not None
-    try:
-        info = os.stat(source.path)
-    except OSError:
-        return False
-    return stat.S_ISREG(info.st_mode) and info.st_size > budgets.max_definition_bytes
 
 
 def _count_within_budget(value: Any, budgets: Budgets) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._schemas import compiled_accepts, compiled_validator, describe_problem
+from ._schemas import compiled_accepts, compiled_validator, describe_problem, model_accepts
 
 __all__ = ["definition_problem"]
 
@@ -36,7 +36,7 @@ def definition_problem(value: Any) -> str | None:
         return _explain(value, capabilities)
     from ._generated.models.definition import Capability, ProviderDefinition
 
-    if not _accepts(ProviderDefinition, {**value, "capabilities": []}):
+    if not model_accepts(ProviderDefinition, {**value, "capabilities": []}):
         return _explain(value, ())
     validate = Capability.model_validate
     for index, capability in enumerate(capabilities):
@@ -59,11 +59,3 @@ def _explain(value: dict[str, Any], capabilities: Any, start: int = 0) -> str:
     # A fast validator said no where the schema says yes (e.g. a trailing newline that Python's
     # ``$`` tolerates): still refused, without a pointer.
     return "/ is invalid"
-
-
-def _accepts(model: Any, value: Any) -> bool:
-    try:
-        model.model_validate(value)
-    except ValueError:
-        return False
-    return True

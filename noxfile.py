@@ -78,6 +78,8 @@ def typing(session: nox.Session) -> None:
         "python/capability-graph/src/capability_graph",
         "conformance/harness/src/capability_graph_conformance",
         "conformance/implementations/python_reference_driver.py",
+        # a user's program on the public API: it must type-check strictly too
+        "python/capability-graph/tests/sdk_user_script.py",
         *session.posargs,
     )
 

@@ -102,8 +102,8 @@ def test_message_must_be_one_printable_line(message: str) -> None:
         GraphError("CG_DEFINITION_INVALID", message=message)
 
 
-def test_str_is_the_message_only() -> None:
-    assert str(GraphError.of("CG_GRAPH_CLOSED")) == "Graph is closed"
+def test_str_leads_with_the_code_and_the_phase() -> None:
+    assert str(GraphError.of("CG_GRAPH_CLOSED")) == "CG_GRAPH_CLOSED (lifecycle): Graph is closed"
 
 
 def test_pickle_round_trip_keeps_the_error_object() -> None:

@@ -1,13 +1,48 @@
 """Capability Graph: declare what a product can do, and let agents discover it.
 
 One core, four surfaces (SDK, Tool Adapter, MCP server, CLI) and one error type, ``GraphError``.
+The host configuration that ``CapabilityGraph.open`` accepts can be written as the models
+generated from ``spec/capability-graph/schemas/config.schema.json`` (``HostConfig`` and its
+parts), exported here under their schema names.
 """
+
+import inspect
 
 from ._cancel import CancelToken
 from ._errors import GraphError
 from ._executors import Executor, MatchJob
+from ._generated.models.budgets import Budgets
+from ._generated.models.config import (
+    CodexExecutorConfig,
+    DocumentBodies,
+    DocumentBodiesMode,
+    DocumentPolicy,
+    FileProviderSource,
+    HostConfig,
+    InlineProviderSource,
+    LexicalExecutorConfig,
+    ModelConfig,
+    OpenAIExecutorConfig,
+    ProviderSource,
+    Scope,
+    ScriptedExecutorConfig,
+    ScriptedRaise,
+    ScriptedRaiseExceptionStep,
+    ScriptedRaiseStep,
+    ScriptedReturnStep,
+    ScriptedSleepStep,
+    ScriptedStep,
+)
+from ._generated.models.definition import (
+    Capability,
+    DocumentDeclaration,
+    FileDocumentDeclaration,
+    ProviderDefinition,
+    RelationDeclaration,
+    UrlDocumentDeclaration,
+)
 from ._generated.taxonomy import CONTRACT_VERSION, ErrorCode, NextAction, Phase
-from ._graph import BlockingCapabilityGraph, CapabilityGraph
+from ._graph import BlockingCapabilityGraph, CapabilityGraph, GraphOpening
 from ._results import (
     DescribeResult,
     DocumentResult,
@@ -22,19 +57,69 @@ __all__ = [
     "CONTRACT_VERSION",
     "BlockingCapabilityGraph",
     "BlockingToolAdapter",
+    "Budgets",
     "CancelToken",
+    "Capability",
     "CapabilityGraph",
+    "CodexExecutorConfig",
     "DescribeResult",
+    "DocumentBodies",
+    "DocumentBodiesMode",
+    "DocumentDeclaration",
+    "DocumentPolicy",
     "DocumentResult",
     "ErrorCode",
     "Executor",
+    "FileDocumentDeclaration",
+    "FileProviderSource",
     "GraphError",
+    "GraphOpening",
+    "HostConfig",
+    "InlineProviderSource",
+    "LexicalExecutorConfig",
     "ListResult",
     "MatchJob",
     "MatchResult",
+    "ModelConfig",
     "NextAction",
+    "OpenAIExecutorConfig",
     "Phase",
+    "ProviderDefinition",
+    "ProviderSource",
+    "RelationDeclaration",
     "ReloadResult",
     "ResolveResult",
+    "Scope",
+    "ScriptedExecutorConfig",
+    "ScriptedRaise",
+    "ScriptedRaiseExceptionStep",
+    "ScriptedRaiseStep",
+    "ScriptedReturnStep",
+    "ScriptedSleepStep",
+    "ScriptedStep",
     "ToolAdapter",
+    "UrlDocumentDeclaration",
 ]
+
+
+def _show_under_the_package_name() -> None:
+    """Tracebacks, reprs and ``help()`` name the classes as users import them
+    (``capability_graph.GraphError``, not ``capability_graph._errors.GraphError``).
+
+    The generated schema models keep the module they are generated into. A class's string
+    annotations are evaluated first, in the module that defines them, so that
+    ``typing.get_type_hints`` still resolves them once the class names the package.
+    """
+    for name in __all__:
+        value = globals()[name]
+        module = getattr(value, "__module__", "")
+        if (
+            isinstance(value, type)
+            and module.startswith(f"{__name__}._")
+            and not module.startswith(f"{__name__}._generated.models.")
+        ):
+            value.__annotations__ = inspect.get_annotations(value, eval_str=True)
+            value.__module__ = __name__
+
+
+_show_under_the_package_name()

@@ -1,7 +1,7 @@
 """A thread-safe cancellation token for ``match``.
 
 The async SDK and its blocking twin share one token type: the blocking twin runs the async core
-on an event loop in another thread, while the caller may call :meth:`CancelToken.cancel` from any
+on an event loop in another thread, while the caller may call ``CancelToken.cancel`` from any
 thread (a GUI thread, a signal handler's helper, another coroutine). Async code waits on it with
 ``await token.wait()``; the waiter is woken on its own loop, thread-safely.
 
@@ -31,7 +31,7 @@ class CancelToken:
 
     @property
     def cancelled(self) -> bool:
-        """True once :meth:`cancel` was called."""
+        """True once [cancel][capability_graph.CancelToken.cancel] was called."""
         return self._cancelled
 
     def cancel(self) -> None:
@@ -47,7 +47,7 @@ class CancelToken:
     def add_callback(self, callback: Callable[[], None]) -> Callable[[], None]:
         """Call ``callback()`` once on cancellation (now, if already cancelled).
 
-        The callback runs on the thread that calls :meth:`cancel`; it must be quick and must not
+        The callback runs on the thread that calls ``cancel``; it must be quick and must not
         raise. Returns a function that removes the callback (a no-op after it ran).
         """
         with self._lock:

@@ -43,7 +43,11 @@ def _entry(code: ErrorCode | str) -> CodeEntry:
 
 
 class GraphError(Exception):
-    """A contract error: ``code``, ``phase``, ``message`` and optional ``next_action``."""
+    """A contract error: `code`, `phase`, `message` and optional `next_action`.
+
+    Branch on `code`, `phase` and `next_action`, never on `message`. `to_json()` is the contract's
+    error object; `str(error)` is a line for people and logs, `"<code> (<phase>): <message>"`.
+    """
 
     code: ErrorCode
     phase: Phase
@@ -93,7 +97,7 @@ class GraphError(Exception):
     def of(
         cls, code: ErrorCode | str, phase: Phase | str | None = None, *, variant: str = "default"
     ) -> GraphError:
-        """The error with the registry's reference message ``variant`` and default action."""
+        """The error with the registry's reference message `variant` and the default action."""
         entry = _entry(code)
         try:
             message = entry.messages[variant]
@@ -101,8 +105,12 @@ class GraphError(Exception):
             raise ValueError(f"{entry.code} has no message variant {variant!r}") from None
         return cls(entry.code, phase, message)
 
+    def __str__(self) -> str:
+        # Only registry values and the fixed safe message: nothing a caller passed in is echoed.
+        return f"{self.code.value} ({self.phase.value}): {self.message}"
+
     def to_json(self) -> dict[str, str]:
-        """The error object of the contract: ``{code, phase, message[, nextAction]}``."""
+        """The error object of the contract: `{code, phase, message[, nextAction]}`."""
         error = {"code": self.code.value, "phase": self.phase.value, "message": self.message}
         if self.next_action is not None:
             error["nextAction"] = self.next_action.value

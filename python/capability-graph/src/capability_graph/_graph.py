@@ -1,12 +1,16 @@
 """``CapabilityGraph`` (async) and ``BlockingCapabilityGraph`` (its blocking twin).
 
 Both expose the same method names. Every public operation funnels through one JSON entry point,
-:meth:`CapabilityGraph.call` (tool name + JSON arguments -> JSON result), so the SDK, the Tool
+``CapabilityGraph.call`` (tool name + JSON arguments -> JSON result), so the SDK, the Tool
 Adapter, the MCP server and the CLI share one validation path, one precedence order and one
 error projection. SDK methods only translate keyword arguments into the JSON request and the
 JSON result into a typed result.
 
-State: the published :class:`Snapshot` is immutable and replaced by one reference assignment, so
+``CapabilityGraph.open`` returns a ``GraphOpening``: a coroutine that is also an async context
+manager, so both ``graph = await CapabilityGraph.open(...)`` and
+``async with CapabilityGraph.open(...) as graph:`` work (and ``async with await ...`` as before).
+
+State: the published ``Snapshot`` is immutable and replaced by one reference assignment, so
 a query reads one snapshot from start to end; reloads are serialized by a lock and built off the
 event loop; ``close()`` stops every running match with ``CG_GRAPH_CLOSED``.
 """
@@ -18,10 +22,11 @@ import contextlib
 import os
 import threading
 import time
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Generator, Mapping
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, TypeVar
+from types import TracebackType
+from typing import Any, Generic, Self, TypeVar
 
 from ._cancel import CancelToken
 from ._config import HostConfig, load_config
@@ -52,9 +57,10 @@ from ._results import (
 )
 from ._snapshot import Provider, Snapshot, build_snapshot, load_provider, no_gc, open_snapshot
 
-__all__ = ["BlockingCapabilityGraph", "CapabilityGraph"]
+__all__ = ["BlockingCapabilityGraph", "CapabilityGraph", "GraphOpening"]
 
 T = TypeVar("T")
+G = TypeVar("G", bound="CapabilityGraph")
 # ``list`` is an operation name on the graph classes; annotations inside them use this alias.
 Strings = list[str]
 
@@ -64,8 +70,65 @@ def _request(**arguments: Any) -> dict[str, Any]:
     return {key: value for key, value in arguments.items() if value is not None}
 
 
+# A repr lists at most this many provider ids and says how many it left out.
+_REPR_PROVIDERS = 10
+
+
+class GraphOpening(Coroutine[Any, Any, G], Generic[G]):
+    """What [CapabilityGraph.open][capability_graph.CapabilityGraph.open] returns: a coroutine
+    that opens the graph, usable in two ways.
+
+    - ``graph = await CapabilityGraph.open(config)``: the caller closes the graph.
+    - ``async with CapabilityGraph.open(config) as graph:``: the graph is closed on exit, also
+      when the block raises. (``async with await CapabilityGraph.open(config)`` works too: the
+      graph is itself an async context manager.)
+
+    Like any coroutine it is used once, and it can be given to ``asyncio.run``,
+    ``asyncio.create_task`` or ``asyncio.wait_for``.
+    """
+
+    __slots__ = ("_coroutine", "_graph")
+
+    def __init__(self, coroutine: Coroutine[Any, Any, G]) -> None:
+        self._coroutine = coroutine
+        self._graph: G | None = None
+
+    def __await__(self) -> Generator[Any, None, G]:
+        return self._coroutine.__await__()
+
+    def send(self, value: Any) -> Any:
+        """Part of the coroutine protocol (used by the event loop)."""
+        return self._coroutine.send(value)
+
+    def throw(self, *exception: Any) -> Any:
+        """Part of the coroutine protocol (used by the event loop)."""
+        return self._coroutine.throw(*exception)
+
+    def close(self) -> None:
+        """Part of the coroutine protocol: abandon the opening if it has not run."""
+        self._coroutine.close()
+
+    async def __aenter__(self) -> G:
+        self._graph = await self._coroutine
+        return self._graph
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        graph, self._graph = self._graph, None
+        if graph is not None:
+            await graph.close()
+
+
 class CapabilityGraph:
-    """An open capability graph (async). Create it with ``await CapabilityGraph.open(config)``."""
+    """An open capability graph (async).
+
+    Open it with ``async with CapabilityGraph.open(config) as graph:`` or
+    ``graph = await CapabilityGraph.open(config)`` (then ``await graph.close()``).
+    """
 
     def __init__(
         self,
@@ -86,18 +149,27 @@ class CapabilityGraph:
     # -- lifecycle ---------------------------------------------------------------------------
 
     @classmethod
-    async def open(cls, config: Any, *, executor: Executor | None = None) -> CapabilityGraph:
+    def open(cls, config: Any, *, executor: Executor | None = None) -> GraphOpening[Self]:
         """Validate ``config`` (phase ``config``) and load every source (phase ``load``).
 
-        ``config`` is a mapping, a path to a JSON file or the generated ``HostConfig`` model.
-        ``executor`` is an object implementing the executor protocol; it takes precedence over
-        the configuration's ``model`` section. Any failure rejects ``open``; nothing stays open.
+        ``config`` is a mapping, a path to a JSON file (relative paths inside it are relative to
+        its folder) or a [HostConfig][capability_graph.HostConfig]. ``executor`` is an object
+        implementing the [Executor][capability_graph.Executor] protocol; it takes precedence
+        over the configuration's ``model`` section. Any failure raises a
+        [GraphError][capability_graph.GraphError]; nothing stays open.
+
+        Returns a [GraphOpening][capability_graph.GraphOpening]: ``await`` it, or use it with
+        ``async with``, which closes the graph on exit.
         """
+        return GraphOpening(cls._opened(config, executor))
+
+    @classmethod
+    async def _opened(cls, config: Any, executor: Executor | None) -> Self:
         cwd = Path(os.getcwd())
         return await asyncio.to_thread(cls._open_blocking, config, executor, cwd)
 
     @classmethod
-    def _open_blocking(cls, config: Any, executor: Executor | None, cwd: Path) -> CapabilityGraph:
+    def _open_blocking(cls, config: Any, executor: Executor | None, cwd: Path) -> Self:
         host = load_config(config, cwd=cwd)
         model_executor = executor
         if model_executor is None and host.model is not None:
@@ -127,9 +199,23 @@ class CapabilityGraph:
 
     @property
     def closed(self) -> bool:
+        """True once [close][capability_graph.CapabilityGraph.close] was called."""
         return self._closed
 
-    async def __aenter__(self) -> CapabilityGraph:
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self._state()}>"
+
+    def _state(self) -> str:
+        """``revision=... providers=[...] closed=...``: what ``describe`` reports, in short."""
+        described = describe(self._snapshot, self._config, self._executor_name)
+        ids = [repr(provider["providerId"]) for provider in described["providers"]]
+        if len(ids) > _REPR_PROVIDERS:
+            ids[_REPR_PROVIDERS:] = [f"<{len(ids) - _REPR_PROVIDERS} more>"]
+        return (
+            f"revision={described['revision']!r} providers=[{', '.join(ids)}] closed={self._closed}"
+        )
+
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
@@ -146,7 +232,9 @@ class CapabilityGraph:
     ) -> dict[str, Any]:
         """Run a tool by name with JSON ``arguments``; return the JSON result or raise GraphError.
 
-        An unknown tool name is ``CG_INPUT_INVALID`` in phase ``query``.
+        This is the one entry point every surface uses: ``arguments`` is the exact JSON request
+        of the tool (a ``null`` is never "omitted"). An unknown tool name is
+        ``CG_INPUT_INVALID`` in phase ``query``.
         """
         self._check_open()
         operation = OPERATIONS.get(tool) if isinstance(tool, str) else None
@@ -243,6 +331,7 @@ class CapabilityGraph:
     # -- the SDK operations ------------------------------------------------------------------
 
     async def describe(self) -> DescribeResult:
+        """The graph at a glance: revision, providers in scope, scope, model and budgets."""
         return DescribeResult.from_json(await self.call("describe_graph", {}))
 
     async def list(
@@ -253,12 +342,19 @@ class CapabilityGraph:
         limit: int | None = None,
         cursor: str | None = None,
     ) -> ListResult:
+        """One page of capability summaries, filtered by ``providers`` and ``tags``.
+
+        ``limit`` is the page size; pass the previous page's ``next_cursor`` as ``cursor`` (with
+        the same filters) for the next page.
+        """
         arguments = _request(providers=providers, tags=tags, limit=limit, cursor=cursor)
         return ListResult.from_json(await self.call("list_capabilities", arguments))
 
     async def resolve(
         self, *, ids: Strings, relations: Mapping[str, Any] | None = None
     ) -> ResolveResult:
+        """The full declarations of ``ids``, with their relations followed as ``relations``
+        asks (``{"depth", "kinds"}``); unknown targets are listed in ``unresolved``."""
         arguments = _request(ids=ids, relations=relations)
         return ResolveResult.from_json(await self.call("resolve_capabilities", arguments))
 
@@ -272,6 +368,13 @@ class CapabilityGraph:
         timeout_ms: int | None = None,
         cancel: CancelToken | None = None,
     ) -> MatchResult:
+        """Ask the model executor which capabilities fit ``request`` (natural language).
+
+        ``context`` is untrusted caller context, ``providers`` narrows the catalog, ``limit``
+        caps the candidates, ``timeout_ms`` overrides ``model.timeoutMs``. ``cancel`` (a
+        [CancelToken][capability_graph.CancelToken]) stops the match with
+        ``CG_MODEL_CANCELLED``.
+        """
         arguments = _request(
             request=request, context=context, providers=providers, limit=limit, timeoutMs=timeout_ms
         )
@@ -280,6 +383,7 @@ class CapabilityGraph:
         )
 
     async def read_document(self, *, capability_id: str, document_id: str) -> DocumentResult:
+        """The body of a capability's local document, if the document policy allows it."""
         arguments = _request(capabilityId=capability_id, documentId=document_id)
         return DocumentResult.from_json(await self.call("read_document", arguments))
 
@@ -367,7 +471,8 @@ class CapabilityGraph:
 
 
 class BlockingCapabilityGraph:
-    """The blocking twin of :class:`CapabilityGraph`: the same methods, without ``await``.
+    """The blocking twin of [CapabilityGraph][capability_graph.CapabilityGraph]: the same methods,
+    without ``await``. Open it with ``with BlockingCapabilityGraph.open(config) as graph:``.
 
     It runs the async graph on a private event loop in a daemon thread, so it may be used from
     several threads at once; ``close()`` stops running matches and then the loop.
@@ -381,13 +486,15 @@ class BlockingCapabilityGraph:
         self._graph = graph
 
     @classmethod
-    def open(cls, config: Any, *, executor: Executor | None = None) -> BlockingCapabilityGraph:
+    def open(cls, config: Any, *, executor: Executor | None = None) -> Self:
+        """Open the graph, as [CapabilityGraph.open][capability_graph.CapabilityGraph.open]
+        does, and return it (it is a context manager that closes it on exit)."""
         loop = asyncio.new_event_loop()
         thread = threading.Thread(target=loop.run_forever, name="capability-graph", daemon=True)
         thread.start()
         try:
             graph = asyncio.run_coroutine_threadsafe(
-                CapabilityGraph.open(config, executor=executor), loop
+                CapabilityGraph._opened(config, executor), loop
             ).result()
         except BaseException:
             _stop_loop(loop, thread)
@@ -403,9 +510,11 @@ class BlockingCapabilityGraph:
     def call(
         self, tool: str, arguments: Any, *, cancel: CancelToken | None = None
     ) -> dict[str, Any]:
+        """See [CapabilityGraph.call][capability_graph.CapabilityGraph.call]."""
         return self._run(lambda: self._graph.call(tool, arguments, cancel=cancel))
 
     def describe(self) -> DescribeResult:
+        """See [CapabilityGraph.describe][capability_graph.CapabilityGraph.describe]."""
         return self._run(self._graph.describe)
 
     def list(
@@ -416,11 +525,13 @@ class BlockingCapabilityGraph:
         limit: int | None = None,
         cursor: str | None = None,
     ) -> ListResult:
+        """See [CapabilityGraph.list][capability_graph.CapabilityGraph.list]."""
         return self._run(
             lambda: self._graph.list(providers=providers, tags=tags, limit=limit, cursor=cursor)
         )
 
     def resolve(self, *, ids: Strings, relations: Mapping[str, Any] | None = None) -> ResolveResult:
+        """See [CapabilityGraph.resolve][capability_graph.CapabilityGraph.resolve]."""
         return self._run(lambda: self._graph.resolve(ids=ids, relations=relations))
 
     def match(
@@ -433,6 +544,8 @@ class BlockingCapabilityGraph:
         timeout_ms: int | None = None,
         cancel: CancelToken | None = None,
     ) -> MatchResult:
+        """See [CapabilityGraph.match][capability_graph.CapabilityGraph.match]; ``cancel`` may be
+        cancelled from any thread."""
         return self._run(
             lambda: self._graph.match(
                 request=request,
@@ -445,11 +558,13 @@ class BlockingCapabilityGraph:
         )
 
     def read_document(self, *, capability_id: str, document_id: str) -> DocumentResult:
+        """See [CapabilityGraph.read_document][capability_graph.CapabilityGraph.read_document]."""
         return self._run(
             lambda: self._graph.read_document(capability_id=capability_id, document_id=document_id)
         )
 
     def reload(self, *, providers: Strings | None = None) -> ReloadResult:
+        """See [CapabilityGraph.reload][capability_graph.CapabilityGraph.reload]."""
         return self._run(lambda: self._graph.reload(providers=providers))
 
     def close(self) -> None:
@@ -461,9 +576,13 @@ class BlockingCapabilityGraph:
 
     @property
     def closed(self) -> bool:
+        """True once [close][capability_graph.BlockingCapabilityGraph.close] was called."""
         return self._graph.closed
 
-    def __enter__(self) -> BlockingCapabilityGraph:
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self._graph._state()}>"
+
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

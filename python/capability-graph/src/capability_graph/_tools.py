@@ -1,4 +1,4 @@
-"""The Tool Adapter: the five operations as LLM function-calling tools (DESIGN §6.2).
+"""The Tool Adapter: the five operations of the contract as LLM function-calling tools.
 
 ``ToolAdapter(graph)`` exposes the tools of ``spec/capability-graph/tools.json`` (name, title,
 description, input and output JSON Schemas, annotations), their OpenAI and Anthropic
@@ -7,13 +7,13 @@ function-calling forms, and ``call(name, arguments)``, which always answers with
     {"ok": true, "result": {...}}     the tool's JSON result
     {"ok": false, "error": {...}}     the GraphError object (code, phase, message[, nextAction])
 
-It is a thin projection of :meth:`CapabilityGraph.call`: the core validates the arguments,
-applies the precedence rules and answers an unknown tool name with ``CG_INPUT_INVALID``/``query``.
+It is a thin projection of ``CapabilityGraph.call``: the core validates the arguments, applies
+the precedence rules and answers an unknown tool name with ``CG_INPUT_INVALID``/``query``.
 The adapter never raises a GraphError. Anything else the core raised would be a defect of the
 core (the core projects every executor failure itself), so it is *not* disguised as a contract
 outcome: it propagates unchanged, as does ``asyncio.CancelledError``.
 
-``BlockingToolAdapter`` is the same over :class:`BlockingCapabilityGraph`, without ``await``.
+``BlockingToolAdapter`` is the same over ``BlockingCapabilityGraph``, without ``await``.
 """
 
 from __future__ import annotations
@@ -92,31 +92,34 @@ class _Exports:
         ``{"type": "function", "function": {"name", "description", "parameters"}}``.
 
         OpenAI delivers a call's arguments as JSON text: pass ``json.loads(arguments)`` to
-        :meth:`call` (text that is not JSON is the caller's protocol problem, not a tool input).
+        ``call`` (text that is not JSON is the caller's protocol problem, not a tool input).
         """
         return [_openai(tool) for tool in _tools()]
 
     def anthropic_tools(self) -> list[dict[str, Any]]:
         """The tools in the Anthropic Messages format: ``{"name", "description", "input_schema"}``.
 
-        A ``tool_use`` block's ``input`` is passed to :meth:`call` as it is.
+        A ``tool_use`` block's ``input`` is passed to ``call`` as it is.
         """
         return [_anthropic(tool) for tool in _tools()]
 
 
 class ToolAdapter(_Exports):
-    """Tools over an open :class:`CapabilityGraph` (async)."""
+    """Tools over an open [CapabilityGraph][capability_graph.CapabilityGraph] (async)."""
 
     def __init__(self, graph: CapabilityGraph) -> None:
         self.graph = graph
+
+    def __repr__(self) -> str:
+        return f"ToolAdapter({self.graph!r})"
 
     async def call(
         self, name: str, arguments: Any, *, cancel: CancelToken | None = None
     ) -> dict[str, Any]:
         """Run tool ``name`` with the JSON ``arguments``; return ``{"ok", "result" | "error"}``.
 
-        ``cancel`` (a :class:`CancelToken`) cancels a running ``match_capabilities``, which then
-        answers ``CG_MODEL_CANCELLED``.
+        ``cancel`` (a [CancelToken][capability_graph.CancelToken]) cancels a running
+        ``match_capabilities``, which then answers ``CG_MODEL_CANCELLED``.
         """
         try:
             return _success(await self.graph.call(name, arguments, cancel=cancel))
@@ -125,10 +128,14 @@ class ToolAdapter(_Exports):
 
 
 class BlockingToolAdapter(_Exports):
-    """Tools over an open :class:`BlockingCapabilityGraph`: the same methods, without ``await``."""
+    """Tools over an open [BlockingCapabilityGraph][capability_graph.BlockingCapabilityGraph]:
+    the same methods, without ``await``."""
 
     def __init__(self, graph: BlockingCapabilityGraph) -> None:
         self.graph = graph
+
+    def __repr__(self) -> str:
+        return f"BlockingToolAdapter({self.graph!r})"
 
     def call(
         self, name: str, arguments: Any, *, cancel: CancelToken | None = None

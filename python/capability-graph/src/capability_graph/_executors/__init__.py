@@ -87,7 +87,10 @@ class Executor(Protocol):
 
     name: str
 
-    async def match(self, job: MatchJob) -> object: ...
+    async def match(self, job: MatchJob) -> object:
+        """Return the raw output ``{status, candidates: [{id, confidence, reason?}]}`` for
+        ``job``, or raise (an exception with a ``code`` attribute names a ``CG_MODEL_*`` code)."""
+        ...
 
 
 def build_executor(model: Mapping[str, Any] | object) -> Executor:

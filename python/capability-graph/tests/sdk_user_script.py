@@ -1,5 +1,5 @@
 """A user's program on the public SDK: typed host configuration, both ways to open, the Tool
-Adapter's OpenAI export and a GraphError's text.
+Adapter's Responses export and a GraphError's text.
 
 ``test_sdk_api.py`` runs it; the typing session checks it with ``mypy --strict``, so the public
 API stays usable from strictly typed code.
@@ -48,8 +48,8 @@ async def main() -> None:
     async with CapabilityGraph.open(CONFIG) as graph:
         page: ListResult = await graph.list(tags=["http"])
         print(page.status, [item["id"] for item in page.items])
-        tools = ToolAdapter(graph).openai_tools()
-        print([tool["function"]["name"] for tool in tools])
+        tools = ToolAdapter(graph).openai_responses_tools()
+        print([tool["name"] for tool in tools])
 
     opened = await CapabilityGraph.open(CONFIG)
     try:

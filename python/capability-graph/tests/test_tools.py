@@ -76,6 +76,25 @@ def test_openai_export_is_chat_completions_function_tools(adapter: BlockingToolA
     assert adapter.openai_tools()[0]["function"]["parameters"]["type"] == "object"
 
 
+def test_openai_responses_export_is_responses_function_tools(adapter: BlockingToolAdapter) -> None:
+    assert adapter.openai_responses_tools() == [
+        {
+            "type": "function",
+            "name": tool["name"],
+            "description": tool["description"],
+            "parameters": tool["inputSchema"],
+            "strict": False,
+        }
+        for tool in TOOLS
+    ]
+
+
+def test_openai_responses_export_is_a_fresh_copy(adapter: BlockingToolAdapter) -> None:
+    exported = adapter.openai_responses_tools()
+    exported[0]["parameters"]["type"] = "mutated"
+    assert adapter.openai_responses_tools()[0]["parameters"]["type"] == "object"
+
+
 def test_anthropic_export_is_messages_tools(adapter: BlockingToolAdapter) -> None:
     assert adapter.anthropic_tools() == [
         {"name": t["name"], "description": t["description"], "input_schema": t["inputSchema"]}
@@ -95,11 +114,17 @@ def test_async_and_blocking_adapters_export_the_same(adapter: BlockingToolAdapte
     async def exports() -> tuple[Any, ...]:
         async with await CapabilityGraph.open(CONFIG) as graph:
             tools = ToolAdapter(graph)
-            return tools.tools, tools.openai_tools(), tools.anthropic_tools()
+            return (
+                tools.tools,
+                tools.openai_tools(),
+                tools.openai_responses_tools(),
+                tools.anthropic_tools(),
+            )
 
     assert asyncio.run(exports()) == (
         adapter.tools,
         adapter.openai_tools(),
+        adapter.openai_responses_tools(),
         adapter.anthropic_tools(),
     )
 

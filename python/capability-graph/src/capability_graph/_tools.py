@@ -1,8 +1,9 @@
 """The Tool Adapter: the five operations of the contract as LLM function-calling tools.
 
 ``ToolAdapter(graph)`` exposes the tools of ``spec/capability-graph/tools.json`` (name, title,
-description, input and output JSON Schemas, annotations), their OpenAI and Anthropic
-function-calling forms, and ``call(name, arguments)``, which always answers with an outcome::
+description, input and output JSON Schemas, annotations), their function-calling forms for the
+OpenAI Chat Completions API, the OpenAI Responses API and the Anthropic Messages API, and
+``call(name, arguments)``, which always answers with an outcome::
 
     {"ok": true, "result": {...}}     the tool's JSON result
     {"ok": false, "error": {...}}     the GraphError object (code, phase, message[, nextAction])
@@ -49,9 +50,12 @@ def tool_names() -> tuple[str, ...]:
     return tuple(tool["name"] for tool in _tools())
 
 
+# None of the OpenAI forms is ``strict``: strict mode requires every property to be required, and
+# the contract's optional keys must stay omittable (null is not omission).
+
+
 def _openai(tool: Mapping[str, Any]) -> dict[str, Any]:
-    # Chat Completions ``tools`` entry. Not ``strict``: strict mode requires every property to be
-    # required, and the contract's optional keys must stay omittable (null is not omission).
+    # A Chat Completions ``tools`` entry (``strict`` defaults to false there, so it is left out).
     return {
         "type": "function",
         "function": {
@@ -59,6 +63,18 @@ def _openai(tool: Mapping[str, Any]) -> dict[str, Any]:
             "description": tool["description"],
             "parameters": copy.deepcopy(tool["inputSchema"]),
         },
+    }
+
+
+def _openai_responses(tool: Mapping[str, Any]) -> dict[str, Any]:
+    # A Responses API function tool. ``strict`` is stated: the SDK's ``FunctionToolParam``
+    # requires the key, and the Responses API makes function tools strict by default.
+    return {
+        "type": "function",
+        "name": tool["name"],
+        "description": tool["description"],
+        "parameters": copy.deepcopy(tool["inputSchema"]),
+        "strict": False,
     }
 
 
@@ -95,6 +111,16 @@ class _Exports:
         ``call`` (text that is not JSON is the caller's protocol problem, not a tool input).
         """
         return [_openai(tool) for tool in _tools()]
+
+    def openai_responses_tools(self) -> list[dict[str, Any]]:
+        """The tools in the OpenAI Responses API format:
+        ``{"type": "function", "name", "description", "parameters", "strict": false}``.
+
+        A ``function_call`` output item's ``arguments`` is JSON text, as in Chat Completions:
+        pass ``json.loads(arguments)`` to ``call`` and answer with a ``function_call_output``
+        item carrying the same ``call_id``.
+        """
+        return [_openai_responses(tool) for tool in _tools()]
 
     def anthropic_tools(self) -> list[dict[str, Any]]:
         """The tools in the Anthropic Messages format: ``{"name", "description", "input_schema"}``.

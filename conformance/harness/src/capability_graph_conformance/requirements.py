@@ -131,11 +131,6 @@ def spec_requirements(spec_dir: Path) -> dict[str, Requirement]:
     return requirements
 
 
-def _sort_key(ident: str) -> tuple[str, int]:
-    _, area, number = ident.split("-")
-    return (area, int(number))
-
-
 @dataclass
 class Coverage:
     """Requirement -> the required vectors that name it, and the surfaces those vectors run on."""
@@ -146,7 +141,8 @@ class Coverage:
     unknown: list[tuple[str, str]] = field(default_factory=list)  # (vector id, cited id)
 
     def ordered(self) -> list[Requirement]:
-        return [self.requirements[i] for i in sorted(self.requirements, key=_sort_key)]
+        """In the order the specification defines them (its files in order, top to bottom)."""
+        return list(self.requirements.values())
 
     def uncovered(self) -> list[Requirement]:
         """MUST requirements in force that no required vector tests (and that are testable)."""

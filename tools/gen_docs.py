@@ -555,11 +555,27 @@ def spec_pages() -> dict[str, str]:
     return pages
 
 
-def spec_page(name: str, text: str) -> str:
+#: A requirement's definition (``**[CG-AREA-N]**`` starting a paragraph or list item) and a
+#: citation of one (``[CG-AREA-N]`` that is not already a link).
+_DEFINITION = re.compile(r"^(\s*(?:[-*+] |\d+\. )?)\*\*\[(CG-[A-Z]+-[0-9]+)\]\*\*", re.MULTILINE)
+_CITATION = re.compile(r"(?<![\[*])\[(CG-[A-Z]+-[0-9]+)\](?![(*])")
+
+
+def spec_page(name: str, text: str, homes: Mapping[str, str]) -> str:
+    """A page of the specification: each requirement gets an anchor named by its id, and each
+    citation of a requirement links to it (``homes``: id -> the file that defines it)."""
     source = "README" if name == "index" else name
     for link, page in _SPEC_LINKS.items():
         text = text.replace(f"]({link})", f"]({page})")
     text = text.replace("](README.md)", "](index.md)")
+    text = _DEFINITION.sub(r'\1<a id="\2"></a>**[\2]**', text)
+
+    def cite(match: re.Match[str]) -> str:
+        ident = match.group(1)
+        home = homes.get(ident)
+        return f"[{ident}]({home}#{ident})" if home else match.group(0)
+
+    text = _CITATION.sub(cite, text)
     return header(f"spec/capability-graph/spec/{source}.md") + text
 
 
@@ -593,6 +609,7 @@ def coverage_page(coverage: Coverage) -> str:
     ]
     for requirement in coverage.ordered():
         section = f"[{requirement.source}]({requirement.source})"
+        ident = f"[`{requirement.id}`]({requirement.source}#{requirement.id})"
         vectors = coverage.vectors.get(requirement.id, [])
         if requirement.untestable is not None:
             shown = f"untestable: {_cell(requirement.untestable)}"
@@ -601,9 +618,7 @@ def coverage_page(coverage: Coverage) -> str:
         else:
             shown = "<br>".join(f"`{v}`" for v in vectors) or "**none**"
         surfaces = ", ".join(coverage.surfaces.get(requirement.id, [])) or "—"
-        lines.append(
-            f"| `{requirement.id}` | {requirement.strength} | {section} | {shown} | {surfaces} |"
-        )
+        lines.append(f"| {ident} | {requirement.strength} | {section} | {shown} | {surfaces} |")
     return "\n".join(lines) + "\n"
 
 
@@ -693,11 +708,11 @@ def outputs(examples: Mapping[str, list[dict[str, Any]]] | None = None) -> dict[
         if name in schemas or name in ("index", "tool-list"):
             raise SystemExit(f"gen_docs: spec/capability-graph/{name}.md collides with a page")
         files[DOCS / "contract" / f"{name}.md"] = prose_page(name, text)
+    coverage = suite_coverage(Suite.from_repository(SPEC.parent.parent))
+    homes = {r.id: r.source.removesuffix(".md") + ".md" for r in coverage.ordered()}
     for name, text in spec_pages().items():
-        files[DOCS / "spec" / f"{name}.md"] = spec_page(name, text)
-    files[DOCS / "spec" / "coverage.md"] = coverage_page(
-        suite_coverage(Suite.from_repository(SPEC.parent.parent))
-    )
+        files[DOCS / "spec" / f"{name}.md"] = spec_page(name, text, homes)
+    files[DOCS / "spec" / "coverage.md"] = coverage_page(coverage)
     tools = json.loads(TOOLS_JSON.read_text(encoding="utf-8"))
     files[DOCS / "contract" / "tool-list.md"] = pages.tool_list(tools)
     files[MKDOCS_YML] = replace_blocks(

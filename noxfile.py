@@ -95,6 +95,7 @@ def demo(session: nox.Session) -> None:
 def docs(session: nox.Session) -> None:
     """Build the site strictly (generated pages in sync), then open it in headless Chromium."""
     _install_packages(session)
+    session.install("./conformance/harness")  # the requirement coverage page
     session.install(*_group("docs"))
     session.run("python", "tools/gen_docs.py", "--check")
     session.run(

@@ -63,8 +63,8 @@ def _program(
 ) -> str:
     """An asyncio program: ``prelude``, ``config`` (Python source), then ``main()`` = ``body``.
 
-    Any GraphError escaping ``main()`` is printed as its error object, as in the seed's
-    ``error.mjs``.
+    Any GraphError escaping ``main()`` is printed as its error object, as in the contract's
+    reference error example.
     """
     plain = sorted(
         ["import asyncio", "import json", *(i for i in imports if i.startswith("import "))]
@@ -210,7 +210,7 @@ EXAMPLES: dict[str, tuple[Example, ...]] = {
             "The message names the JSON pointer and the expected type, never the value.",
         ),
         Example(
-            "A configuration file that cannot be read (the seed's doctor example)",
+            "A configuration file that cannot be read (the reference doctor example)",
             _program('await CapabilityGraph.open("deliberately-missing-config.json")'),
             "The CLI reports the same error object for "
             "`capability-graph doctor --config deliberately-missing-config.json` "
@@ -341,7 +341,7 @@ EXAMPLES: dict[str, tuple[Example, ...]] = {
     ),
     "CG_CAPABILITY_NOT_FOUND": (
         Example(
-            "The seed's error.mjs, in Python",
+            "The reference error example, in Python",
             _program(
                 f'{_OPEN}\n    await graph.resolve(ids=["acme::missing"])',
                 config="""CONFIG = {

@@ -11,6 +11,10 @@ Outputs (each page starts with a do-not-edit comment naming this generator and i
   ``spec/capability-graph/schemas/`` (name, type, required, constraints, description), plus
   ``docs/contract/index.md`` and ``docs/contract/tool-list.md`` (from ``tools.json``), and the
   normative prose of ``spec/capability-graph/*.md`` (e.g. ``executors.md``) as it is;
+- ``docs/spec/<name>.md`` -- the normative specification (``spec/capability-graph/spec/*.md``;
+  its ``README.md`` becomes ``docs/spec/index.md``), with links to the spec's sibling files
+  pointed at their pages, and ``docs/spec/coverage.md`` -- the requirement coverage table
+  (requirement -> required vectors -> surfaces), computed like ``cg-conformance check`` does;
 - generated blocks inside hand-written files, between ``gen_docs:<name>:begin`` and
   ``gen_docs:<name>:end`` comments: the ``nav`` entries of the error and contract pages in
   ``mkdocs.yml``, and the figures in ``docs/benchmarks.md`` (from the JSON files that the
@@ -33,6 +37,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from capability_graph_conformance.requirements import Coverage, suite_coverage
+from capability_graph_conformance.suite import Suite
 from doc_examples import EXAMPLES, Example, error_of, run_script
 
 from capability_graph._explain import explain_markdown
@@ -46,6 +52,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 SPEC = ROOT / "spec" / "capability-graph"
 SCHEMAS = SPEC / "schemas"
+SPEC_TEXT = SPEC / "spec"
 TOOLS_JSON = SPEC / "tools.json"
 TAXONOMY = "spec/capability-graph/taxonomy.json"
 MKDOCS_YML = ROOT / "mkdocs.yml"
@@ -53,7 +60,7 @@ BENCH_DIR = DOCS / "benchmarks"
 SUFFIX = ".schema.json"
 
 #: Folders whose every ``*.md`` is generated (a file there that is not generated is stale).
-GENERATED_DIRS = (DOCS / "errors", DOCS / "contract")
+GENERATED_DIRS = (DOCS / "errors", DOCS / "contract", DOCS / "spec")
 
 
 def header(source: str) -> str:
@@ -533,6 +540,88 @@ def benchmark_figures() -> list[str]:
     return lines
 
 
+# -- the specification and its coverage ------------------------------------------------------
+
+#: Links of the specification to files beside its folder, and the pages that publish them.
+_SPEC_LINKS = {"../executors.md": "../contract/executors.md"}
+
+
+def spec_pages() -> dict[str, str]:
+    """The specification's files: page name (``index`` for the README) -> text."""
+    pages = {}
+    for path in sorted(SPEC_TEXT.glob("*.md")):
+        name = "index" if path.name == "README.md" else path.stem
+        pages[name] = path.read_text(encoding="utf-8")
+    return pages
+
+
+#: A requirement's definition (``**[CG-AREA-N]**`` starting a paragraph or list item) and a
+#: citation of one (``[CG-AREA-N]`` that is not already a link).
+_DEFINITION = re.compile(r"^(\s*(?:[-*+] |\d+\. )?)\*\*\[(CG-[A-Z]+-[0-9]+)\]\*\*", re.MULTILINE)
+_CITATION = re.compile(r"(?<![\[*])\[(CG-[A-Z]+-[0-9]+)\](?![(*])")
+
+
+def spec_page(name: str, text: str, homes: Mapping[str, str]) -> str:
+    """A page of the specification: each requirement gets an anchor named by its id, and each
+    citation of a requirement links to it (``homes``: id -> the file that defines it)."""
+    source = "README" if name == "index" else name
+    for link, page in _SPEC_LINKS.items():
+        text = text.replace(f"]({link})", f"]({page})")
+    text = text.replace("](README.md)", "](index.md)")
+    text = _DEFINITION.sub(r'\1<a id="\2"></a>**[\2]**', text)
+
+    def cite(match: re.Match[str]) -> str:
+        ident = match.group(1)
+        home = homes.get(ident)
+        return f"[{ident}]({home}#{ident})" if home else match.group(0)
+
+    text = _CITATION.sub(cite, text)
+    return header(f"spec/capability-graph/spec/{source}.md") + text
+
+
+def coverage_page(coverage: Coverage) -> str:
+    counts = coverage.counts()
+    lines = [
+        header("spec/capability-graph/spec/*.md and conformance/vectors"),
+        "# Requirement coverage",
+        "",
+        "Every requirement of the [specification](index.md), the required conformance vectors "
+        "that name it in their `requirements`, and the surfaces those vectors run on. "
+        "`cg-conformance check` fails when a MUST that is neither untestable nor deprecated has "
+        "no required vector.",
+        "",
+        f"- requirements: **{counts['requirements']}** (MUST {counts['MUST']}, "
+        f"SHOULD {counts['SHOULD']}, MAY {counts['MAY']})",
+        f"- untestable (with the reason in the specification): {counts['untestable']}; "
+        f"deprecated: {counts['deprecated']}",
+        f"- testable MUSTs covered by required vectors: **{counts['testable MUST covered']} / "
+        f"{counts['testable MUST']}**",
+        "",
+    ]
+    uncovered = coverage.uncovered()
+    if uncovered:
+        lines += ['!!! warning "Testable MUSTs without a vector"', ""]
+        lines += [f"    - `{r.id}` ({r.source})" for r in uncovered]
+        lines.append("")
+    lines += [
+        "| requirement | strength | section | vectors | surfaces |",
+        "|---|---|---|---|---|",
+    ]
+    for requirement in coverage.ordered():
+        section = f"[{requirement.source}]({requirement.source})"
+        ident = f"[`{requirement.id}`]({requirement.source}#{requirement.id})"
+        vectors = coverage.vectors.get(requirement.id, [])
+        if requirement.untestable is not None:
+            shown = f"untestable: {_cell(requirement.untestable)}"
+        elif requirement.deprecated:
+            shown = "deprecated"
+        else:
+            shown = "<br>".join(f"`{v}`" for v in vectors) or "**none**"
+        surfaces = ", ".join(coverage.surfaces.get(requirement.id, [])) or "—"
+        lines.append(f"| {ident} | {requirement.strength} | {section} | {shown} | {surfaces} |")
+    return "\n".join(lines) + "\n"
+
+
 # -- nav ---------------------------------------------------------------------------------------
 
 
@@ -559,7 +648,12 @@ def nav_sections(schemas: Mapping[str, Mapping[str, Any]]) -> dict[str, list[str
     contract = ["The tools: contract/tool-list.md", *prose] + [
         f"{schema.get('title', name)}: contract/{name}.md" for name, schema in schemas.items()
     ]
-    return {"errors": errors, "contract": contract}
+    titles = {name: _prose_title(text, name) for name, text in spec_pages().items()}
+    specification = ["spec/index.md"] + [
+        f"{_yaml_text(title)}: spec/{name}.md" for name, title in titles.items() if name != "index"
+    ]
+    specification.append("Requirement coverage: spec/coverage.md")
+    return {"errors": errors, "contract": contract, "spec": specification}
 
 
 def _yaml_text(text: str) -> str:
@@ -614,6 +708,11 @@ def outputs(examples: Mapping[str, list[dict[str, Any]]] | None = None) -> dict[
         if name in schemas or name in ("index", "tool-list"):
             raise SystemExit(f"gen_docs: spec/capability-graph/{name}.md collides with a page")
         files[DOCS / "contract" / f"{name}.md"] = prose_page(name, text)
+    coverage = suite_coverage(Suite.from_repository(SPEC.parent.parent))
+    homes = {r.id: r.source.removesuffix(".md") + ".md" for r in coverage.ordered()}
+    for name, text in spec_pages().items():
+        files[DOCS / "spec" / f"{name}.md"] = spec_page(name, text, homes)
+    files[DOCS / "spec" / "coverage.md"] = coverage_page(coverage)
     tools = json.loads(TOOLS_JSON.read_text(encoding="utf-8"))
     files[DOCS / "contract" / "tool-list.md"] = pages.tool_list(tools)
     files[MKDOCS_YML] = replace_blocks(

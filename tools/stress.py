@@ -1,4 +1,4 @@
-"""The long versions of the reliability and security battery (issue 9; the ``stress`` nox session).
+"""The long versions of the reliability and security battery (the ``stress`` nox session).
 
 Runs each section for ``--duration`` seconds (or ``--iterations`` cases) and prints its figures,
 then the summary: bad inputs tried, faults survived, load held, data lost, and the peak memory of

@@ -8,7 +8,7 @@ For each size (default 10k and 100k capabilities; ``--sizes 10000,100000,1000000
 - ``resolve``: a depth-2 closure from 100 roots against serializing its own result with the
   same encoder the surfaces use (orjson), and, for reference, with stdlib ``json.dumps``.
 
-Targets (DESIGN §10): open <= 3x json.loads, peak RSS <= 2.5x, resolve <= 3x.
+Targets (docs/benchmarks.md): open <= 3x json.loads, peak RSS <= 2.5x, resolve <= 3x.
 
     python tools/bench/bench_core.py [--sizes 10000,100000] [--json]
 """

@@ -1,4 +1,4 @@
-"""Benchmark the outer surfaces against their baselines, side by side (DESIGN §10).
+"""Benchmark the outer surfaces against their baselines, side by side (docs/benchmarks.md).
 
     python tools/bench/bench_surfaces.py [--runs 15] [--calls 300] [--json]
 

@@ -287,7 +287,9 @@ def docs_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(gen_docs, "DOCS", docs)
     monkeypatch.setattr(gen_docs, "MKDOCS_YML", tmp_path / "mkdocs.yml")
     monkeypatch.setattr(gen_docs, "BENCH_DIR", docs / "benchmarks")
-    monkeypatch.setattr(gen_docs, "GENERATED_DIRS", (docs / "errors", docs / "contract"))
+    monkeypatch.setattr(
+        gen_docs, "GENERATED_DIRS", (docs / "errors", docs / "contract", docs / "spec")
+    )
     results = _page_results()
     monkeypatch.setattr(gen_docs, "run_examples", lambda: results)
     assert gen_docs.main(["--check"]) == 0

@@ -36,7 +36,8 @@ SCHEMA_ONLY: dict[str, str] = {
     "tool-outcome/invalid/ok-as-number": "Literal[True] accepts 1",
 }
 
-# The corpus both validators must agree on covers these rules (DESIGN §3, §4.2).
+# The corpus both validators must agree on covers these rules (CG-CONV-2 .. CG-CONV-8,
+# CG-REQ-2, CG-CTX-1).
 CORPUS_RULES = (
     "null-optional-field",
     "unknown-key",

@@ -168,3 +168,58 @@ def test_check_command_exit_status(harness: Any, repo: Path, copy: Path) -> None
     status, out, _ = harness("check", "--suite-root", str(copy))
     assert status == 1
     assert "problem(s)" in out
+
+
+# -- requirement coverage ------------------------------------------------------------------------
+
+
+def test_every_testable_must_of_the_specification_has_a_required_vector(suite: Suite) -> None:
+    report = check_suite(suite)
+    assert report.requirements is not None
+    assert report.requirements.uncovered() == []
+    assert report.requirements.unknown == []
+
+
+def test_a_vector_naming_an_undefined_requirement_fails(copy: Path) -> None:
+    _edit(_vector(copy, "cg.query.describe"), {"requirements": ["CG-OP-1", "CG-NOPE-7"]})
+    assert any(
+        "cg.query.describe: names requirement CG-NOPE-7, which the specification does not define"
+        in p
+        for p in _problems(copy)
+    )
+
+
+def test_a_must_without_a_vector_fails(copy: Path) -> None:
+    section = copy / "spec/capability-graph/spec/05-precedence.md"
+    section.write_text(
+        section.read_text(encoding="utf-8") + "\n**[CG-PREC-999]** A new rule MUST hold.\n",
+        encoding="utf-8",
+    )
+    assert any(p.startswith("requirement CG-PREC-999 (05-precedence.md)") for p in _problems(copy))
+
+
+def test_an_untestable_must_needs_no_vector(copy: Path) -> None:
+    section = copy / "spec/capability-graph/spec/05-precedence.md"
+    section.write_text(
+        section.read_text(encoding="utf-8")
+        + "\n**[CG-PREC-999]** A new rule MUST hold. (untestable: no vector can observe it)\n",
+        encoding="utf-8",
+    )
+    assert not any("CG-PREC-999" in p for p in _problems(copy))
+
+
+def test_a_vector_without_requirements_fails_the_schema(copy: Path) -> None:
+    path = _vector(copy, "cg.query.describe")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    del data["requirements"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert any(
+        p.startswith("query/describe.json: schema:") and "requirements" in p
+        for p in _problems(copy)
+    )
+
+
+def test_check_reports_requirement_coverage(harness: Any, repo: Path) -> None:
+    _, out, _ = harness("check", "--suite-root", str(repo))
+    assert "testable MUSTs covered by required vectors: " in out
+    assert "requirements: " in out

@@ -1,4 +1,4 @@
-"""The reliability and security battery (issue 9): shared generators, checks and engines.
+"""The reliability and security battery: shared generators, checks and engines.
 
 The fast tests (``test_battery_*.py``) and the long runs (``tools/stress.py``) use the same code:
 
@@ -370,7 +370,7 @@ class Fault:
 
 
 def projection(code: object, action: object) -> tuple[str, str | None]:
-    """DESIGN §5.1, written from the spec: the (code, nextAction) an executor error becomes."""
+    """CG-MODEL-5/6, written from the spec: the (code, nextAction) an executor error becomes."""
     code_text = str.__str__(code) if isinstance(code, str) else None
     if code_text not in MODEL_CODES:
         return "CG_MODEL_UNAVAILABLE", "retry"

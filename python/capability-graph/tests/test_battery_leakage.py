@@ -3,7 +3,7 @@
 Executor faults carry secrets, absolute paths, control characters, lone surrogates and very long
 texts, in messages, ``code``/``nextAction`` attributes, chained causes and exception groups. On
 every surface (SDK async and blocking, Tool Adapter async and blocking, MCP in memory and over
-stdio, the CLI in-process and as a process) the emitted error is exactly the §5.1 projection, is
+stdio, the CLI in-process and as a process) the emitted error is exactly the projection, is
 schema-valid, and no byte emitted -- results, envelopes, str/repr/traceback/pickle of the
 GraphError, log records, stdout, stderr -- contains a marker of the hostile text.
 """

@@ -1,4 +1,4 @@
-"""Document reading core (issue 4): the static path rule, roots, and contained reading.
+"""Document reading core (CG-DOC-*): the static path rule, roots, and contained reading.
 
 The traversal battery has one named test per attack (``test_attack_*``). Every error is checked
 for its exact contract object and for leaks (no tmp path, root or secret in any rendering), and

@@ -1,6 +1,6 @@
-"""§5.1 projection of executor failures, table-driven: every CG_MODEL_* code x every action kind
-(missing, default, each allowed, each illegal, unknown) x a secret planted in the raw message,
-raised as a GraphError, a duck-typed executor error and through the scripted executor."""
+"""Projection of executor failures (CG-MODEL-5), table-driven: every CG_MODEL_* code x every
+action kind (missing, default, each allowed, each illegal, unknown) x a secret planted in the raw
+message, raised as a GraphError, a duck-typed executor error and through the scripted executor."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def _expected(code: ErrorCode, kind: str) -> dict[str, str]:
 
 
 def test_fallback_actions_are_the_seed_table() -> None:
-    # Missing or illegal nextAction falls back by code (seed / DESIGN §5.1).
+    # Missing or illegal nextAction falls back by code (CG-MODEL-5).
     fallback = {code.value: REGISTRY[code].default_action for code in MODEL}
     assert fallback == {
         "CG_MODEL_NOT_CONFIGURED": NextAction.CHECK_CONFIG,

@@ -1,4 +1,4 @@
-"""One failing request, four surfaces, one error object: byte for byte (DESIGN §8.2)."""
+"""One failing request, four surfaces, one error object: byte for byte (CG-SURF-1, CG-ERR-4)."""
 
 from __future__ import annotations
 

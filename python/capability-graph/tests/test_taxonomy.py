@@ -13,8 +13,9 @@ from cg_testing import REPO, SPEC, load_json, schema_validator
 from capability_graph import ErrorCode, GraphError, NextAction, Phase
 from capability_graph._generated.taxonomy import REGISTRY
 
-DESIGN_TABLE = {
-    # code: (phases, default action, actions an executor may also set) -- DESIGN.md §5
+SPECIFIED_TABLE = {
+    # code: (phases, default action, actions an executor may also set), as the specification
+    # states them (CG-ERR-3, CG-MODEL-5)
     "CG_CONFIG_INVALID": (["config"], "check_config", []),
     "CG_DEFINITION_INVALID": (["load"], "check_config", []),
     "CG_RELATION_INVALID": (["load"], "check_config", []),
@@ -53,7 +54,7 @@ def test_registry_holds_exactly_the_designed_codes(taxonomy: dict[str, Any]) -> 
         c["code"]: (c["phases"], c.get("defaultAction"), c["executorActions"])
         for c in taxonomy["codes"]
     }
-    assert table == DESIGN_TABLE
+    assert table == SPECIFIED_TABLE
 
 
 def test_registry_phases_and_actions_are_the_designed_ones(taxonomy: dict[str, Any]) -> None:

@@ -1,4 +1,4 @@
-"""Cases (one vector on one surface) and the checks of DESIGN §8.2.
+"""Cases (one vector on one surface) and the checks of each surface's projection (CG-SURF-1).
 
 From one ``expect.error`` E every surface is checked for its own envelope:
 

@@ -9,6 +9,11 @@ a surface list the action cannot be expressed on; a step scenario that does not 
 string that the expectation itself contains. It also checks the conformance schemas (metaschema,
 ``$id``, resolvable ``$ref``), the fixtures' ``fixture.json`` and every manifest and
 expected-failures list under ``conformance/implementations``.
+
+Requirement coverage: every vector names the specification's requirement ids it tests; the check
+fails on an id the specification does not define, on a specification that breaks its own
+syntax, and on a MUST requirement (neither untestable nor deprecated) that no required vector
+names. The report counts the requirements and how many of the testable MUSTs are covered.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import referencing.exceptions
 from jsonschema import Draft202012Validator
 
 from ._json import dumps
+from .requirements import Coverage, RequirementError, suite_coverage
 from .schemas import CONFORMANCE_BASE_URI, SchemaSet
 from .suite import Suite, SuiteError, Vector
 
@@ -41,6 +47,7 @@ class CheckReport:
     by_area: dict[str, int] = field(default_factory=dict)
     by_surface: dict[str, int] = field(default_factory=dict)
     coverage: dict[str, list[str]] = field(default_factory=dict)  # code -> vector ids
+    requirements: Coverage | None = None
 
     @property
     def ok(self) -> bool:
@@ -116,9 +123,25 @@ def check_suite(suite: Suite, schemas: SchemaSet | None = None) -> CheckReport:
         if not coverage.get(code):
             report.problems.append(f"registry code {code} has no required vector that expects it")
     report.coverage = {code: sorted(coverage.get(code, ())) for code in suite.codes}
+    report.problems.extend(_check_requirements(suite, report))
     report.problems.extend(_check_fixtures(suite))
     report.problems.extend(_check_implementations(suite, schemas, set(seen)))
     return report
+
+
+def _check_requirements(suite: Suite, report: CheckReport) -> Iterator[str]:
+    try:
+        report.requirements = suite_coverage(suite)
+    except (RequirementError, OSError) as error:
+        yield f"specification: {error}"
+        return
+    for vector_id, ident in report.requirements.unknown:
+        yield f"{vector_id}: names requirement {ident}, which the specification does not define"
+    for requirement in report.requirements.uncovered():
+        yield (
+            f"requirement {requirement.id} ({requirement.source}) is a MUST without a required "
+            "vector (write one, or mark it '(untestable: reason)' if no vector can test it)"
+        )
 
 
 # -- one vector ----------------------------------------------------------------------------------
@@ -292,13 +315,28 @@ def _check_fixtures(suite: Suite) -> Iterator[str]:
         except ValueError as error:
             yield f"fixtures/{folder.name}/fixture.json: {error}"
             continue
+        known = {"description", "symlinks", "hardlinks"}
         links = data.get("symlinks", {}) if isinstance(data, dict) else None
-        if not isinstance(links, dict) or set(data) - {"description", "symlinks"}:
-            yield f"fixtures/{folder.name}/fixture.json: only description and symlinks are known"
+        hard = data.get("hardlinks", {}) if isinstance(data, dict) else None
+        if not isinstance(links, dict) or not isinstance(hard, dict) or set(data) - known:
+            yield (
+                f"fixtures/{folder.name}/fixture.json: only description, symlinks and hardlinks "
+                "are known"
+            )
             continue
         for link, target in links.items():
-            if not isinstance(target, str) or link.startswith("/") or ".." in link.split("/"):
+            if not isinstance(target, str) or not _inside(link):
                 yield f"fixtures/{folder.name}/fixture.json: bad symlink {link!r}"
+        for link, existing in hard.items():
+            if not isinstance(existing, str) or not _inside(link) or not _inside(existing):
+                yield f"fixtures/{folder.name}/fixture.json: bad hard link {link!r}"
+            elif not (folder / existing).is_file():
+                yield f"fixtures/{folder.name}/fixture.json: hard link {link!r} names no file"
+
+
+def _inside(relative: str) -> bool:
+    """A relative path that stays inside the fixture's folder."""
+    return not relative.startswith("/") and ".." not in relative.split("/")
 
 
 def _check_implementations(suite: Suite, schemas: SchemaSet, ids: set[str]) -> Iterator[str]:
@@ -331,6 +369,17 @@ def format_report(report: CheckReport) -> str:
     )
     covered = sum(1 for ids in report.coverage.values() if ids)
     lines.append(f"registry codes covered by required vectors: {covered}/{len(report.coverage)}")
+    if report.requirements is not None:
+        counts = report.requirements.counts()
+        lines.append(
+            f"requirements: {counts['requirements']} (MUST {counts['MUST']}, "
+            f"SHOULD {counts['SHOULD']}, MAY {counts['MAY']}; untestable {counts['untestable']}, "
+            f"deprecated {counts['deprecated']})"
+        )
+        lines.append(
+            "testable MUSTs covered by required vectors: "
+            f"{counts['testable MUST covered']}/{counts['testable MUST']}"
+        )
     if report.problems:
         lines.append(f"{len(report.problems)} problem(s):")
         lines.extend(f"  - {p}" for p in report.problems)

@@ -1,7 +1,7 @@
 """The ``cg-conformance`` command.
 
 ``run``      run the suite against an implementation (default: the Python reference)
-``check``    validate the vectors, their registry coverage and the conformance schemas
+``check``    validate the vectors, their registry and requirement coverage and the schemas
 ``compare``  list regressions and fixes between two JSON reports
 ``list``     list the vectors
 ``sync``     copy the suite from a repository checkout into the package data (``--check``: drift)
@@ -136,7 +136,9 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds a step or process may take (default: %(default)s)",
     )
 
-    check = commands.add_parser("check", help="validate the vectors and their registry coverage")
+    check = commands.add_parser(
+        "check", help="validate the vectors, their registry coverage and requirement coverage"
+    )
     _suite_flag(check)
 
     compare = commands.add_parser("compare", help="regressions and fixes between two JSON reports")

@@ -3,6 +3,7 @@
 A suite root is laid out like the repository::
 
     spec/capability-graph/taxonomy.json, tools.json, schemas/*.schema.json
+    spec/capability-graph/spec/*.md                (the specification: requirement ids)
     spec/conformance/*.schema.json
     conformance/vectors/capability-graph/<area>/<name>.json
     conformance/fixtures/<name>/...
@@ -122,6 +123,11 @@ class Suite:
     @property
     def spec_dir(self) -> Path:
         return self.root / "spec"
+
+    @property
+    def requirements_dir(self) -> Path:
+        """The normative specification, whose requirements the vectors name."""
+        return self.spec_dir / "capability-graph" / "spec"
 
     @property
     def vectors_dir(self) -> Path:

@@ -87,13 +87,20 @@ class Workspace:
         )
         meta = source / "fixture.json"
         if meta.exists():
-            links = json.loads(meta.read_text(encoding="utf-8")).get("symlinks", {})
-            for link, target in links.items():
+            described = json.loads(meta.read_text(encoding="utf-8"))
+            for link, target in described.get("symlinks", {}).items():
                 where = dest / link
                 where.parent.mkdir(parents=True, exist_ok=True)
                 if where.is_symlink() or where.exists():
                     where.unlink()
                 os.symlink(target, where)
+            # A hard link names a file of the fixture (relative to the fixture's folder).
+            for link, existing in described.get("hardlinks", {}).items():
+                where = dest / link
+                where.parent.mkdir(parents=True, exist_ok=True)
+                if where.is_symlink() or where.exists():
+                    where.unlink()
+                os.link(dest / existing, where)
 
 
 def write_file(workdir: Workdir, relative: str, data: bytes) -> None:

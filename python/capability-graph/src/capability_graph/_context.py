@@ -1,4 +1,4 @@
-"""Validation of the ``context`` of a match request (DESIGN §4.2).
+"""Validation of the ``context`` of a match request (CG-CTX-1, CG-CTX-2, CG-CTX-3).
 
 ``context`` is a flat object of scalar facts: at most 64 keys matching
 ``^[A-Za-z][A-Za-z0-9_.-]{0,63}$``; each value a string of at most 1024 characters, a finite number
@@ -25,7 +25,7 @@ ContextValue = str | int | float | bool
 
 MAX_CONTEXT_KEYS: Final = 64
 MAX_CONTEXT_STRING: Final = 1024
-# JSON integers beyond ±2^53 are not portable between implementations (the pure-JSON rule of §3).
+# JSON integers beyond ±2^53 are not portable between implementations (CG-CTX-1).
 _MAX_SAFE_INT: Final = 2**53
 _KEY: Final = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")
 

@@ -45,7 +45,7 @@ __all__ = [
 #: Where the page of a code lives in the docs site (relative to the site root).
 DOCS_PAGE: Final = "errors/{code}/"
 
-# The projection of an executor's error (DESIGN §5.1), said for one model code.
+# The projection of an executor's error (CG-MODEL-5), said for one model code.
 _EXECUTOR_RULE_EN: Final = (
     "An executor that raises this code keeps it (phase match). {action} The message is always "
     "replaced by the reference message: raw executor text never reaches the caller."
@@ -141,7 +141,7 @@ def _is_model_code(entry: CodeEntry) -> bool:
 
 
 def _executor_rule(entry: CodeEntry, *, markdown: bool) -> tuple[str, str] | None:
-    """The §5.1 projection sentence for a model code an executor may raise, else None."""
+    """The projection sentence (CG-MODEL-5) for a model code an executor may raise, else None."""
     if not _is_model_code(entry) or entry.default_action is None:
         return None
     wrap = "`{}`".format if markdown else "{}".format

@@ -4,7 +4,7 @@
 outcome (spec/capability-graph/executors.md, "Running a match"):
 
 * the executor's result arrived -> it is validated (:func:`validate_executor_output`);
-* the executor raised -> :func:`project_executor_failure` (DESIGN §5.1);
+* the executor raised -> :func:`project_executor_failure` (CG-MODEL-5, CG-MODEL-6);
 * ``job.deadline`` passed -> ``CG_MODEL_TIMEOUT``;
 * the caller's :class:`CancelToken` fired -> ``CG_MODEL_CANCELLED``;
 * the graph's stop signal fired (``close()``) -> ``CG_GRAPH_CLOSED``/``lifecycle``.
@@ -100,7 +100,7 @@ def _attribute(exc: BaseException, name: str) -> object:
 
 
 def project_executor_failure(exc: BaseException) -> GraphError:
-    """Project anything an executor raised into the ``CG_MODEL_*`` error the caller sees (§5.1).
+    """Project anything an executor raised into the ``CG_MODEL_*`` error the caller sees.
 
     An *executor error* is any exception with a string ``code`` attribute (GraphError included)
     and an optional ``next_action`` (or ``nextAction``). A ``CG_MODEL_*`` code is kept; its
@@ -136,7 +136,7 @@ def validate_executor_output(
     limit: int,
     max_output_bytes: int,
 ) -> MatchOutcome:
-    """Check an executor's raw output; return the outcome or raise the §5.1 error.
+    """Check an executor's raw output; return the outcome or raise its error (CG-MODEL-8).
 
     Checks, in this order (the first failure wins):
 
@@ -314,7 +314,7 @@ async def _stop_then_raise(
 
     If the task running the match is cancelled — by the caller, or because the graph's owner
     tears its event loop down right after ``close()`` — while the graph is closed, the answer is
-    still ``CG_GRAPH_CLOSED``: an active match is terminated at close with that error (§4.6).
+    still ``CG_GRAPH_CLOSED``: an active match is terminated at close with that error (CG-LIFE-9).
     """
     try:
         await _stop(task)

@@ -1,4 +1,4 @@
-"""The MCP server: the five tools over stdio with the official ``mcp`` SDK (DESIGN §6.3).
+"""The MCP server: the five tools over stdio with the official ``mcp`` SDK (CG-MCP-1 .. CG-MCP-5).
 
 It uses the SDK's low-level ``Server`` (which validates nothing itself, so every validation error
 is the core's) and is a thin projection of :meth:`CapabilityGraph.call`:

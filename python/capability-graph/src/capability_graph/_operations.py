@@ -1,7 +1,7 @@
 """The operations of the contract as pure functions over a snapshot.
 
 Each operation takes the JSON request (already checked by :func:`prepare_request`) and returns
-the JSON result, raising GraphError in the precedence order of the contract (DESIGN §4.4):
+the JSON result, raising GraphError in the precedence order of the contract (CG-PREC-1..10):
 closed graph (the caller) -> input size -> input shape -> context -> scope of explicitly named
 providers and capabilities -> existence -> budgets on the work -> execution -> result size.
 """

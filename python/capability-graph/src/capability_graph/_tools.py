@@ -1,4 +1,4 @@
-"""The Tool Adapter: the five operations of the contract as LLM function-calling tools.
+"""The Tool Adapter: the five operations as LLM function-calling tools (CG-TOOL-1, CG-TOOL-2).
 
 ``ToolAdapter(graph)`` exposes the tools of ``spec/capability-graph/tools.json`` (name, title,
 description, input and output JSON Schemas, annotations), their function-calling forms for the

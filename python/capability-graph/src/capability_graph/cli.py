@@ -1,4 +1,4 @@
-"""The ``capability-graph`` command line (DESIGN §6.4).
+"""The ``capability-graph`` command line (CG-CLI-1 .. CG-CLI-6, CG-MAINT-1 .. CG-MAINT-8).
 
 Graph commands (a thin projection of :meth:`CapabilityGraph.call`)::
 

@@ -1,13 +1,14 @@
-"""The model executor protocol (DESIGN §7, spec/capability-graph/executors.md).
+"""The model executor protocol (spec/capability-graph/executors.md, CG-MODEL-11).
 
 An executor gets one :class:`MatchJob` — the request, the validated context, the authorized
 catalog (capability summaries), the limit and an absolute deadline — and returns the *raw* output
 ``{status, candidates: [{id, confidence, reason?}]}`` or raises. It is never trusted: the match
 runner (``capability_graph._match.run_match``) enforces the deadline, cancellation and close,
 validates the output against the catalog, and projects every failure into a ``CG_MODEL_*``
-GraphError (§5.1). An executor error is any exception with a ``code`` attribute (and optionally
-``next_action`` / ``nextAction``); the built-in executors raise :class:`GraphError` with the code
-and action they mean, and the runner projects those the same way as a foreign executor's.
+GraphError (CG-MODEL-5). An executor error is any exception with a ``code`` attribute (and
+optionally ``next_action`` / ``nextAction``); the built-in executors raise :class:`GraphError`
+with the code and action they mean, and the runner projects those the same way as a foreign
+executor's.
 
 Built-in executors are configured under ``model`` in the host configuration and built by
 :func:`build_executor`; their modules (and the optional ``openai`` package, and ``flowcast``) are

@@ -105,7 +105,7 @@ class ConfigReader:
 
 
 def check_json_data(value: object, where: str, depth: int = 0) -> None:
-    """Reject what JSON cannot carry (the pure-JSON rules of DESIGN §3) inside ``value``."""
+    """Reject what JSON cannot carry (the pure-JSON rules, CG-CONV-7) inside ``value``."""
     if depth > 32:
         raise config_error(f"{where} is nested too deeply")
     if value is None or isinstance(value, bool | str):

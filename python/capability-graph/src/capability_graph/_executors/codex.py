@@ -14,7 +14,7 @@
 
    with ``T/work`` empty, the prompt (instructions + the job as JSON) on stdin (``-``), and the
    final message read from ``T/last-message.json`` (stdout carries progress, not the answer).
-3. projects what flowcast raised (DESIGN §7): could not start (ENOENT...) -> unavailable +
+3. projects what flowcast raised (CG-MODEL-15): could not start (ENOENT...) -> unavailable +
    check_config; ``TimeoutError`` -> timeout; non-zero exit -> unavailable + retry when
    ``flowcast.is_retryable`` says so (rate limits), check_config when the output talks about
    login/auth, context exceeded when it talks about the context window, else retry; a missing,
@@ -225,7 +225,7 @@ def _read_answer(path: Path, max_output_bytes: int) -> object:
 
 
 def _project_flowcast_error(flowcast: Any, exc: BaseException) -> GraphError:
-    """THE mapping of flowcast's errors for the codex executor (DESIGN §7)."""
+    """THE mapping of flowcast's errors for the codex executor (CG-MODEL-15)."""
     if isinstance(exc, flowcast.TimeoutError):
         return _error(ErrorCode.CG_MODEL_TIMEOUT)
     if isinstance(exc, flowcast.SchemaError):

@@ -208,7 +208,7 @@ def _answer(body: bytes, max_output_bytes: int) -> object:
 
 
 def _project_openai_error(sdk: Any, exc: BaseException) -> GraphError:
-    """THE mapping of the ``openai`` SDK's exceptions (DESIGN §7); nothing of ``exc`` survives."""
+    """THE mapping of the ``openai`` SDK's exceptions (CG-MODEL-15); nothing of ``exc`` survives."""
     if isinstance(exc, sdk.APITimeoutError):
         return _error(ErrorCode.CG_MODEL_TIMEOUT)
     if isinstance(exc, sdk.APIConnectionError):

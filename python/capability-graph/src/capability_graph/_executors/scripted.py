@@ -6,7 +6,7 @@ repeats. A step is one of:
 * ``{"return": VALUE}`` — return ``VALUE`` as the raw executor output (any JSON value, so invalid
   outputs can be scripted too);
 * ``{"raise": {"code": S, "nextAction"?: S, "message"?: S}}`` — raise an executor error whose code
-  and nextAction may be *any* string (the projection of §5.1 decides what survives; the message
+  and nextAction may be *any* string (the projection, CG-MODEL-5, decides what survives; the message
   never does);
 * ``{"raiseException": S}`` — raise a plain exception with text ``S``;
 * ``{"sleepMs": N, "then": STEP}`` — wait ``N`` ms (0..600000), then perform ``STEP``.

@@ -143,8 +143,19 @@ def _escape(part: Any) -> str:
 
 def definition_facts(source: Source, max_bytes: int) -> str:
     """Where a failing source comes from and, when it says so, its provider and bad relation."""
-    facts = [f"file {source.path}" if source.path is not None else "inline definition"]
-    value = _definition_value(source, max_bytes)
+    if source.path is None:
+        facts = ["inline definition"]
+    else:
+        problem = _file_problem(source.path, max_bytes)
+        facts = [f"file {source.path}" + (f" {problem}" if problem else "")]
+        if problem is not None:
+            return facts[0]
+    if source.path is None:
+        value = source.definition
+    else:
+        value, problem = _definition_file(source.path, max_bytes)
+        if problem is not None:
+            return f"{facts[0]} {problem}"
     if isinstance(value, Mapping):
         provider_id = value.get("providerId")
         if isinstance(provider_id, str) and provider_id.isprintable() and len(provider_id) <= 64:
@@ -155,19 +166,16 @@ def definition_facts(source: Source, max_bytes: int) -> str:
     return "; ".join(facts)
 
 
-def _definition_value(source: Source, max_bytes: int) -> Any:
-    if source.path is None:
-        return source.definition
+def _definition_file(path: Path, max_bytes: int) -> tuple[Any, str | None]:
+    """The definition file's JSON value, or why it is not JSON data."""
+    data = read_bounded_file(path, max_bytes) or b""
+    problem = _json_problem(data)
+    if problem is not None:
+        return None, problem
     try:
-        data = read_bounded_file(source.path, max_bytes)
-    except FileTooLarge:
-        return None
-    if data is None:
-        return None
-    try:
-        return parse_pure_json(data, check_values=False)
-    except NotPureJson:
-        return None
+        return parse_pure_json(data, check_values=False), None
+    except NotPureJson as reason:
+        return None, f"is not JSON data: {reason.reason}"
 
 
 def _bad_relation(definition: Mapping[str, Any]) -> str | None:

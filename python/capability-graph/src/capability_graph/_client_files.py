@@ -465,11 +465,34 @@ class TomlDocument:
 
     def remove(self, name: str) -> str:
         expected = _toml_with(self.document, self.key, name, None)
+        cut = self._without_tables(name)
+        if cut is not None and _toml_means(cut, expected):
+            return cut
 
         def delete(servers: Any) -> None:
             del servers[name]
 
         return self._with_tomlkit(delete, expected)
+
+    def _without_tables(self, name: str) -> str | None:
+        """The text without the tables [key.name] and [key.name.*] (the layout ``add`` writes:
+        removing what it appended restores the file), or None when there are none."""
+        lines = self.text.splitlines(keepends=True)
+        prefix = (self.key, name)
+        keep: list[str] = []
+        removing = found = False
+        for line in lines:
+            header = _table_header(line)
+            if header is not None:
+                removing = header[:2] == prefix
+                found = found or removing
+            if not removing:
+                keep.append(line)
+        if not found:
+            return None
+        if removing and keep and not keep[-1].strip():
+            keep.pop()  # the blank line that separated the removed last table
+        return "".join(keep)
 
     def _with_tomlkit(self, edit: Callable[[Any], None], expected: dict[str, Any]) -> str:
         try:
@@ -487,6 +510,39 @@ class TomlDocument:
         if not _toml_means(new, expected):
             raise CannotEdit("the edit would change more than the server entry")
         return new
+
+
+_HEADER: Final = re.compile(r"\s*\[\[?\s*([^\[\]#]+?)\s*\]\]?\s*(?:#.*)?")
+_KEY_PART: Final = re.compile(
+    r'\s*(?:"((?:[^"\\]|\\.)*)"|\'([^\']*)\'|([A-Za-z0-9_-]+))\s*(?:\.|$)'
+)
+
+
+def _table_header(line: str) -> tuple[str, ...] | None:
+    """The key path of a table header line (``[a.b]``, ``[[a."b"]]``); None for other lines.
+
+    A line inside a multi-line string can look like a header: the caller checks the meaning
+    of the result, so such a misreading can only make it fall back, never write.
+    """
+    match = _HEADER.fullmatch(line.rstrip("\r\n"))
+    if match is None:
+        return None
+    parts: list[str] = []
+    text, pos = match.group(1), 0
+    while pos < len(text):
+        part = _KEY_PART.match(text, pos)
+        if part is None or part.end() == pos:
+            return None
+        basic, literal, bare = part.groups()
+        if basic is not None:
+            try:
+                parts.append(json.loads(f'"{basic}"'))
+            except ValueError:
+                return None
+        else:
+            parts.append(literal if literal is not None else bare)
+        pos = part.end()
+    return tuple(parts)
 
 
 def _tomlkit_add(servers: Any, name: str, entry: dict[str, Any]) -> None:

@@ -22,12 +22,13 @@ from typing import Any
 
 import pytest
 from battery_helpers import battery_settings
-from cg_testing import capability, provider
+from cg_testing import capability, provider, schema_validator
 from hypothesis import event, given
 from hypothesis import strategies as st
 from surface_helpers import CliRun, cli
 
 NAME = "capability-graph"
+REPORT = schema_validator("maintenance-report.schema.json")
 
 # --- the graph every case serves -----------------------------------------------------------------
 
@@ -53,6 +54,7 @@ def run(*argv: str) -> CliRun:
     done = cli(*argv, "--json")
     assert done.status in (0, 1, 3), done  # never 70 (a defect), never a usage error
     assert done.stderr == ""
+    REPORT.validate(json.loads(done.stdout))
     assert json.loads(done.stdout)["status"] in ("ok", "failed", "conflict")
     return done
 

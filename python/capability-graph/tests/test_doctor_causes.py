@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cg_testing import capability, provider
+from cg_testing import capability, provider, schema_validator
 from surface_helpers import CliRun, cli
 
 ENVELOPE = (
@@ -23,9 +23,14 @@ ENVELOPE = (
 )
 
 
+REPORT = schema_validator("maintenance-report.schema.json")
+
+
 def doctor(config: str) -> tuple[CliRun, CliRun]:
-    """doctor's human run and its --json run on ``config``."""
-    return cli("doctor", "--config", config), cli("doctor", "--config", config, "--json")
+    """doctor's human run and its --json run on ``config`` (a valid MaintenanceReport)."""
+    human, as_json = cli("doctor", "--config", config), cli("doctor", "--config", config, "--json")
+    REPORT.validate(as_json.json())
+    return human, as_json
 
 
 def assert_unreadable(config: str, cause: str) -> None:

@@ -16,9 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cg_testing import schema_validator
 from surface_helpers import CliRun, cli, cli_process, write_graph
 
 GOLDEN = Path(__file__).parent / "golden" / "mcp_install"
+REPORT = schema_validator("maintenance-report.schema.json")
 
 # case: (client, the client's file name, extra mcp-install arguments)
 CASES: dict[str, tuple[str, str, list[str]]] = {
@@ -38,6 +40,7 @@ def report(run: CliRun, status: str, exit_status: int) -> dict[str, Any]:
     assert run.status == exit_status, run
     assert run.stderr == ""
     data: dict[str, Any] = run.json()
+    REPORT.validate(data)
     assert data["status"] == status
     return data
 

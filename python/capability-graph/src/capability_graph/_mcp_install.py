@@ -18,6 +18,7 @@ import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -191,11 +192,12 @@ def is_ours(entry: Any) -> bool:
     if not isinstance(entry, dict):
         return False
     args = entry.get("args")
-    if not isinstance(args, list) or "capability_graph.cli" not in args:
+    if not isinstance(args, list):
         return False
-    return args[
-        args.index("capability_graph.cli") + 1 : args.index("capability_graph.cli") + 2
-    ] == ["mcp"]
+    # "-m capability_graph.cli mcp ...": the module, then the mcp command.
+    return any(
+        module == "capability_graph.cli" and command == "mcp" for module, command in pairwise(args)
+    )
 
 
 # --- the two commands ----------------------------------------------------------------------------
@@ -268,7 +270,7 @@ def uninstall(
     report: Report, client_name: str, *, client_config: str | None, name: str, dry_run: bool
 ) -> None:
     client = CLIENTS[client_name]
-    target = _ClientFile.open(report, client, client_config, must_exist=False)
+    target = _ClientFile.open(report, client, client_config)
     if target is None:
         return
     existing = target.entry(report, name) if target.text is not None else None
@@ -350,9 +352,7 @@ class _ClientFile:
     mode: int
 
     @classmethod
-    def open(
-        cls, report: Report, client: Client, given: str | None, *, must_exist: bool = False
-    ) -> _ClientFile | None:
+    def open(cls, report: Report, client: Client, given: str | None) -> _ClientFile | None:
         from .cli import _identity
 
         target = Path(given) if given else client.default_path()

@@ -30,7 +30,8 @@ stdout; otherwise text) and exit 0 (ok, planned), 1 (failed), 3 (conflict)::
 
 The configuration is ``--config FILE``, else ``$CAPABILITY_GRAPH_CONFIG``, else
 ``./capability-graph.json``. A configuration that cannot be read at all is an error envelope
-(exit 1) for every command that needs it, ``doctor`` included. The CLI never prints a traceback:
+(exit 1) for every command that needs it, ``doctor`` included (which also prints its report,
+naming the cause, on stdout). The CLI never prints a traceback:
 a defect is reported as one fixed line and exit status 70.
 """
 
@@ -71,8 +72,6 @@ EXIT_USAGE: Final = 2
 EXIT_CONFLICT: Final = 3
 EXIT_INTERNAL: Final = 70  # EX_SOFTWARE: a defect, never a contract outcome
 EXIT_INTERRUPTED: Final = 130
-
-#: The largest ``--arguments-file`` read (the hard cap of ``budgets.maxInputBytes``).
 
 _INTERNAL_ERROR: Final = f"{PROG}: internal error (a defect of {PROG}; please report it)\n"
 
@@ -638,6 +637,17 @@ def _doctor(config: str) -> Report:
     return report
 
 
+def _doctor_unreadable(config: str) -> Report:
+    """doctor's report when the configuration cannot be read at all: the cause, by name."""
+    from ._doctor import config_cause
+
+    report = Report(status="failed")
+    cause = config_cause(config) or f"{os.path.abspath(config)} cannot be read"
+    report.check("config", "fail", f"Cannot read the configuration: {cause}")
+    report.check("sources", "skip", "Not checked: the configuration cannot be read")
+    return report
+
+
 def _doctor_sources(host: Any, report: Report) -> list[Any] | None:
     from ._snapshot import load_provider
 
@@ -1080,17 +1090,6 @@ def _mcp_client_command(args: argparse.Namespace) -> Report:
             force=args.force,
             dry_run=args.dry_run,
         )
-    return report
-
-
-def _doctor_unreadable(config: str) -> Report:
-    """doctor's report when the configuration cannot be read at all: the cause, by name."""
-    from ._doctor import config_cause
-
-    report = Report(status="failed")
-    cause = config_cause(config) or f"{os.path.abspath(config)} cannot be read"
-    report.check("config", "fail", f"Cannot read the configuration: {cause}")
-    report.check("sources", "skip", "Not checked: the configuration cannot be read")
     return report
 
 

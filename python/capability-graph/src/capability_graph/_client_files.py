@@ -183,7 +183,8 @@ def _canonical(value: Any) -> Any:
 
 
 def _plain(canonical: Any) -> Any:
-    """A canonical string/array/object as the Python value (for comparing with our entry)."""
+    """A canonical value as Python strings, lists and dicts (for comparing with our entry);
+    numbers and literals stay in their canonical form, which no entry of ours equals."""
     kind, value = canonical
     if kind == "o":
         return {key: _plain(item) for key, item in value}
@@ -230,16 +231,20 @@ class JsonDocument:
     # The three edits. Each returns the complete new file text.
 
     def add(self, name: str, entry: dict[str, Any]) -> str:
+        document = {self.key: {name: entry}}
         if self.root is None:
-            document = {self.key: {name: entry}}
             body = json.dumps(document, ensure_ascii=False, indent=self.unit)
-            return self._checked(self.bom + body.replace("\n", self.newline) + self.newline, None)
+            new = body.replace("\n", self.newline) + self.newline
+            return self._checked(self.bom + new, _canonical(document))
+        members = self.root.canonical[1]
         servers = self._servers()
         if servers is None:
-            new = self._insert(self.root, self.key, {name: entry})
+            new = self._insert(self.root, self.key, document[self.key])
+            expected = ("o", (*members, *_canonical(document)[1]))
         else:
             new = self._insert(servers, name, entry)
-        return self._checked(self.bom + new, lambda members: _added(members, self.key, name, entry))
+            expected = ("o", _with_server(members, self.key, name, _canonical(entry)))
+        return self._checked(self.bom + new, expected)
 
     def replace(self, name: str, entry: dict[str, Any]) -> str:
         servers = self._servers()
@@ -248,11 +253,9 @@ class JsonDocument:
         inline = "\n" not in self.text[servers.start : servers.members[0][1]]
         dumped = self._dump(entry, _line_indent(self.text, key_start), inline=inline)
         new = self.text[: node.start] + dumped + self.text[node.end :]
-
-        def expected(members: Any) -> Any:
-            return _with_server(members, self.key, name, _canonical(entry))
-
-        return self._checked(self.bom + new, expected)
+        assert self.root is not None
+        members = _with_server(self.root.canonical[1], self.key, name, _canonical(entry))
+        return self._checked(self.bom + new, ("o", members))
 
     def remove(self, name: str) -> str:
         servers = self._servers()
@@ -272,9 +275,9 @@ class JsonDocument:
         new = text
         for start, end in sorted(spans, reverse=True):
             new = new[:start] + new[end:]
-        return self._checked(
-            self.bom + new, lambda members: _with_server(members, self.key, name, None)
-        )
+        assert self.root is not None
+        members = _with_server(self.root.canonical[1], self.key, name, None)
+        return self._checked(self.bom + new, ("o", members))
 
     # --- helpers
 
@@ -313,25 +316,15 @@ class JsonDocument:
         dumped = json.dumps(value, ensure_ascii=False, indent=self.unit)
         return dumped.replace("\n", self.newline + indent)
 
-    def _checked(self, new: str, change: Callable[[Any], Any] | None) -> str:
-        """``new`` if it parses to the original document with exactly ``change`` applied."""
+    def _checked(self, new: str, expected: Any) -> str:
+        """``new`` if it parses to ``expected`` (the canonical form of the intended document)."""
         try:
             reparsed = _JsonParser(new[len(self.bom) :], jsonc=self.jsonc).document()
         except CannotEdit:
-            reparsed = None
-        if change is None or self.root is None:
-            expected: Any = None if reparsed is None else reparsed.canonical
-        else:
-            expected = ("o", change(self.root.canonical[1]))
-        if reparsed is None or reparsed.canonical != expected:
+            raise CannotEdit("the edit would change more than the server entry") from None
+        if reparsed.canonical != expected:
             raise CannotEdit("the edit would change more than the server entry")
         return new
-
-
-def _added(members: Any, key: str, name: str, entry: dict[str, Any]) -> Any:
-    if any(member_key == key for member_key, _ in members):
-        return _with_server(members, key, name, _canonical(entry))
-    return (*members, (key, ("o", ((name, _canonical(entry)),))))
 
 
 def _with_server(members: Any, key: str, name: str, value: Any) -> Any:

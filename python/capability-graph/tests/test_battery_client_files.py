@@ -33,14 +33,19 @@ REPORT = schema_validator("maintenance-report.schema.json")
 # --- the graph every case serves -----------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def graph_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("graph") / "capability-graph.json"
+def write_served_graph(directory: Path) -> Path:
+    """The small graph configuration every case installs (it must open)."""
+    path = directory / "capability-graph.json"
     path.write_text(
         json.dumps({"providers": [{"definition": provider("one", capability("a"))}]}),
         encoding="utf-8",
     )
     return path
+
+
+@pytest.fixture(scope="module")
+def graph_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_served_graph(tmp_path_factory.mktemp("graph"))
 
 
 def our_entry(config: Path, *, stdio_type: bool) -> dict[str, Any]:
@@ -239,10 +244,22 @@ def with_server(document: Any, key: str, value: Any) -> Any:
     return ("object", tuple(members))
 
 
-def check_json_case(
-    tmp_path: Path, config: Path, text: str, client: str, key: str, jsonc: bool, stdio: bool
-) -> str:
-    target = tmp_path / "client.json"
+#: The JSON clients the cases run against: (servers member, JSONC accepted, "type": "stdio").
+JSON_CLIENTS: dict[str, tuple[str, bool, bool]] = {
+    "cursor": ("mcpServers", False, False),
+    "vscode": ("servers", True, True),
+}
+
+
+def json_case(client: str, config: Path) -> st.SearchStrategy[str]:
+    key, jsonc, stdio = JSON_CLIENTS[client]
+    return client_json(key, jsonc, config, stdio)
+
+
+def check_json_case(directory: Path, config: Path, client: str, text: str) -> str:
+    """Install (with --force) and uninstall on ``text``; the outcome of the install."""
+    key, jsonc, stdio = JSON_CLIENTS[client]
+    target = directory / "client.json"
     target.write_bytes(text.encode("utf-8"))
     original = json_meaning(text, jsonc=jsonc)
     entry = as_meaning(our_entry(config, stdio_type=stdio))
@@ -266,14 +283,53 @@ def check_json_case(
     return "ok"
 
 
+@st.composite
+def damaged_json(draw: st.DrawFn, config: Path) -> bytes:
+    """A valid client file with a few bytes deleted, inserted or replaced."""
+    raw = bytearray(draw(json_case("cursor", config)).encode("utf-8"))
+    for _ in range(draw(st.integers(1, 3))):
+        position = draw(st.integers(0, len(raw)))
+        action = draw(st.integers(0, 2))
+        byte = draw(st.sampled_from(b'{}[],:"\\/ \n0e-tfn\x00\xff'))
+        if action == 0 and position < len(raw):
+            del raw[position]
+        elif action == 1:
+            raw.insert(position, byte)
+        elif position < len(raw):
+            raw[position] = byte
+    return bytes(raw)
+
+
+def check_damaged_json_case(directory: Path, config: Path, raw: bytes) -> str:
+    """Edited correctly when it is still JSON, otherwise refused with the file untouched."""
+    target = directory / "client.json"
+    target.write_bytes(raw)
+    try:
+        original: Any = json_meaning(raw.decode("utf-8"), jsonc=False)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        original = None
+    done = run(
+        "mcp-install", "--client", "cursor", "--config-path", str(target), "--config", str(config)
+    )
+    status = json.loads(done.stdout)["status"]
+    if status != "ok":
+        assert target.read_bytes() == raw
+        return f"{status}, {'JSON' if original is not None else 'not JSON'}"
+    assert original is not None  # what is not JSON is never edited
+    new = target.read_bytes().decode("utf-8")
+    assert json_meaning(new, jsonc=False) == with_server(
+        original, "mcpServers", as_meaning(our_entry(config, stdio_type=False))
+    )
+    return "ok, JSON"
+
+
 @battery_settings(60)
 @given(data=st.data())
 def test_json_client_files_from_the_grammar(
     tmp_path_factory: pytest.TempPathFactory, graph_config: Path, data: st.DataObject
 ) -> None:
-    text = data.draw(client_json("mcpServers", False, graph_config, False))
-    tmp_path = tmp_path_factory.mktemp("json")
-    event(check_json_case(tmp_path, graph_config, text, "cursor", "mcpServers", False, False))
+    text = data.draw(json_case("cursor", graph_config))
+    event(check_json_case(tmp_path_factory.mktemp("json"), graph_config, "cursor", text))
 
 
 @battery_settings(60)
@@ -281,9 +337,8 @@ def test_json_client_files_from_the_grammar(
 def test_jsonc_client_files_from_the_grammar(
     tmp_path_factory: pytest.TempPathFactory, graph_config: Path, data: st.DataObject
 ) -> None:
-    text = data.draw(client_json("servers", True, graph_config, True))
-    tmp_path = tmp_path_factory.mktemp("jsonc")
-    event(check_json_case(tmp_path, graph_config, text, "vscode", "servers", True, True))
+    text = data.draw(json_case("vscode", graph_config))
+    event(check_json_case(tmp_path_factory.mktemp("jsonc"), graph_config, "vscode", text))
 
 
 @battery_settings(60)
@@ -291,40 +346,8 @@ def test_jsonc_client_files_from_the_grammar(
 def test_damaged_json_client_files(
     tmp_path_factory: pytest.TempPathFactory, graph_config: Path, data: st.DataObject
 ) -> None:
-    """A valid file with a few bytes deleted, inserted or replaced: edited correctly when it is
-    still JSON, otherwise refused with the file untouched."""
-    text = data.draw(client_json("mcpServers", False, graph_config, False))
-    raw = bytearray(text.encode("utf-8"))
-    for _ in range(data.draw(st.integers(1, 3))):
-        position = data.draw(st.integers(0, len(raw)))
-        action = data.draw(st.integers(0, 2))
-        byte = data.draw(st.sampled_from(b'{}[],:"\\/ \n0e-tfn\x00\xff'))
-        if action == 0 and position < len(raw):
-            del raw[position]
-        elif action == 1:
-            raw.insert(position, byte)
-        elif position < len(raw):
-            raw[position] = byte
-    target = tmp_path_factory.mktemp("damaged") / "client.json"
-    target.write_bytes(bytes(raw))
-    try:
-        original: Any = json_meaning(bytes(raw).decode("utf-8"), jsonc=False)
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        original = None
-    done = run(
-        "mcp-install", "--client", "cursor", "--config-path", str(target),
-        "--config", str(graph_config),
-    )  # fmt: skip
-    status = json.loads(done.stdout)["status"]
-    event(f"{status}, {'JSON' if original is not None else 'not JSON'}")
-    if status != "ok":
-        assert target.read_bytes() == bytes(raw)
-        return
-    assert original is not None  # what is not JSON is never edited
-    new = target.read_bytes().decode("utf-8")
-    assert json_meaning(new, jsonc=False) == with_server(
-        original, "mcpServers", as_meaning(our_entry(graph_config, stdio_type=False))
-    )
+    raw = data.draw(damaged_json(graph_config))
+    event(check_damaged_json_case(tmp_path_factory.mktemp("damaged"), graph_config, raw))
 
 
 # --- TOML from the grammar ----------------------------------------------------------------------
@@ -438,28 +461,24 @@ def without_empty_servers(document: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in document.items() if not (k == "mcp_servers" and v == {})}
 
 
-@battery_settings(80)
-@given(data=st.data())
-def test_toml_client_files_from_the_grammar(
-    tmp_path_factory: pytest.TempPathFactory, graph_config: Path, data: st.DataObject
-) -> None:
-    text = data.draw(client_toml(graph_config))
-    target = tmp_path_factory.mktemp("toml") / "config.toml"
+def check_toml_case(directory: Path, config: Path, text: str) -> str:
+    """Install (with --force) and uninstall on ``text``; the outcome of the install."""
+    target = directory / "config.toml"
     target.write_bytes(text.encode("utf-8"))
     try:
         original: dict[str, Any] | None = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
         original = None
     argv = ("--client", "codex", "--config-path", str(target))
-    installed = run("mcp-install", *argv, "--config", str(graph_config), "--force")
+    installed = run("mcp-install", *argv, "--config", str(config), "--force")
     status = json.loads(installed.stdout)["status"]
-    event(f"{status}, {'TOML' if original is not None else 'not TOML'}")
+    outcome = f"{status}, {'TOML' if original is not None else 'not TOML'}"
     new = target.read_bytes().decode("utf-8")
     if status != "ok":
         assert new == text
-        return
+        return outcome
     assert original is not None
-    entry = our_entry(graph_config, stdio_type=False)
+    entry = our_entry(config, stdio_type=False)
     assert same_toml(without_empty_servers(tomllib.loads(new)), toml_with(original, entry))
     for line in text.splitlines():
         if line.lstrip().startswith("#"):
@@ -470,3 +489,13 @@ def test_toml_client_files_from_the_grammar(
         assert same_toml(without_empty_servers(tomllib.loads(after)), toml_with(original, None))
     else:
         assert after == new
+    return outcome
+
+
+@battery_settings(80)
+@given(data=st.data())
+def test_toml_client_files_from_the_grammar(
+    tmp_path_factory: pytest.TempPathFactory, graph_config: Path, data: st.DataObject
+) -> None:
+    text = data.draw(client_toml(graph_config))
+    event(check_toml_case(tmp_path_factory.mktemp("toml"), graph_config, text))

@@ -297,6 +297,19 @@ def test_a_graph_configuration_that_cannot_be_opened_is_refused_before_the_clien
     assert target.read_text(encoding="utf-8") == "{}"
 
 
+def test_a_graph_configuration_with_unknown_keys_is_refused_naming_them(tmp_path: Path) -> None:
+    config = tmp_path / "capability-graph.json"
+    config.write_text('{"providers": [], "modle": {}}', encoding="utf-8")
+    target = tmp_path / "mcp.json"
+    data = report(install("cursor", target, config), "failed", 1)
+    assert checks(data)["graph-config"] == (
+        "fail",
+        f"{config} cannot be served: CG_CONFIG_INVALID: / has a key that is not allowed "
+        "(unknown keys: /modle): the client configuration was not touched",
+    )
+    assert not target.exists()
+
+
 # --- regressions: these exited 70 ----------------------------------------------------------------
 
 

@@ -23,7 +23,7 @@ from ._json import NotPureJson, parse_pure_json
 if TYPE_CHECKING:
     from jsonschema import ValidationError
 
-__all__ = ["config_cause", "definition_facts", "unknown_config_keys"]
+__all__ = ["config_cause", "config_facts", "definition_facts", "unknown_config_keys"]
 
 
 def config_cause(config: str) -> str | None:
@@ -38,6 +38,16 @@ def config_cause(config: str) -> str | None:
     data = read_bounded_file(path, MAX_CONFIG_BYTES) or b""
     problem = _json_problem(data)
     return None if problem is None else f"{shown} {problem}"
+
+
+def config_facts(config: str) -> str | None:
+    """The cause of an unreadable configuration, else its unknown keys, else None."""
+    cause = config_cause(config)
+    if cause is not None:
+        return cause
+    data = read_bounded_file(Path(config), MAX_CONFIG_BYTES) or b""
+    unknown = unknown_config_keys(parse_pure_json(data, check_values=False, allow_null=True))
+    return f"unknown keys: {', '.join(unknown)}" if unknown else None
 
 
 def _file_problem(path: Path, limit: int) -> str | None:

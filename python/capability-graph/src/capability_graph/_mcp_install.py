@@ -300,7 +300,7 @@ def uninstall(
 def _check_graph(report: Report, config: str) -> dict[str, Any] | None:
     """Open the graph the server will serve; its model section, or None when it cannot open."""
     from ._config import load_config
-    from ._doctor import config_cause
+    from ._doctor import config_facts
     from ._errors import GraphError
     from ._graph import BlockingCapabilityGraph
 
@@ -309,7 +309,7 @@ def _check_graph(report: Report, config: str) -> dict[str, Any] | None:
         BlockingCapabilityGraph.open(config).close()
         host = load_config(config)
     except GraphError as error:
-        cause = config_cause(config)
+        cause = config_facts(config)
         report.check(
             "graph-config",
             "fail",

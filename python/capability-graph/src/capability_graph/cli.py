@@ -1056,7 +1056,13 @@ def _add_mcp_install_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_mcp_uninstall_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--client", required=True, choices=sorted(_CLIENTS), metavar="CLIENT")
+    parser.add_argument(
+        "--client",
+        required=True,
+        choices=sorted(_CLIENTS),
+        metavar="CLIENT",
+        help=f"the MCP client: {', '.join(sorted(_CLIENTS))}",
+    )
     parser.add_argument("--config-path", metavar="FILE", help="the client's configuration file")
     parser.add_argument(
         "--name",

@@ -144,10 +144,11 @@ CLIENTS: Final = {
     "gemini": Client(
         # https://geminicli.com/docs/tools/mcp-server -- project .gemini/settings.json (the
         # scope `gemini mcp add` writes by default), "mcpServers"; settings strings expand
-        # "$VAR" and "${VAR}" (https://geminicli.com/docs/cli/configuration).
+        # "$VAR" and "${VAR}" (https://geminicli.com/docs/cli/configuration). Gemini CLI reads
+        # settings through strip-json-comments (packages/cli/src/config/settings.ts): comments.
         "Gemini CLI",
         "mcpServers",
-        "json",
+        "jsonc",
         lambda: Path(".gemini") / "settings.json",
         env_reference="${%s}",
     ),

@@ -310,6 +310,34 @@ def test_a_graph_configuration_with_unknown_keys_is_refused_naming_them(tmp_path
     assert not target.exists()
 
 
+def test_crlf_line_endings_and_a_byte_order_mark_are_kept(
+    tmp_path: Path, graph_config: Path
+) -> None:
+    target = tmp_path / "mcp.json"
+    original = '\ufeff{\r\n  "mcpServers": {\r\n    "x": {"command": "y"}\r\n  }\r\n}\r\n'
+    target.write_bytes(original.encode("utf-8"))
+    report(install("cursor", target, graph_config), "ok", 0)
+    text = target.read_bytes().decode("utf-8")
+    assert text.startswith('\ufeff{\r\n  "mcpServers": {\r\n    "x": {"command": "y"},\r\n')
+    assert text.count("\n") == text.count("\r\n")
+    report(uninstall("cursor", target), "ok", 0)
+    assert target.read_bytes().decode("utf-8") == original
+
+
+def test_force_through_a_symbolic_link_backs_up_and_edits_the_real_file(tmp_path: Path) -> None:
+    real = tmp_path / "dotfiles" / "config.toml"
+    real.parent.mkdir()
+    first, second = write_graph(tmp_path / "first"), write_graph(tmp_path / "second")
+    report(install("codex", real, first), "ok", 0)
+    before = real.read_bytes()
+    link = tmp_path / "config.toml"
+    link.symlink_to(real)
+    report(install("codex", link, second, "--force"), "ok", 0)
+    assert link.is_symlink()
+    assert (real.parent / "config.toml.bak").read_bytes() == before
+    assert str(second) in real.read_text(encoding="utf-8")
+
+
 # --- regressions: these exited 70 ----------------------------------------------------------------
 
 

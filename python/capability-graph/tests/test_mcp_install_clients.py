@@ -338,6 +338,22 @@ def test_force_through_a_symbolic_link_backs_up_and_edits_the_real_file(tmp_path
     assert str(second) in real.read_text(encoding="utf-8")
 
 
+def test_uninstall_of_our_inline_entry_with_fields_the_user_added(tmp_path: Path) -> None:
+    import tomllib
+
+    target = tmp_path / "config.toml"
+    ours = '["-m", "capability_graph.cli", "mcp", "--config", "/x.json"]'
+    target.write_text(
+        f'mcp_servers = {{ a = {{ command = "x" }}, capability-graph = {{ command = "p", '
+        f"args = {ours}, startup_timeout_sec = 20 }} }}\n",
+        encoding="utf-8",
+    )
+    report(uninstall("codex", target), "ok", 0)
+    assert tomllib.loads(target.read_text(encoding="utf-8")) == {
+        "mcp_servers": {"a": {"command": "x"}}
+    }
+
+
 # --- regressions: these exited 70 ----------------------------------------------------------------
 
 

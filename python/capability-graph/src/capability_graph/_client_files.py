@@ -409,6 +409,15 @@ def _toml_value(value: Any) -> str:
     return _toml_string(value)
 
 
+def _written(value: Any) -> bool:
+    """Whether ``value`` is made only of what ``_toml_value`` writes: strings, lists, tables."""
+    if isinstance(value, dict):
+        return all(isinstance(key, str) and _written(item) for key, item in value.items())
+    if isinstance(value, list):
+        return all(_written(item) for item in value)
+    return isinstance(value, str)
+
+
 _BARE_KEY: Final = re.compile(r"[A-Za-z0-9_-]+")
 
 
@@ -446,6 +455,11 @@ class TomlDocument:
         appended = text + (nl if text.strip() else "") + nl.join(lines) + nl
         if _toml_means(appended, expected):
             return appended
+        # Servers written as an inline table (one line, by TOML's grammar): one more member.
+        member = f"{_toml_key(name)} = {_toml_value(entry)}"
+        spliced = _into_inline_table(self.text, self.key, member)
+        if spliced is not None and _toml_means(spliced, expected):
+            return spliced
         return self._with_tomlkit(lambda servers: _tomlkit_add(servers, name, entry), expected)
 
     def replace(self, name: str, entry: dict[str, Any]) -> str:
@@ -461,6 +475,14 @@ class TomlDocument:
         cut = self._without_tables(name)
         if cut is not None and _toml_means(cut, expected):
             return cut
+        # The member an inline table got from ``add``: taken out the way it was put in.
+        existing = self.entry(name)
+        member = f"{_toml_key(name)} = {_toml_value(existing)}" if _written(existing) else None
+        for written, left in ((f", {member} ", " "), (f" {member} ", "")):
+            if member is not None and self.text.count(written) == 1:
+                cut = self.text.replace(written, left)
+                if _toml_means(cut, expected):
+                    return cut
 
         def delete(servers: Any) -> None:
             del servers[name]
@@ -536,6 +558,52 @@ def _table_header(line: str) -> tuple[str, ...] | None:
             parts.append(literal if literal is not None else bare)
         pos = part.end()
     return tuple(parts)
+
+
+def _into_inline_table(text: str, key: str, member: str) -> str | None:
+    """``text`` with ``member`` added last to the inline table ``key = { ... }`` defined on a
+    line of its own before any table header; None when there is no such line."""
+    lines = text.splitlines(keepends=True)
+    for index, line in enumerate(lines):
+        if _table_header(line) is not None:
+            return None
+        stripped = line.lstrip()
+        if not stripped.startswith(f"{_toml_key(key)} ") and not stripped.startswith(
+            f"{_toml_key(key)}="
+        ):
+            continue
+        opening = line.find("{")
+        closing = _inline_table_end(line, opening) if opening >= 0 else None
+        if closing is None:
+            return None
+        empty = not line[opening + 1 : closing].strip()
+        added = line[:closing].rstrip() + ("" if empty else ",") + f" {member} " + line[closing:]
+        return "".join([*lines[:index], added, *lines[index + 1 :]])
+    return None
+
+
+def _inline_table_end(line: str, opening: int) -> int | None:
+    """The index of the brace that closes the inline table opened at ``opening``."""
+    depth, position, quote = 0, opening, ""
+    while position < len(line):
+        char = line[position]
+        if quote:
+            if char == "\\" and quote == '"':
+                position += 1
+            elif char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+            if depth == 0:
+                return position if char == "}" else None
+        elif char == "#":
+            return None
+        position += 1
+    return None
 
 
 def _tomlkit_add(servers: Any, name: str, entry: dict[str, Any]) -> None:

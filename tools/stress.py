@@ -8,6 +8,7 @@ crash, a hang, a lost or wrong answer, a process left behind).
     python tools/stress.py                         # every section, 2000 cases each
     python tools/stress.py --duration 120          # every section for two minutes
     python tools/stress.py --sections fuzz,mcp --iterations 20000 --seed 7
+    python tools/stress.py --sections client_files --iterations 5000
     python tools/stress.py --hostile               # include the triggers of known defects
     python tools/stress.py --json figures.json     # also write the figures as JSON
 
@@ -48,7 +49,7 @@ from capability_graph import (  # noqa: E402
     ToolAdapter,
 )
 
-SECTIONS = ("leakage", "fuzz", "mcp", "reload", "close", "memory")
+SECTIONS = ("leakage", "fuzz", "mcp", "reload", "close", "memory", "client_files")
 
 
 class Budget:
@@ -637,6 +638,7 @@ def summary(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
         "leaks": count("leakage"),
         "undefined errors, crashes, hangs": count("fuzz") + count("mcp") - unanswered,
         "resource bounds exceeded (file inputs)": count("memory"),
+        "client files damaged, wrong edits, crashes (mcp-install)": count("client_files"),
     }
     if "memory" in results:
         out["peak memory growth rejecting inputs (MB / ratio to input)"] = {
@@ -646,6 +648,78 @@ def summary(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
             if isinstance(value, dict) and "ratio" in value
         }
     return out
+
+
+# --- client files (mcp-install, mcp-uninstall) ---------------------------------------------------
+
+_CLIENT_FILE_ROUND = 25  # Hypothesis examples per round; rounds alternate between the formats
+
+
+def client_files(args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    """mcp-install and mcp-uninstall on client files generated from the formats' grammars (the
+    fast battery's generators and checks): a correct edit, or a failed report with the file
+    byte-identical; never exit 70."""
+    import test_battery_client_files as cf
+    from hypothesis import HealthCheck, Phase, given, seed, settings
+
+    tally = Tally()
+    directory = work / "client-files"
+    directory.mkdir()
+    config = cf.write_served_graph(directory)
+    kinds: dict[str, tuple[Any, Callable[[Path, Path, Any], str]]] = {
+        "json": (cf.json_case("cursor", config), functools.partial(_json_case, cf, "cursor")),
+        "jsonc": (cf.json_case("vscode", config), functools.partial(_json_case, cf, "vscode")),
+        "damaged-json": (cf.damaged_json(config), cf.check_damaged_json_case),
+        "toml": (cf.client_toml(config), cf.check_toml_case),
+    }
+    names = list(kinds)
+    budget = Budget(args.duration, max(1, args.iterations // _CLIENT_FILE_ROUND))
+    for number in budget:
+        kind = names[number % len(names)]
+        strategy, check = kinds[kind]
+        case = _client_file_case(tally, directory, config, kind, check)
+        configured = settings(
+            max_examples=_CLIENT_FILE_ROUND,
+            deadline=None,
+            database=None,
+            phases=[Phase.generate],
+            suppress_health_check=list(HealthCheck),
+        )
+        runner = configured(seed(args.seed * 1_000_003 + number)(given(strategy)(case)))
+        try:
+            runner()
+        except AssertionError as problem:
+            tally.violations.append(f"{kind}: {str(problem)[:300]}")
+        except Exception as crash:  # noqa: BLE001 -- counted, never hidden
+            tally.crashes[f"{kind}:{type(crash).__name__}"] += 1
+    figures = tally.figures()
+    figures["client_files_tried"] = sum(tally.counts.values())
+    figures["seconds"] = round(budget.elapsed, 1)
+    figures["_tally"] = tally
+    return figures
+
+
+def _client_file_case(
+    tally: Tally,
+    directory: Path,
+    config: Path,
+    kind: str,
+    check: Callable[[Path, Path, Any], str],
+) -> Callable[[Any], None]:
+    """One case as Hypothesis runs it: a fresh folder, the check, its outcome counted."""
+
+    def case(value: Any) -> None:
+        folder = Path(tempfile.mkdtemp(dir=directory))
+        try:
+            tally.counts[f"{kind}: {check(folder, config, value)}"] += 1
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    return case
+
+
+def _json_case(cf: Any, client: str, folder: Path, config: Path, text: str) -> str:
+    return str(cf.check_json_case(folder, config, client, text))
 
 
 def main(argv: list[str]) -> int:

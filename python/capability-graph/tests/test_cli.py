@@ -361,7 +361,13 @@ def test_a_defect_is_one_fixed_line_and_exit_70(
 
 def test_seed_doctor_with_a_missing_config_prints_exactly_the_seed_line(tmp_path: Path) -> None:
     done = cli_process("doctor", "--config", "deliberately-missing-config.json", cwd=tmp_path)
-    assert (done.returncode, done.stdout, done.stderr) == (1, "", SEED_MISSING_CONFIG)
+    assert (done.returncode, done.stderr) == (1, SEED_MISSING_CONFIG)
+    # stdout: doctor's report, naming the cause (host-side facts, never in the envelope).
+    missing = tmp_path.resolve() / "deliberately-missing-config.json"
+    assert done.stdout.splitlines()[:2] == [
+        "capability-graph doctor: failed",
+        f"  [FAIL] config: Cannot read the configuration: {missing} does not exist",
+    ]
 
 
 def test_subprocess_success_is_one_json_line(config: Path) -> None:

@@ -94,13 +94,24 @@ def test_doctor_invalid_configuration_is_a_failed_report_not_an_envelope(tmp_pat
     assert checks(data)["sources"][0] == "skip"
 
 
+UNREADABLE_ENVELOPE = (
+    '{"ok":false,"error":{"code":"CG_CONFIG_INVALID","phase":"config",'
+    '"message":"Cannot read a valid bounded JSON configuration file",'
+    '"nextAction":"check_config"}}\n'
+)
+
+
 @pytest.mark.parametrize("content", ["", "{", "[1, 2", "\ufffe", '{"a": NaN}', '{"a": 1, "a": 2}'])
-def test_doctor_unreadable_configuration_is_the_seed_envelope(tmp_path: Path, content: str) -> None:
+@pytest.mark.parametrize("as_json", [False, True])
+def test_doctor_unreadable_configuration_keeps_the_seed_envelope_byte_for_byte(
+    tmp_path: Path, content: str, as_json: bool
+) -> None:
     config = tmp_path / "c.json"
     config.write_text(content, encoding="utf-8")
-    run = cli("doctor", "--config", str(config))
+    run = cli("doctor", "--config", str(config), *(["--json"] if as_json else []))
     assert run.status == 1
-    assert run.envelope()["error"] == expected(
+    assert run.stderr == UNREADABLE_ENVELOPE
+    assert json.loads(run.stderr)["error"] == expected(
         "CG_CONFIG_INVALID", "config", "Cannot read a valid bounded JSON configuration file"
     )
 
@@ -108,7 +119,7 @@ def test_doctor_unreadable_configuration_is_the_seed_envelope(tmp_path: Path, co
 def test_doctor_a_directory_as_configuration_is_the_envelope(tmp_path: Path) -> None:
     run = cli("doctor", "--config", str(tmp_path))
     assert run.status == 1
-    assert run.envelope()["error"]["code"] == "CG_CONFIG_INVALID"
+    assert run.stderr == UNREADABLE_ENVELOPE
 
 
 def test_doctor_bad_definition_and_missing_source(tmp_path: Path) -> None:
@@ -128,7 +139,8 @@ def test_doctor_bad_definition_and_missing_source(tmp_path: Path) -> None:
     assert found["source.0"][1].startswith("CG_DEFINITION_INVALID: ")
     assert found["source.1"] == (
         "fail",
-        "CG_CONFIG_INVALID: /providers/1/path is not a readable regular file",
+        "CG_CONFIG_INVALID: /providers/1/path is not a readable regular file "
+        f"(file {tmp_path / 'missing.json'} does not exist)",
     )
     assert found["source.2"][0] == "ok"
     assert found["relations"][0] == "skip"
@@ -590,7 +602,7 @@ def test_mcp_install_codex_invalid_toml_is_untouched(tmp_path: Path, graph_confi
     )
 
 
-def test_mcp_install_warns_when_the_graph_config_does_not_exist(tmp_path: Path) -> None:
+def test_mcp_install_refuses_a_graph_config_that_does_not_exist(tmp_path: Path) -> None:
     data = report(
         cli(
             "mcp-install",
@@ -602,10 +614,16 @@ def test_mcp_install_warns_when_the_graph_config_does_not_exist(tmp_path: Path) 
             str(tmp_path / "nope.json"),
             "--json",
         ),
-        "ok",
-        0,
+        "failed",
+        1,
     )
-    assert checks(data)["graph-config"][0] == "warn"
+    assert checks(data)["graph-config"] == (
+        "fail",
+        f"{tmp_path / 'nope.json'} cannot be served: CG_CONFIG_INVALID: Cannot read a valid "
+        f"bounded JSON configuration file ({tmp_path / 'nope.json'} does not exist): the client "
+        "configuration was not touched",
+    )
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize(

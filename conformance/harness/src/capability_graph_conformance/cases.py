@@ -236,6 +236,22 @@ def check_mcp_result(
 # -- the CLI envelope (also an MCP server that cannot open its configuration) ---------------------
 
 
+def _check_stdout_report(case: CaseResult, stdout: bytes, schemas: SchemaSet, prefix: str) -> None:
+    """A maintenance report beside the envelope: text, or (--json) a failed MaintenanceReport."""
+    if not case.check(f"{prefix}-stdout-report", bool(stdout.strip()), "stdout is empty"):
+        return
+    try:
+        report = json.loads(stdout)
+    except ValueError:
+        return  # the human form: any text
+    problems = schemas.errors("maintenance-report.schema.json", report)
+    if isinstance(report, dict) and report.get("status") != "failed":
+        problems.append(f"status is {report.get('status')!r}, not 'failed'")
+    case.check(
+        f"{prefix}-stdout-report", not problems, "; ".join(problems) + f" in {preview(stdout, 300)}"
+    )
+
+
 def check_cli_envelope(
     case: CaseResult,
     exit_code: int | None,
@@ -244,15 +260,21 @@ def check_cli_envelope(
     expected: dict[str, Any],
     schemas: SchemaSet,
     prefix: str = "cli",
+    *,
+    stdout_report: bool = False,
 ) -> None:
-    """Exit 1 (130 for a cancelled match), empty stdout, stderr one line with the envelope."""
+    """Exit 1 (130 for a cancelled match), stderr one line with the envelope; stdout empty, or
+    (``stdout_report``) the maintenance command's report."""
     want_exit = 130 if expected.get("code") == "CG_MODEL_CANCELLED" else 1
     case.check(
         f"{prefix}-exit-status", exit_code == want_exit, f"expected {want_exit}, got {exit_code}"
     )
-    case.check(
-        f"{prefix}-stdout-empty", stdout == b"", f"stdout is not empty: {preview(stdout, 300)}"
-    )
+    if stdout_report:
+        _check_stdout_report(case, stdout, schemas, prefix)
+    else:
+        case.check(
+            f"{prefix}-stdout-empty", stdout == b"", f"stdout is not empty: {preview(stdout, 300)}"
+        )
     try:
         text = stderr.decode("utf-8")
     except UnicodeDecodeError:

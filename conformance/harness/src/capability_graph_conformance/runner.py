@@ -470,7 +470,13 @@ class _Runner:
         expect = vector.expect_for("cli")
         if "error" in expect:
             check_cli_envelope(
-                case, process.returncode, stdout, stderr, expect["error"], self.schemas
+                case,
+                process.returncode,
+                stdout,
+                stderr,
+                expect["error"],
+                self.schemas,
+                stdout_report=vector.data.get("cliStdout") == "report",
             )
         elif "result" in expect:
             case.check(
@@ -516,15 +522,18 @@ class _Runner:
                 else:
                     mismatches = match(exit_expect["stdoutJson"], value)
                     case.check("cli-stdout-match", not mismatches, "; ".join(mismatches[:4]))
-        # A maintenance report is shown to the host and may name the host's local paths
-        # (CG-MAINT-3); every other output must not name the working folder.
         argv = vector.data.get("argv", [""])
-        forbid = (
-            list(vector.forbid)
-            if vector.kind == "argv" and argv[0] in _MAINTENANCE_COMMANDS
-            else self._forbid(case, workdir)
-        )
-        check_forbidden(case, [("CLI stdout", stdout), ("CLI stderr", stderr)], forbid)
+        if vector.data.get("cliStdout") == "report" or (
+            vector.kind == "argv" and argv[0] in _MAINTENANCE_COMMANDS
+        ):
+            # A maintenance report is trusted output for the host and may name the host's local
+            # paths (CG-MAINT-3); stderr, and every other output, must not name the working folder.
+            check_forbidden(case, [("CLI stderr", stderr)], self._forbid(case, workdir))
+            check_forbidden(case, [("CLI stdout", stdout)], list(vector.forbid))
+        else:
+            check_forbidden(
+                case, [("CLI stdout", stdout), ("CLI stderr", stderr)], self._forbid(case, workdir)
+            )
         if any(not c.passed for c in case.checks):
             case.evidence = evidence
 
@@ -743,7 +752,7 @@ class _Runner:
 
 
 #: CLI commands that write a report for the host rather than a result for a caller.
-_MAINTENANCE_COMMANDS: Final = frozenset(("doctor", "init", "mcp-install"))
+_MAINTENANCE_COMMANDS: Final = frozenset(("doctor", "init", "mcp-install", "mcp-uninstall"))
 
 
 def _scenario(vector: Vector) -> list[dict[str, Any]]:

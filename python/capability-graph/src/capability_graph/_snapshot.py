@@ -26,7 +26,7 @@ import copy
 import gc
 import hashlib
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Container, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -227,30 +227,50 @@ def _with_relations(
     declared = capability.declaration.get("relations", ())
     if not declared:
         return capability
+    local_id = capability.declaration["id"]
     relations: list[tuple[str, str]] = []
     seen: set[tuple[str, str]] = set()
     for relation in declared:
         kind, target = relation["kind"], relation["target"]
-        if kind not in RELATION_KINDS:
+        if relation_problem(provider_id, local_id, kind, target, siblings, seen) is not None:
             raise _invalid(ErrorCode.CG_RELATION_INVALID)
-        if "::" in target:
-            if not _FULL_ID.match(target):
-                raise _invalid(ErrorCode.CG_RELATION_INVALID)
-            full = target
-            if (
-                target.partition("::")[0] == provider_id
-                and target.partition("::")[2] not in siblings
-            ):
-                raise _invalid(ErrorCode.CG_RELATION_INVALID)
-        else:
-            if target not in siblings:
-                raise _invalid(ErrorCode.CG_RELATION_INVALID)
-            full = f"{provider_id}::{target}"
-        if full == capability.full_id or (kind, full) in seen:
-            raise _invalid(ErrorCode.CG_RELATION_INVALID)
-        seen.add((kind, full))
-        relations.append((kind, full))
+        relations.append((kind, target if "::" in target else f"{provider_id}::{target}"))
     return Capability(capability.full_id, provider_id, capability.declaration, tuple(relations))
+
+
+def relation_problem(
+    provider_id: str,
+    local_id: str,
+    kind: str,
+    target: str,
+    local_ids: Container[Any],
+    seen: set[tuple[str, str]],
+) -> str | None:
+    """Why a relation of ``provider_id::local_id`` is CG_RELATION_INVALID, or None when it is
+    valid (then it is added to ``seen``, the relations of that capability so far).
+
+    The reason is a host-side fact for ``doctor``; the error itself carries the registry's
+    message only.
+    """
+    if kind not in RELATION_KINDS:
+        return "the kind is not a relation kind"
+    if "::" in target:
+        if not _FULL_ID.match(target):
+            return "the target is not a capability id"
+        provider, _, local = target.partition("::")
+        if provider == provider_id and local not in local_ids:
+            return "the target is not a capability of this provider"
+        full = target
+    else:
+        if target not in local_ids:
+            return "the target is not a capability of this provider"
+        full = f"{provider_id}::{target}"
+    if full == f"{provider_id}::{local_id}":
+        return "a capability cannot relate to itself"
+    if (kind, full) in seen:
+        return "the same relation is declared twice"
+    seen.add((kind, full))
+    return None
 
 
 def _document_root(source: Source) -> DocumentRoot | None:

@@ -23,13 +23,15 @@ stdout; otherwise text) and exit 0 (ok, planned), 1 (failed), 3 (conflict)::
 
     capability-graph doctor
     capability-graph init [DIR] [--dry-run]
-    capability-graph mcp-install --client claude-desktop|cursor|vscode|codex
-                                 [--config-path FILE] [--name NAME] [--dry-run]
+    capability-graph mcp-install --client CLIENT [--config-path FILE] [--name NAME]
+                                 [--env NAME]... [--force] [--dry-run]
+    capability-graph mcp-uninstall --client CLIENT [--config-path FILE] [--name NAME] [--dry-run]
     capability-graph explain [CODE]
 
 The configuration is ``--config FILE``, else ``$CAPABILITY_GRAPH_CONFIG``, else
 ``./capability-graph.json``. A configuration that cannot be read at all is an error envelope
-(exit 1) for every command that needs it, ``doctor`` included. The CLI never prints a traceback:
+(exit 1) for every command that needs it, ``doctor`` included (which also prints its report,
+naming the cause, on stdout). The CLI never prints a traceback:
 a defect is reported as one fixed line and exit status 70.
 """
 
@@ -51,6 +53,8 @@ from typing import TYPE_CHECKING, Any, Final, Literal, NoReturn, TextIO
 from ._errors import GraphError
 from ._generated.taxonomy import ErrorCode, Phase
 from ._json import dumps
+from ._mcp_install import CLIENTS as _CLIENTS
+from ._mcp_install import ENV_NAME as _ENV_NAME
 from ._operations import oversized_request
 
 if TYPE_CHECKING:
@@ -68,10 +72,6 @@ EXIT_USAGE: Final = 2
 EXIT_CONFLICT: Final = 3
 EXIT_INTERNAL: Final = 70  # EX_SOFTWARE: a defect, never a contract outcome
 EXIT_INTERRUPTED: Final = 130
-
-#: The largest ``--arguments-file`` read (the hard cap of ``budgets.maxInputBytes``).
-#: The largest MCP client configuration file ``mcp-install`` edits.
-MAX_CLIENT_CONFIG: Final = 16 * 1024 * 1024
 
 _INTERNAL_ERROR: Final = f"{PROG}: internal error (a defect of {PROG}; please report it)\n"
 
@@ -227,6 +227,13 @@ def _build_parser(out: TextIO, err: TextIO) -> _Parser:
         metavar="NAME",
         help=f"the server's name in the client (default: {PROG})",
     )
+    _add_mcp_install_flags(p)
+    _add_flags(p, json_flag=True, dry_run_flag=True)
+
+    p = command(
+        "mcp-uninstall", "Remove this graph's MCP server from an MCP client's configuration."
+    )
+    _add_mcp_uninstall_arguments(p)
     _add_flags(p, json_flag=True, dry_run_flag=True)
 
     p = command("explain", "Explain an error code (all codes without CODE).")
@@ -328,18 +335,16 @@ def _dispatch(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         try:
             report = _doctor(_config_path(args))
         except GraphError as error:
+            # The envelope stays exactly as it is; the report on stdout names the cause.
             _write_error(stderr, error)
+            _write_report(
+                command, _doctor_unreadable(_config_path(args)), stdout, as_json=args.json
+            )
             return EXIT_FAILED
     elif command == "init":
         report = _init(Path(args.directory), dry_run=args.dry_run)
     else:
-        report = _mcp_install(
-            args.client,
-            config=_config_path(args),
-            client_config=args.config_path,
-            name=args.name,
-            dry_run=args.dry_run,
-        )
+        report = _mcp_client_command(args)
     return _write_report(command, report, stdout, as_json=args.json)
 
 
@@ -612,7 +617,11 @@ def _doctor(config: str) -> Report:
     try:
         host = load_config(raw, cwd=base)
     except GraphError as error:
-        report.check("config", "fail", _error_text(error))
+        from ._doctor import unknown_config_keys
+
+        unknown = unknown_config_keys(raw)
+        named = f" (unknown keys: {', '.join(unknown)})" if unknown else ""
+        report.check("config", "fail", f"{_error_text(error)}{named}")
         report.check("sources", "skip", "Not checked: the configuration is invalid")
         report.status = "failed"
         return report
@@ -628,6 +637,17 @@ def _doctor(config: str) -> Report:
     return report
 
 
+def _doctor_unreadable(config: str) -> Report:
+    """doctor's report when the configuration cannot be read at all: the cause, by name."""
+    from ._doctor import config_cause
+
+    report = Report(status="failed")
+    cause = config_cause(config) or f"{os.path.abspath(config)} cannot be read"
+    report.check("config", "fail", f"Cannot read the configuration: {cause}")
+    report.check("sources", "skip", "Not checked: the configuration cannot be read")
+    return report
+
+
 def _doctor_sources(host: Any, report: Report) -> list[Any] | None:
     from ._snapshot import load_provider
 
@@ -636,7 +656,10 @@ def _doctor_sources(host: Any, report: Report) -> list[Any] | None:
         try:
             provider, _ = load_provider(source, host.budgets)
         except GraphError as error:
-            report.check(f"source.{source.index}", "fail", _error_text(error))
+            from ._doctor import definition_facts
+
+            facts = definition_facts(source, host.budgets.max_definition_bytes)
+            report.check(f"source.{source.index}", "fail", f"{_error_text(error)} ({facts})")
             continue
         providers.append(provider)
         report.check(
@@ -1001,213 +1024,79 @@ def _read_small(path: Path) -> bytes | None:
 # --- mcp-install --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Client:
-    label: str
-    key: str  # the servers section
-    kind: Literal["json", "toml"]
-    default_path: Callable[[], Path]
-    stdio_type: bool = False  # VS Code wants "type": "stdio"
-
-
-def _claude_desktop_path() -> Path:
-    home = Path.home()
-    if sys.platform == "darwin":
-        return home / "Library" / "Application Support" / "Claude" / "claude_desktop_config.json"
-    if sys.platform == "win32":
-        appdata = os.environ.get("APPDATA")
-        base = Path(appdata) if appdata else home / "AppData" / "Roaming"
-        return base / "Claude" / "claude_desktop_config.json"
-    xdg = os.environ.get("XDG_CONFIG_HOME")
-    return (Path(xdg) if xdg else home / ".config") / "Claude" / "claude_desktop_config.json"
-
-
-def _codex_path() -> Path:
-    codex_home = os.environ.get("CODEX_HOME")
-    return (Path(codex_home) if codex_home else Path.home() / ".codex") / "config.toml"
-
-
-_CLIENTS: Final = {
-    "claude-desktop": _Client("Claude Desktop", "mcpServers", "json", _claude_desktop_path),
-    "cursor": _Client("Cursor", "mcpServers", "json", lambda: Path(".cursor") / "mcp.json"),
-    "vscode": _Client(
-        "VS Code", "servers", "json", lambda: Path(".vscode") / "mcp.json", stdio_type=True
-    ),
-    "codex": _Client("Codex", "mcp_servers", "toml", _codex_path),
-}
-
 _SERVER_NAME_CHARS: Final = frozenset(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
 )
 
 
-def server_entry(client: str, config: str) -> dict[str, Any]:
-    """The server entry ``mcp-install`` writes for ``client``, serving ``config``."""
-    entry: dict[str, Any] = {}
-    if _CLIENTS[client].stdio_type:
-        entry["type"] = "stdio"
-    entry["command"] = sys.executable
-    entry["args"] = ["-m", "capability_graph.cli", "mcp", "--config", os.path.abspath(config)]
-    return entry
+def _env_name(text: str) -> str:
+    if not _ENV_NAME.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            "must be a variable name: a letter or '_', then letters, digits, '_'"
+        )
+    return text
 
 
-def _mcp_install(
-    client_name: str, *, config: str, client_config: str | None, name: str, dry_run: bool
-) -> Report:
+def _add_mcp_install_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        type=_env_name,
+        metavar="NAME",
+        help="forward the environment variable NAME to the server, by reference in the "
+        "client's own syntax (never its value); repeatable. Example: --env OPENAI_API_KEY",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an older entry of this server (only one that runs capability-graph), "
+        "keeping the previous file as FILE.bak",
+    )
+
+
+def _add_mcp_uninstall_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--client",
+        required=True,
+        choices=sorted(_CLIENTS),
+        metavar="CLIENT",
+        help=f"the MCP client: {', '.join(sorted(_CLIENTS))}",
+    )
+    parser.add_argument("--config-path", metavar="FILE", help="the client's configuration file")
+    parser.add_argument(
+        "--name",
+        default=PROG,
+        type=_server_name,
+        metavar="NAME",
+        help=f"the server's name in the client (default: {PROG})",
+    )
+
+
+def _mcp_client_command(args: argparse.Namespace) -> Report:
+    from ._mcp_install import install, uninstall
+
     report = Report()
-    client = _CLIENTS[client_name]
-    graph_config = Path(config)
-    if graph_config.is_file():
-        report.check("graph-config", "ok", f"The server will serve {os.path.abspath(config)}")
+    if args.command == "mcp-uninstall":
+        uninstall(
+            report,
+            args.client,
+            client_config=args.config_path,
+            name=args.name,
+            dry_run=args.dry_run,
+        )
     else:
-        report.check(
-            "graph-config",
-            "warn",
-            f"{os.path.abspath(config)} does not exist yet: the server cannot start without it",
+        install(
+            report,
+            args.client,
+            config=_config_path(args),
+            client_config=args.config_path,
+            name=args.name,
+            env=tuple(dict.fromkeys(args.env)),
+            force=args.force,
+            dry_run=args.dry_run,
         )
-    target = Path(client_config) if client_config else client.default_path()
-    # Edit the file a symbolic link points to; never replace the link itself.
-    real = Path(os.path.realpath(target))
-    shown = str(target)
-    entry = server_entry(client_name, config)
-    identity: tuple[int, ...] | None = None
-    text = ""
-    if os.path.lexists(real):
-        try:
-            info = os.stat(real)
-            import stat as stat_module
-
-            if not stat_module.S_ISREG(info.st_mode) or info.st_size > MAX_CLIENT_CONFIG:
-                raise OSError
-            data = real.read_bytes()
-            text = data.decode("utf-8-sig")
-            identity = _identity(info)
-        except (OSError, UnicodeDecodeError):
-            report.check(
-                "client-config", "fail", f"{shown} is not a readable UTF-8 file: left untouched"
-            )
-            report.status = "failed"
-            return report
-    edit = _edit_toml if client.kind == "toml" else _edit_json
-    outcome = edit(text, client.key, name, entry)
-    if isinstance(outcome, str):
-        report.check("client-config", "fail", f"{shown}: {outcome}: left untouched")
-        report.status = "failed"
-        return report
-    if outcome is _SAME:
-        report.check("server", "ok", f"{client.label} already has the server {name} in {shown}")
-        report.status = "ok"
-        return report
-    if outcome is _DIFFERENT:
-        report.check(
-            "server",
-            "fail",
-            f"{client.label} has another server named {name} in {shown}: not overwritten "
-            "(choose another --name, or remove that entry)",
-        )
-        report.status = "conflict"
-        return report
-    assert isinstance(outcome, bytes)
-    if dry_run:
-        report.check("server", "ok", f"Would add the server {name} to {shown}")
-        report.status = "planned"
-        return report
-    try:
-        if identity is None:
-            _create_new(real, outcome)
-        else:
-            _replace_existing(real, outcome, identity)
-    except _Clobbered:
-        report.check(
-            "server", "fail", f"{shown} changed while it was being edited: not overwritten"
-        )
-        report.status = "conflict"
-        return report
-    except OSError as error:
-        report.check("server", "fail", f"Cannot write {shown}: {error.strerror or 'error'}")
-        report.status = "failed"
-        return report
-    report.check("server", "ok", f"Added the server {name} to {shown}")
-    report.warn(f"Restart {client.label} to load the server")
-    report.status = "ok"
     return report
-
-
-class _Outcome:
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return self.name
-
-
-_SAME: Final = _Outcome("same")
-_DIFFERENT: Final = _Outcome("different")
-
-
-def _edit_json(text: str, key: str, name: str, entry: dict[str, Any]) -> bytes | _Outcome | str:
-    """The new file content, or _SAME/_DIFFERENT, or why the file cannot be edited."""
-    if text.strip():
-        try:
-            document = json.loads(text)
-        except (ValueError, RecursionError):
-            return "not valid JSON"
-        if not isinstance(document, dict):
-            return "not a JSON object"
-    else:
-        document = {}
-    servers = document.setdefault(key, {})
-    if not isinstance(servers, dict):
-        return f"{key} is not an object"
-    if name in servers:
-        return _SAME if servers[name] == entry else _DIFFERENT
-    servers[name] = entry
-    indent = _json_indent(text)
-    return (json.dumps(document, ensure_ascii=False, indent=indent) + "\n").encode("utf-8")
-
-
-def _json_indent(text: str) -> int | str:
-    for line in text.splitlines()[1:]:
-        stripped = line.lstrip(" \t")
-        if stripped and stripped != line:
-            prefix = line[: len(line) - len(stripped)]
-            if set(prefix) == {" "}:
-                return len(prefix)
-            if set(prefix) == {"\t"}:
-                return "\t"
-            break
-    return 2
-
-
-def _edit_toml(text: str, key: str, name: str, entry: dict[str, Any]) -> bytes | _Outcome | str:
-    try:
-        import tomlkit
-        from tomlkit.exceptions import TOMLKitError
-        from tomlkit.items import InlineTable
-    except ImportError:
-        return "editing TOML needs the tomlkit package"
-    try:
-        document = tomlkit.parse(text)
-    except (TOMLKitError, ValueError):
-        return "not valid TOML"
-    servers: Any = document.get(key)
-    if servers is None:
-        servers = tomlkit.table(is_super_table=True)
-        document.add(key, servers)
-    elif not isinstance(servers, dict):
-        return f"{key} is not a table"
-    if name in servers:
-        existing = servers[name]
-        plain = existing.unwrap() if hasattr(existing, "unwrap") else existing
-        return _SAME if plain == entry else _DIFFERENT
-    if isinstance(servers, InlineTable):
-        table: Any = tomlkit.inline_table()
-    else:
-        table = tomlkit.table()
-    for field_name, value in entry.items():
-        table.add(field_name, value)
-    servers.add(name, table)
-    return tomlkit.dumps(document).encode("utf-8")
 
 
 # --- explain ------------------------------------------------------------------------------------

@@ -66,7 +66,7 @@ class MaintenanceCheck(BaseModel):
 
 class MaintenanceReport(BaseModel):
     """
-    The stdout report of the CLI maintenance commands (doctor, init, mcp-install) with --json. Exit status: 0 for ok or planned, 1 failed, 3 conflict (2 is a usage error, which has no report). It is not a GraphError envelope.
+    The stdout report of the CLI maintenance commands (doctor, init, mcp-install, mcp-uninstall) with --json. Exit status: 0 for ok or planned, 1 failed, 3 conflict (2 is a usage error, which has no report). It is not a GraphError envelope.
     """
 
     model_config = ConfigDict(

@@ -1,0 +1,227 @@
+"""The causes ``doctor`` names: host-side facts about the host's own files.
+
+A GraphError says what is wrong in terms a caller of the graph may see (an unreadable
+configuration is one fixed message; a bad relation names no capability). ``doctor`` runs for the
+host, on the host's files, so its report may say more: the path, why the file cannot be read
+(missing, not a file, empty path, not UTF-8, a JSON syntax error with its line and column, too
+big), which configuration keys are unknown, which provider a bad definition belongs to, and which
+capability and target make a relation invalid. These facts never enter a GraphError.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ._config import MAX_CONFIG_BYTES, FileTooLarge, Source, read_bounded_file
+from ._json import NotPureJson, parse_pure_json
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
+
+__all__ = ["config_cause", "config_facts", "definition_facts", "unknown_config_keys"]
+
+
+def config_cause(config: str) -> str | None:
+    """Why the configuration file ``config`` cannot be read as JSON (None: it can)."""
+    if not config:
+        return "the configuration path is empty"
+    path = Path(config)
+    shown = os.path.abspath(config)
+    problem = _file_problem(path, MAX_CONFIG_BYTES)
+    if problem is not None:
+        return f"{shown} {problem}"
+    data = read_bounded_file(path, MAX_CONFIG_BYTES) or b""
+    problem = _json_problem(data)
+    return None if problem is None else f"{shown} {problem}"
+
+
+def config_facts(config: str) -> str | None:
+    """The cause of an unreadable configuration, else its unknown keys, else None."""
+    cause = config_cause(config)
+    if cause is not None:
+        return cause
+    data = read_bounded_file(Path(config), MAX_CONFIG_BYTES) or b""
+    unknown = unknown_config_keys(parse_pure_json(data, check_values=False, allow_null=True))
+    return f"unknown keys: {', '.join(unknown)}" if unknown else None
+
+
+def _file_problem(path: Path, limit: int) -> str | None:
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return "does not exist" if not os.path.lexists(path) else "is a broken symbolic link"
+    except NotADirectoryError:
+        return "does not exist (a parent is not a directory)"
+    except (OSError, ValueError) as error:
+        return f"cannot be read ({getattr(error, 'strerror', None) or 'invalid path'})"
+    if stat.S_ISDIR(info.st_mode):
+        return "is a directory, not a file"
+    if not stat.S_ISREG(info.st_mode):
+        return "is not a regular file"
+    try:
+        data = read_bounded_file(path, limit)
+    except FileTooLarge:
+        return f"is larger than the limit of {limit} bytes"
+    if data is None:
+        return "cannot be read (permission denied or not a regular file)"
+    return None
+
+
+def _json_problem(data: bytes) -> str | None:
+    if not data.strip():
+        return "is empty" if not data else "holds only whitespace"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return f"is not UTF-8 text (invalid byte at offset {error.start})"
+    if text.startswith("\ufeff"):
+        return "starts with a byte order mark (not allowed in JSON)"
+    try:
+        json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as error:
+        return f"has a JSON syntax error at line {error.lineno}, column {error.colno}: {error.msg}"
+    except _Constant:
+        return "is not JSON: NaN and Infinity are not JSON values"
+    except RecursionError:
+        return "is nested too deeply"
+    try:
+        parse_pure_json(data, check_values=False, allow_null=True)
+    except NotPureJson as problem:
+        return f"is not JSON data: {problem.reason}"
+    return None
+
+
+class _Constant(Exception):
+    pass
+
+
+def _no_constant(_name: str) -> Any:
+    raise _Constant
+
+
+# --- unknown keys --------------------------------------------------------------------------------
+
+
+def unknown_config_keys(raw: Any) -> list[str]:
+    """The JSON pointers of configuration members the configuration schema does not allow."""
+    from ._config import _without_inline_definitions
+    from ._schemas import _validator
+
+    validator = _validator("config.schema.json")
+    found: list[str] = []
+    for error in validator.iter_errors(_without_inline_definitions(raw)):
+        found.extend(_extra_members(error))
+    return sorted(set(found))
+
+
+def _extra_members(error: ValidationError) -> Iterator[str]:
+    if error.validator == "additionalProperties" and isinstance(error.instance, Mapping):
+        allowed = error.schema.get("properties", {}) if isinstance(error.schema, Mapping) else {}
+        base = "".join(f"/{_escape(part)}" for part in error.absolute_path)
+        for key in error.instance:
+            if key not in allowed:
+                yield f"{base}/{_escape(str(key))}"
+    if error.validator in ("oneOf", "anyOf") and error.context:
+        # Only the variants the value was meant for: those that fail on nothing but extra keys
+        # below them (a file source is not judged by the inline variant's rules).
+        by_variant: dict[Any, list[ValidationError]] = {}
+        for sub in error.context:
+            by_variant.setdefault(sub.schema_path[0], []).append(sub)
+        for errors in by_variant.values():
+            if all(_is_extra_or_below(sub, error) for sub in errors):
+                for sub in errors:
+                    yield from _extra_members(sub)
+
+
+def _is_extra_or_below(sub: ValidationError, parent: ValidationError) -> bool:
+    return sub.validator == "additionalProperties" or len(sub.absolute_path) > len(
+        parent.absolute_path
+    )
+
+
+def _escape(part: Any) -> str:
+    return str(part).replace("~", "~0").replace("/", "~1")
+
+
+# --- definitions and relations -------------------------------------------------------------------
+
+
+def definition_facts(source: Source, max_bytes: int) -> str:
+    """Where a failing source comes from and, when it says so, its provider and bad relation."""
+    if source.path is None:
+        facts = ["inline definition"]
+    else:
+        problem = _file_problem(source.path, max_bytes)
+        facts = [f"file {source.path}" + (f" {problem}" if problem else "")]
+        if problem is not None:
+            return facts[0]
+    if source.path is None:
+        value = source.definition
+    else:
+        value, problem = _definition_file(source.path, max_bytes)
+        if problem is not None:
+            return f"{facts[0]} {problem}"
+    if isinstance(value, Mapping):
+        provider_id = value.get("providerId")
+        if isinstance(provider_id, str) and provider_id.isprintable() and len(provider_id) <= 64:
+            facts.append(f"provider {provider_id}")
+        relation = _bad_relation(value)
+        if relation is not None:
+            facts.append(relation)
+    return "; ".join(facts)
+
+
+def _definition_file(path: Path, max_bytes: int) -> tuple[Any, str | None]:
+    """The definition file's JSON value, or why it is not JSON data."""
+    data = read_bounded_file(path, max_bytes) or b""
+    problem = _json_problem(data)
+    if problem is not None:
+        return None, problem
+    try:
+        return parse_pure_json(data, check_values=False), None
+    except NotPureJson as reason:
+        return None, f"is not JSON data: {reason.reason}"
+
+
+def _bad_relation(definition: Mapping[str, Any]) -> str | None:
+    """The first relation ``load`` refuses, as "capability C: relation KIND -> TARGET: why"."""
+    from ._snapshot import relation_problem
+
+    capabilities = definition.get("capabilities")
+    provider_id = definition.get("providerId")
+    if not isinstance(capabilities, list) or not isinstance(provider_id, str):
+        return None
+    local_ids = {c.get("id") for c in capabilities if isinstance(c, Mapping)}
+    for capability in capabilities:
+        if not isinstance(capability, Mapping) or not isinstance(capability.get("id"), str):
+            continue
+        relations = capability.get("relations")
+        if not isinstance(relations, list):
+            continue
+        seen: set[tuple[str, str]] = set()
+        for relation in relations:
+            if not isinstance(relation, Mapping):
+                continue
+            kind, target = relation.get("kind"), relation.get("target")
+            why: str | None
+            if not isinstance(kind, str) or not isinstance(target, str):
+                why = "a relation needs a kind and a target (strings)"
+            else:
+                why = relation_problem(provider_id, capability["id"], kind, target, local_ids, seen)
+            if why is not None:
+                return (
+                    f"capability {provider_id}::{capability['id']}: relation "
+                    f"{_short(kind)} -> {_short(target)}: {why}"
+                )
+    return None
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value)
+    text = "".join(c if c.isprintable() else "?" for c in text)
+    return text if len(text) <= 200 else text[:197] + "..."

@@ -85,7 +85,11 @@ def test_config_file_sources_resolve_against_the_config_folder(tmp_path: Path) -
 @pytest.mark.parametrize(
     ("config", "message"),
     [
-        ({"providers": [], "extra": 1}, "/ has a key that is not allowed"),
+        (
+            {"providers": [], "extra": 1},
+            "/ has a key that is not allowed"
+            " (allowed: providers, scope, documents, budgets, model)",
+        ),
         ({"providers": [], "scope": None}, "/scope must not be null (omit the key instead)"),
         (
             {"providers": [], "budgets": {"maxCapabilities": 0}},
@@ -174,12 +178,21 @@ def test_empty_catalog_opens() -> None:
         ),
         (
             provider("acme", capability("a", colour="red")),
-            "/capabilities/0 has a key that is not allowed",
+            "/capabilities/0 has a key that is not allowed"
+            " (allowed: id, name, description, whenToUse, tags, relations, documents)",
         ),
         (provider("acme", capability("a", tags="http")), "/capabilities/0/tags must be an array"),
         (provider("acme", capability("a", name=True)), "/capabilities/0/name must be a string"),
-        (provider("acme", capability("A")), "/capabilities/0/id does not have the required format"),
-        (provider("Acme"), "/providerId does not have the required format"),
+        (
+            provider("acme", capability("A")),
+            "/capabilities/0/id does not have the required format"
+            " (expected: a-z, then up to 127 of a-z 0-9 . _ -)",
+        ),
+        (
+            provider("Acme"),
+            "/providerId does not have the required format"
+            " (expected: a-z, then up to 63 of a-z 0-9 . _ -)",
+        ),
         (
             provider("acme", capability("a"), capability("a")),
             "/capabilities/1/id repeats a capability id",

@@ -109,7 +109,7 @@ def test_describe_lists_only_providers_in_scope(graph: BlockingCapabilityGraph) 
 
 def test_describe_rejects_any_argument(graph: BlockingCapabilityGraph) -> None:
     assert call_error(graph, "describe_graph", {"verbose": True}) == expected(
-        "CG_INPUT_INVALID", "query", "/ has a key that is not allowed"
+        "CG_INPUT_INVALID", "query", "/ has a key that is not allowed (allowed: none)"
     )
 
 
@@ -198,7 +198,10 @@ def test_foreign_cursor_is_input_invalid(graph: BlockingCapabilityGraph, cursor:
         ({"limit": True}, "/limit must be an integer"),
         ({"limit": None}, "/limit must not be null (omit the key instead)"),
         ({"providers": "acme"}, "/providers must be an array"),
-        ({"colour": "red"}, "/ has a key that is not allowed"),
+        (
+            {"colour": "red"},
+            "/ has a key that is not allowed (allowed: providers, tags, limit, cursor)",
+        ),
         ({"cursor": "x" * 32769}, "/cursor must have at most 32768 characters"),
     ],
     ids=[
@@ -351,8 +354,14 @@ def test_resolve_provider_not_found_comes_before_capability_not_found() -> None:
     ("arguments", "message"),
     [
         ({"ids": []}, "/ids must have at least 1 items"),
-        ({"ids": ["acme.route"]}, "/ids/0 does not have the required format"),
-        ({"ids": ["acme::a::b"]}, "/ids/0 does not have the required format"),
+        (
+            {"ids": ["acme.route"]},
+            "/ids/0 does not have the required format (expected: provider::capability)",
+        ),
+        (
+            {"ids": ["acme::a::b"]},
+            "/ids/0 does not have the required format (expected: provider::capability)",
+        ),
         ({"ids": ["acme::a"] * 101}, "/ids must have at most 100 items"),
         (
             {"ids": ["acme::orphan"], "relations": {"depth": 9}},
@@ -469,7 +478,10 @@ def test_fractional_limit_is_input_invalid(graph: BlockingCapabilityGraph) -> No
             {"ids": ["acme::orphan"], "relations": {"\x01" * 400: None}},
             "/relations must not be null (omit the key instead)",
         ),
-        ({"ids": ["acme::orphan"], "SECRET-4f1c": 1}, "/ has a key that is not allowed"),
+        (
+            {"ids": ["acme::orphan"], "SECRET-4f1c": 1},
+            "/ has a key that is not allowed (allowed: ids, relations)",
+        ),
     ],
     ids=["null-under-unknown-key", "nested-unknown-key", "control-character-key", "unknown-key"],
 )

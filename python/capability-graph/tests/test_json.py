@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 import rfc8785
+from cg_testing import SCHEMAS
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -59,9 +60,38 @@ def test_canonical_bytes_are_the_rfc8785_serialization(value: Any) -> None:
     assert canonical_bytes(value) == rfc8785.dumps(value)
 
 
-@given(st.dictionaries(ANY_TEXT, SAFE_INTEGERS, max_size=6))
+# Keys and values drawn from characters that straddle the surrogate range (and quotes and
+# backslashes, which the key detection must step over): where UTF-16 and code point order part.
+STRADDLING_TEXT = st.text(
+    alphabet=st.sampled_from(['"', "\\", ":", "a", "\ue000", "\uffff", "\U00010000", "\U0001f600"]),
+    max_size=5,
+)
+NUMBER_FREE_INPUT = st.recursive(
+    st.booleans() | STRADDLING_TEXT | ANY_TEXT,
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(STRADDLING_TEXT | ANY_TEXT, children, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@given(st.dictionaries(STRADDLING_TEXT, SAFE_INTEGERS, max_size=6))
 def test_canonical_bytes_sort_keys_by_utf16_code_units(value: dict[str, int]) -> None:
     assert canonical_bytes(value) == rfc8785.dumps(value)
+
+
+@given(NUMBER_FREE_INPUT)
+def test_canonical_bytes_without_the_number_scan_are_rfc8785_for_number_free_values(
+    value: Any,
+) -> None:
+    assert canonical_bytes(value, numbers=False) == rfc8785.dumps(value)
+
+
+def test_the_definition_schema_admits_no_numbers_so_revisions_skip_the_number_scan() -> None:
+    schema = (SCHEMAS / "definition.schema.json").read_text(encoding="utf-8")
+    assert '"number"' not in schema
+    assert '"integer"' not in schema
 
 
 @pytest.mark.parametrize(
@@ -73,6 +103,7 @@ def test_canonical_bytes_sort_keys_by_utf16_code_units(value: dict[str, int]) ->
         ([-0.0], b"[0]"),
         ({"\U0001f600": 1, "\uffff": 2}, '{"\U0001f600":1,"\uffff":2}'.encode()),
         ({"b": [":1.5,"], "a": "\U0001f600"}, '{"a":"\U0001f600","b":[":1.5,"]}'.encode()),
+        ({'\U0001f600"': 1, '\uffff"': 2}, '{"\U0001f600\\"":1,"\uffff\\"":2}'.encode()),
         ("x", b'"x"'),
         ([2**53, 0.5, -(2**53)], b"[9007199254740992,0.5,-9007199254740992]"),
     ],
@@ -83,6 +114,7 @@ def test_canonical_bytes_sort_keys_by_utf16_code_units(value: dict[str, int]) ->
         "minus-zero",
         "non-bmp-key",
         "look-alikes-on-the-fast-path",
+        "non-bmp-key-before-an-escaped-quote",
         "scalar",
         "edge-integers-beside-a-float",
     ],

@@ -204,7 +204,8 @@ def load_provider(source: Source, budgets: Budgets) -> tuple[Provider, Mapping[s
             provider_id=provider_id,
             name=value["name"],
             version=value["version"],
-            revision=revision_of(canonical_bytes(value)),
+            # validated: the definition schema admits no numbers
+            revision=revision_of(canonical_bytes(value, numbers=False)),
             source_index=source.index,
             capabilities=capabilities,
             document_root=_document_root(source),

@@ -9,8 +9,12 @@ from typing import Any
 
 import pytest
 from cg_testing import capability, error_of, expected, inline, provider, schema_validator
+from hypothesis import given
+from hypothesis import strategies as st
 
 from capability_graph import BlockingCapabilityGraph, CapabilityGraph, GraphError
+from capability_graph._json import dump_bytes
+from capability_graph._operations import _surely_larger_than
 
 
 def rel(kind: str, target: str) -> dict[str, str]:
@@ -410,6 +414,42 @@ def test_request_over_max_input_bytes_is_input_too_large_before_shape() -> None:
             graph, "resolve_capabilities", {"ids": ["acme::orphan"], "junk": "x" * 100}
         )
     assert error == expected("CG_INPUT_TOO_LARGE", "query")
+
+
+REQUEST_VALUES = st.recursive(
+    st.booleans()
+    | st.integers(min_value=-(2**53), max_value=2**53)
+    | st.text(alphabet=st.characters(exclude_categories=["Cs"])),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.text(alphabet=st.characters(exclude_categories=["Cs"])), children, max_size=4
+        )
+    ),
+    max_leaves=20,
+)
+
+
+@given(REQUEST_VALUES)
+def test_the_early_size_bound_never_refuses_a_value_of_exactly_the_limit(value: Any) -> None:
+    assert not _surely_larger_than(value, len(dump_bytes(value)))
+
+
+def test_a_request_of_exactly_max_input_bytes_passes_and_one_byte_more_does_not() -> None:
+    def request(size: int) -> dict[str, Any]:
+        skeleton = {"providers": ["acme"], "tags": [""]}
+        return {
+            "providers": ["acme"],
+            "tags": ["t" * (size - len(json.dumps(skeleton, separators=(",", ":"))))],
+        }
+
+    with BlockingCapabilityGraph.open(inline(ACME, budgets={"maxInputBytes": 64})) as graph:
+        at_limit = request(64)
+        assert len(json.dumps(at_limit, separators=(",", ":"))) == 64
+        assert graph.call("list_capabilities", at_limit)["items"] == []
+        assert call_error(graph, "list_capabilities", request(65)) == expected(
+            "CG_INPUT_TOO_LARGE", "query"
+        )
 
 
 def test_result_over_max_result_bytes_is_result_too_large_never_truncated() -> None:

@@ -142,3 +142,65 @@ def test_a_message_of_exactly_300_characters_keeps_its_hint() -> None:
     phrase = "has a key that is not allowed"
     hint = "x" * (300 - len("/ ") - len(phrase) - len(" ()"))
     assert len(pointer_message("/", phrase, hint)) == 300
+
+
+def _table_messages(requirement: str) -> list[str]:
+    """The last column of the table under ``requirement`` in messages.md."""
+    text = MESSAGES_SPEC.read_text(encoding="utf-8")
+    section = text.split(f"**[{requirement}]**", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ") and "`" in line]
+    return [re.findall(r"`([^`]+)`", row.rsplit("|", 2)[-2])[0] for row in rows]
+
+
+def test_the_context_messages_are_the_closed_set_of_the_spec() -> None:
+    from capability_graph._context import validate_context
+
+    faults: list[Any] = [
+        "text",
+        {f"k{i}": 1 for i in range(65)},
+        {"1st": 1},
+        {"a": "x" * 1025},
+        {"a": "\ud800"},
+        {"a": 2**53 + 1},
+        {"a": None},
+    ]
+    messages = []
+    for context in faults:
+        with pytest.raises(GraphError) as excinfo:
+            validate_context(context)
+        messages.append(error_of(excinfo)["message"])
+    assert messages == _table_messages("CG-MSG-11")
+
+
+def test_the_pure_json_phrases_are_the_ones_of_the_spec() -> None:
+    from capability_graph._json import NotPureJson, check_pure_value, parse_pure_json
+
+    def reason_of(check: Any) -> str:
+        with pytest.raises(NotPureJson) as excinfo:
+            check()
+        problem = excinfo.value
+        return pointer_message(problem.pointer, problem.reason)
+
+    deep: Any = "leaf"
+    for _ in range(33):
+        deep = [deep]
+    produced = [
+        reason_of(lambda: check_pure_value({"limit": None})),
+        reason_of(lambda: check_pure_value({"limit": 2**53 + 1})),
+        reason_of(lambda: check_pure_value({"limit": float("nan")})),
+        reason_of(lambda: check_pure_value([deep])).rsplit(" ", 4)[-4:],
+        reason_of(lambda: check_pure_value({"limit": "\ud800"})),
+    ]
+    table = _table_messages("CG-MSG-9")
+    assert produced[0] == table[0].replace("<pointer>", "/limit")
+    assert produced[1] == table[1].replace("<pointer>", "/limit")
+    assert produced[2] == table[2].replace("<pointer>", "/limit")
+    assert produced[3] == table[3].split(" ")[1:]
+    assert produced[4] == table[4].replace("<pointer>", "/limit")
+    parsed = [
+        reason_of(lambda: parse_pure_json(b"\xff")),
+        reason_of(lambda: parse_pure_json(b"\xef\xbb\xbf{}")),
+        reason_of(lambda: parse_pure_json(b'{"a": 1, "a": 2}')),
+        reason_of(lambda: parse_pure_json(b"{")),
+    ]
+    assert parsed == table[5:9]

@@ -300,6 +300,14 @@ EXAMPLES: dict[str, tuple[Example, ...]] = {
             ),
             "The SDK's keyword arguments treat `None` as omitted; a JSON request never does.",
         ),
+        Example(
+            "A key the request does not take (JSON entry point)",
+            _program(
+                f'{_OPEN}\n    await graph.call("match_capabilities", {{"text": "pay"}})',
+                config=_config(),
+            ),
+            "The message names the keys the request takes, never the key that was sent.",
+        ),
     ),
     "CG_ACCESS_DENIED": (
         Example(

@@ -337,7 +337,7 @@ def test_flowcast_error_projection(exc: BaseException, expected: Any) -> None:
         ),
         (
             {"executor": "codex", "sandbox": "danger-full-access"},
-            "/model/sandbox is not an allowed key",
+            "/model has a key that is not allowed (allowed: executor, timeoutMs, model)",
         ),
     ],
 )

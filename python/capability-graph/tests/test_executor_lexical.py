@@ -281,7 +281,10 @@ def test_lexical_through_run_match_validates_and_names_itself() -> None:
 @pytest.mark.parametrize(
     ("model", "message"),
     [
-        ({"executor": "lexical", "threshold": 0.1}, "/model/threshold is not an allowed key"),
+        (
+            {"executor": "lexical", "threshold": 0.1},
+            "/model has a key that is not allowed (allowed: executor, timeoutMs)",
+        ),
         (
             {"executor": "lexical", "timeoutMs": None},
             "/model/timeoutMs must be an integer from 1 to 600000",

@@ -322,7 +322,11 @@ ENV_RULE = (
         ({"apiKeyEnv": f"sk-{SECRET}"}, ENV_RULE),
         ({"apiKeyEnv": "1ABC"}, ENV_RULE),
         ({"apiKeyEnv": None}, ENV_RULE),
-        ({"apiKey": SECRET}, "/model/apiKey is not an allowed key"),
+        (
+            {"apiKey": SECRET},
+            "/model has a key that is not allowed"
+            " (allowed: executor, timeoutMs, baseUrl, model, apiKeyEnv)",
+        ),
         ({"timeoutMs": 0}, "/model/timeoutMs must be an integer from 1 to 600000"),
     ],
 )

@@ -183,8 +183,14 @@ def steps(*items: Any, **extra: Any) -> dict[str, Any]:
         ({"executor": "scripted"}, "/model/steps is required"),
         ({"executor": "scripted", "steps": None}, "/model/steps must be an array of steps"),
         ({"executor": "scripted", "steps": {}}, "/model/steps must be an array of steps"),
-        (steps(extra=1), "/model/extra is not an allowed key"),
-        (steps(**{SECRET + "!": 1}), "/model has a key that is not allowed"),
+        (
+            steps(extra=1),
+            "/model has a key that is not allowed (allowed: executor, timeoutMs, steps)",
+        ),
+        (
+            steps(**{SECRET + "!": 1}),
+            "/model has a key that is not allowed (allowed: executor, timeoutMs, steps)",
+        ),
         (steps(timeoutMs=None), TIMEOUT_RANGE),
         (steps(timeoutMs=0), TIMEOUT_RANGE),
         (steps(timeoutMs=600001), TIMEOUT_RANGE),
@@ -215,7 +221,8 @@ def steps(*items: Any, **extra: Any) -> dict[str, Any]:
         ),
         (
             steps({"raise": {"code": "x", "cause": "m"}}),
-            "/model/steps/0/raise/cause is not an allowed key",
+            "/model/steps/0/raise has a key that is not allowed"
+            " (allowed: code, nextAction, message)",
         ),
         (steps({"raiseException": None}), "/model/steps/0/raiseException must be a string"),
         (steps({"sleepMs": 5}), "/model/steps/0/then is required"),

@@ -85,7 +85,11 @@ def test_config_file_sources_resolve_against_the_config_folder(tmp_path: Path) -
 @pytest.mark.parametrize(
     ("config", "message"),
     [
-        ({"providers": [], "extra": 1}, "/ has a key that is not allowed"),
+        (
+            {"providers": [], "extra": 1},
+            "/ has a key that is not allowed"
+            " (allowed: providers, scope, documents, budgets, model)",
+        ),
         ({"providers": [], "scope": None}, "/scope must not be null (omit the key instead)"),
         (
             {"providers": [], "budgets": {"maxCapabilities": 0}},
@@ -174,12 +178,21 @@ def test_empty_catalog_opens() -> None:
         ),
         (
             provider("acme", capability("a", colour="red")),
-            "/capabilities/0 has a key that is not allowed",
+            "/capabilities/0 has a key that is not allowed"
+            " (allowed: id, name, description, whenToUse, tags, relations, documents)",
         ),
         (provider("acme", capability("a", tags="http")), "/capabilities/0/tags must be an array"),
         (provider("acme", capability("a", name=True)), "/capabilities/0/name must be a string"),
-        (provider("acme", capability("A")), "/capabilities/0/id does not have the required format"),
-        (provider("Acme"), "/providerId does not have the required format"),
+        (
+            provider("acme", capability("A")),
+            "/capabilities/0/id does not have the required format"
+            " (expected: a-z, then up to 127 of a-z 0-9 . _ -)",
+        ),
+        (
+            provider("Acme"),
+            "/providerId does not have the required format"
+            " (expected: a-z, then up to 63 of a-z 0-9 . _ -)",
+        ),
         (
             provider("acme", capability("a"), capability("a")),
             "/capabilities/1/id repeats a capability id",
@@ -360,17 +373,47 @@ def test_revision_does_not_depend_on_key_order_or_whitespace(tmp_path: Path) -> 
     assert revisions[0] == revisions[1]
 
 
-def test_revision_is_r_colon_and_sixteen_hex_of_the_canonical_sha256() -> None:
+def test_revision_is_r_colon_and_sixteen_hex_of_the_sha256_of_the_rfc8785_bytes() -> None:
     import hashlib
 
-    definition = provider("acme")
-    canonical = json.dumps(definition, sort_keys=True, separators=(",", ":")).encode()
+    import rfc8785
+
+    definition = provider("acme", capability("a", whenToUse="Use it for 𝄞 music."))
     with open_blocking(inline(definition)) as graph:
         described = graph.describe()
-    provider_revision = "r:" + hashlib.sha256(canonical).hexdigest()[:16]
+    provider_revision = "r:" + hashlib.sha256(rfc8785.dumps(definition)).hexdigest()[:16]
     assert described.providers[0]["revision"] == provider_revision
-    graph_revision = "r:" + hashlib.sha256(f"acme:{provider_revision}".encode()).hexdigest()[:16]
-    assert described.revision == graph_revision
+    graph_object = rfc8785.dumps({"acme": provider_revision})
+    assert described.revision == "r:" + hashlib.sha256(graph_object).hexdigest()[:16]
+
+
+def test_golden_revisions_of_a_small_definition() -> None:
+    definition = {"providerId": "a", "name": "A", "version": "1", "capabilities": []}
+    with open_blocking(inline(definition)) as graph:
+        described = graph.describe()
+    assert described.providers[0]["revision"] == "r:a04a4be6b823c567"
+    assert described.revision == "r:21bc338358ac32b0"
+
+
+def test_graph_revision_covers_only_the_providers_in_scope() -> None:
+    acme, billing = provider("acme", capability("a")), provider("billing", capability("b"))
+    changed_billing = provider("billing", capability("b"), capability("c"))
+    scoped = {"scope": {"providers": ["acme"]}}
+    revisions = []
+    for definitions in ((acme, billing), (acme, changed_billing), (acme,)):
+        with open_blocking(inline(*definitions, **scoped if len(definitions) > 1 else {})) as g:
+            revisions.append(g.describe().revision)
+    # a change outside the scope is invisible; the scoped graph reads like acme alone
+    assert revisions[0] == revisions[1] == revisions[2]
+
+
+def test_graph_revision_changes_with_a_provider_in_scope() -> None:
+    scoped = {"scope": {"providers": ["acme"]}}
+    revisions = set()
+    for acme in (provider("acme", capability("a")), provider("acme", capability("z"))):
+        with open_blocking(inline(acme, provider("billing"), **scoped)) as graph:
+            revisions.add(graph.describe().revision)
+    assert len(revisions) == 2
 
 
 def test_async_open_rejects_and_leaves_nothing_open() -> None:

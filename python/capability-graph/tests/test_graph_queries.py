@@ -9,8 +9,12 @@ from typing import Any
 
 import pytest
 from cg_testing import capability, error_of, expected, inline, provider, schema_validator
+from hypothesis import given
+from hypothesis import strategies as st
 
 from capability_graph import BlockingCapabilityGraph, CapabilityGraph, GraphError
+from capability_graph._json import dump_bytes
+from capability_graph._operations import _surely_larger_than
 
 
 def rel(kind: str, target: str) -> dict[str, str]:
@@ -109,7 +113,7 @@ def test_describe_lists_only_providers_in_scope(graph: BlockingCapabilityGraph) 
 
 def test_describe_rejects_any_argument(graph: BlockingCapabilityGraph) -> None:
     assert call_error(graph, "describe_graph", {"verbose": True}) == expected(
-        "CG_INPUT_INVALID", "query", "/ has a key that is not allowed"
+        "CG_INPUT_INVALID", "query", "/ has a key that is not allowed (allowed: none)"
     )
 
 
@@ -198,7 +202,10 @@ def test_foreign_cursor_is_input_invalid(graph: BlockingCapabilityGraph, cursor:
         ({"limit": True}, "/limit must be an integer"),
         ({"limit": None}, "/limit must not be null (omit the key instead)"),
         ({"providers": "acme"}, "/providers must be an array"),
-        ({"colour": "red"}, "/ has a key that is not allowed"),
+        (
+            {"colour": "red"},
+            "/ has a key that is not allowed (allowed: providers, tags, limit, cursor)",
+        ),
         ({"cursor": "x" * 32769}, "/cursor must have at most 32768 characters"),
     ],
     ids=[
@@ -351,8 +358,14 @@ def test_resolve_provider_not_found_comes_before_capability_not_found() -> None:
     ("arguments", "message"),
     [
         ({"ids": []}, "/ids must have at least 1 items"),
-        ({"ids": ["acme.route"]}, "/ids/0 does not have the required format"),
-        ({"ids": ["acme::a::b"]}, "/ids/0 does not have the required format"),
+        (
+            {"ids": ["acme.route"]},
+            "/ids/0 does not have the required format (expected: provider::capability)",
+        ),
+        (
+            {"ids": ["acme::a::b"]},
+            "/ids/0 does not have the required format (expected: provider::capability)",
+        ),
         ({"ids": ["acme::a"] * 101}, "/ids must have at most 100 items"),
         (
             {"ids": ["acme::orphan"], "relations": {"depth": 9}},
@@ -401,6 +414,42 @@ def test_request_over_max_input_bytes_is_input_too_large_before_shape() -> None:
             graph, "resolve_capabilities", {"ids": ["acme::orphan"], "junk": "x" * 100}
         )
     assert error == expected("CG_INPUT_TOO_LARGE", "query")
+
+
+REQUEST_VALUES = st.recursive(
+    st.booleans()
+    | st.integers(min_value=-(2**53), max_value=2**53)
+    | st.text(alphabet=st.characters(exclude_categories=["Cs"])),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.text(alphabet=st.characters(exclude_categories=["Cs"])), children, max_size=4
+        )
+    ),
+    max_leaves=20,
+)
+
+
+@given(REQUEST_VALUES)
+def test_the_early_size_bound_never_refuses_a_value_of_exactly_the_limit(value: Any) -> None:
+    assert not _surely_larger_than(value, len(dump_bytes(value)))
+
+
+def test_a_request_of_exactly_max_input_bytes_passes_and_one_byte_more_does_not() -> None:
+    def request(size: int) -> dict[str, Any]:
+        skeleton = {"providers": ["acme"], "tags": [""]}
+        return {
+            "providers": ["acme"],
+            "tags": ["t" * (size - len(json.dumps(skeleton, separators=(",", ":"))))],
+        }
+
+    with BlockingCapabilityGraph.open(inline(ACME, budgets={"maxInputBytes": 64})) as graph:
+        at_limit = request(64)
+        assert len(json.dumps(at_limit, separators=(",", ":"))) == 64
+        assert graph.call("list_capabilities", at_limit)["items"] == []
+        assert call_error(graph, "list_capabilities", request(65)) == expected(
+            "CG_INPUT_TOO_LARGE", "query"
+        )
 
 
 def test_result_over_max_result_bytes_is_result_too_large_never_truncated() -> None:
@@ -469,7 +518,10 @@ def test_fractional_limit_is_input_invalid(graph: BlockingCapabilityGraph) -> No
             {"ids": ["acme::orphan"], "relations": {"\x01" * 400: None}},
             "/relations must not be null (omit the key instead)",
         ),
-        ({"ids": ["acme::orphan"], "SECRET-4f1c": 1}, "/ has a key that is not allowed"),
+        (
+            {"ids": ["acme::orphan"], "SECRET-4f1c": 1},
+            "/ has a key that is not allowed (allowed: ids, relations)",
+        ),
     ],
     ids=["null-under-unknown-key", "nested-unknown-key", "control-character-key", "unknown-key"],
 )

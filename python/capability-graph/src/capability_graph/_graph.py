@@ -446,7 +446,9 @@ class CapabilityGraph:
                 }
             if not failed:
                 try:
-                    snapshot = build_snapshot(candidate.values(), self._config.budgets)
+                    snapshot = build_snapshot(
+                        candidate.values(), self._config.budgets, self._config.scope
+                    )
                 except GraphError as error:
                     failed = True
                     for index in entries:

@@ -99,8 +99,10 @@ def _surely_larger_than(value: Any, limit: int) -> bool:
     """Whether ``value`` serializes to more than ``limit`` bytes, judged from a lower bound.
 
     Walks without copying and stops as soon as the bound passes ``limit``, so a 100 MB request
-    is refused before a 100 MB serialization of it is made. (Each character is at least one
-    byte; each item at least one byte plus a separator.)
+    is refused before a 100 MB serialization of it is made. The bound never exceeds the compact
+    serialization (a property test holds it to that), so a request of exactly ``limit`` bytes is
+    never refused here: a string is at least its characters and two quotes, a key also its
+    colon, a container its brackets and one separator between items, any other value one byte.
     """
     total = 0
     stack = [value]
@@ -111,15 +113,15 @@ def _surely_larger_than(value: Any, limit: int) -> bool:
         if seen > limit:
             return True
         if isinstance(item, str):
-            total += len(item) + 3
+            total += len(item) + 2
         elif isinstance(item, dict):
-            total += 2 + len(item)
+            total += 2 + max(len(item) - 1, 0)
             for key, child in item.items():
                 if isinstance(key, str):
                     total += len(key) + 3
                 stack.append(child)
         elif isinstance(item, (list, tuple)):
-            total += 2 + len(item)
+            total += 2 + max(len(item) - 1, 0)
             stack.extend(item)
         else:
             total += 1

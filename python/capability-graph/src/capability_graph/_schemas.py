@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ._errors import GraphError
 from ._generated.taxonomy import ErrorCode, Phase
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
 __all__ = [
+    "FORMATS",
+    "allowed_keys_hint",
     "check_shape",
     "compiled_accepts",
     "compiled_validator",
@@ -103,9 +105,46 @@ def safe_pointer(pointer: str) -> str:
     return kept or "/"
 
 
-def pointer_message(pointer: str, phrase: str) -> str:
-    """``"<safe pointer> <phrase>"``, the form of every pointer message."""
-    return f"{safe_pointer(pointer)} {phrase}"
+MAX_MESSAGE = 300
+
+
+def pointer_message(pointer: str, phrase: str, hint: str | None = None) -> str:
+    """``"<safe pointer> <phrase>"``, the form of every pointer message, with `` (<hint>)`` when
+    one fits in the 300 characters of a message (messages.md: the grammar of pointer messages)."""
+    message = f"{safe_pointer(pointer)} {phrase}"
+    if hint is not None and len(message) + len(hint) + 3 <= MAX_MESSAGE:
+        message += f" ({hint})"
+    return message
+
+
+def allowed_keys_hint(keys: Iterable[str]) -> str:
+    """``allowed: a, b, c`` -- the keys an object takes, in the schema's order (contract words)."""
+    names = list(keys)
+    return "allowed: " + (", ".join(names) if names else "none")
+
+
+# The expected format of every titled string definition with a ``pattern`` that a request, a
+# configuration or a definition can hold, by the definition's ``title``. The same table is in
+# spec/capability-graph/spec/messages.md ([CG-MSG-6]); a test keeps the two equal.
+FORMATS: Final = {
+    "CapabilityId": "provider::capability",
+    "ProviderId": "a-z, then up to 63 of a-z 0-9 . _ -",
+    "LocalCapabilityId": "a-z, then up to 127 of a-z 0-9 . _ -",
+    "DocumentId": "A-Z or a-z, then up to 127 of A-Z a-z 0-9 . _ -",
+    "Cursor": "the nextCursor of a previous page",
+    "ExecutorName": "a-z, then up to 63 of a-z 0-9 . _ -",
+    "DocumentRole": "a-z, then up to 63 of a-z 0-9 _ -",
+    "Locale": "a language tag such as en or zh-CN",
+    "DocumentPath": "a relative path of plain names joined by /",
+    "Tag": "text without spaces or control characters",
+    "DisplayName": "text without control characters",
+    "VersionLabel": "text without control characters",
+    "Text": "text without control characters other than tab, newline and carriage return",
+    "HttpUrl": "an absolute http or https URL",
+    "BaseUrl": "an absolute http or https URL without query or fragment",
+    "EnvVarName": "an environment variable name: A-Z a-z _, then up to 127 of A-Z a-z 0-9 _",
+    "LocalPath": "a path without NUL characters",
+}
 
 
 _TYPE_NAMES = {
@@ -116,6 +155,20 @@ _TYPE_NAMES = {
     "number": "a number",
     "boolean": "a boolean",
 }
+
+
+def _hint(error: Any) -> str | None:
+    """What lets the caller fix the call, in contract words: the keys an object allows, or the
+    expected format of a string."""
+    keyword = error.validator
+    if keyword in ("additionalProperties", "unevaluatedProperties"):
+        properties = error.schema.get("properties", {})
+        return allowed_keys_hint(properties)
+    if keyword == "pattern":
+        title = error.schema.get("title")
+        if title in FORMATS:
+            return f"expected: {FORMATS[title]}"
+    return None
 
 
 def _phrase(error: Any) -> str:
@@ -176,7 +229,7 @@ def describe_problem(schema_name: str, value: Any, prefix: str = "") -> str | No
     if not errors:
         return None
     error = _best(errors)
-    return pointer_message(prefix + _pointer(error.absolute_path), _phrase(error))
+    return pointer_message(prefix + _pointer(error.absolute_path), _phrase(error), _hint(error))
 
 
 def model_accepts(model: type[BaseModel], value: Any) -> bool:

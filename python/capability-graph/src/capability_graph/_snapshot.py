@@ -26,7 +26,7 @@ import copy
 import gc
 import hashlib
 import re
-from collections.abc import Container, Iterable, Iterator, Mapping
+from collections.abc import Collection, Container, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -47,7 +47,17 @@ _FULL_ID: Final = re.compile(r"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$
 
 
 def revision_of(data: bytes) -> str:
+    """``r:`` + the first 16 lowercase hex digits of the SHA-256 of ``data`` (canonical bytes)."""
     return "r:" + hashlib.sha256(data).hexdigest()[:16]
+
+
+def graph_revision(providers: Iterable[Provider], scope: Collection[str] | None) -> str:
+    """The revision a caller sees: over the in-scope providers only (all when no scope is
+    configured), so a change to a provider outside the scope is not observable through it."""
+    revisions = {
+        p.provider_id: p.revision for p in providers if scope is None or p.provider_id in scope
+    }
+    return revision_of(canonical_bytes(revisions))
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +204,8 @@ def load_provider(source: Source, budgets: Budgets) -> tuple[Provider, Mapping[s
             provider_id=provider_id,
             name=value["name"],
             version=value["version"],
-            revision=revision_of(canonical_bytes(value)),
+            # validated: the definition schema admits no numbers
+            revision=revision_of(canonical_bytes(value, numbers=False)),
             source_index=source.index,
             capabilities=capabilities,
             document_root=_document_root(source),
@@ -281,8 +292,11 @@ def _document_root(source: Source) -> DocumentRoot | None:
     return None
 
 
-def build_snapshot(providers: Iterable[Provider], budgets: Budgets) -> Snapshot:
-    """Check the cross-provider rules and index a complete snapshot."""
+def build_snapshot(
+    providers: Iterable[Provider], budgets: Budgets, scope: Collection[str] | None
+) -> Snapshot:
+    """Check the cross-provider rules and index a complete snapshot (its revision over
+    ``scope``, the host's scope: None when none is configured)."""
     by_id: dict[str, Provider] = {}
     for provider in providers:
         if provider.provider_id in by_id:
@@ -302,9 +316,8 @@ def build_snapshot(providers: Iterable[Provider], budgets: Budgets) -> Snapshot:
         for capability in provider.capabilities.values()
     }
     _check_acyclic(capabilities)
-    pairs = "\n".join(f"{p.provider_id}:{p.revision}" for p in ordered.values())
     return Snapshot(
-        revision=revision_of(pairs.encode("utf-8")),
+        revision=graph_revision(ordered.values(), scope),
         providers=ordered,
         capabilities=capabilities,
     )
@@ -344,5 +357,5 @@ def open_snapshot(config: HostConfig) -> tuple[Snapshot, dict[int, Provider]]:
     """Load every source of ``config`` and build the first snapshot."""
     with no_gc():
         loaded = {s.index: load_provider(s, config.budgets)[0] for s in config.sources}
-        snapshot = build_snapshot(loaded.values(), config.budgets)
+        snapshot = build_snapshot(loaded.values(), config.budgets, config.scope)
     return snapshot, loaded

@@ -678,7 +678,7 @@ def _doctor_relations(host: Any, providers: list[Any], report: Report) -> None:
     from ._snapshot import build_snapshot
 
     try:
-        snapshot = build_snapshot(providers, host.budgets)
+        snapshot = build_snapshot(providers, host.budgets, host.scope)
     except GraphError as error:
         report.check("relations", "fail", _error_text(error))
         return

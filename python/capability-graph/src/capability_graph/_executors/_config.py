@@ -14,6 +14,7 @@ from typing import Any, Final, NoReturn
 
 from .._errors import GraphError
 from .._generated.taxonomy import ErrorCode, Phase
+from .._schemas import allowed_keys_hint
 
 __all__ = ["ConfigReader", "config_error", "pointer"]
 
@@ -38,9 +39,9 @@ class ConfigReader:
             raise config_error(f"{where} must be an object")
         for key in value:
             if not isinstance(key, str) or key not in allowed:
-                if isinstance(key, str) and _SAFE_KEY.fullmatch(key):
-                    raise config_error(f"{where}/{key} is not an allowed key")
-                raise config_error(f"{where} has a key that is not allowed")
+                # Never the key itself: it is not a word of the contract (it may be a secret).
+                hint = allowed_keys_hint(allowed)
+                raise config_error(f"{where} has a key that is not allowed ({hint})")
         self.value: Mapping[str, Any] = value
         self.where = where
 

@@ -18,7 +18,6 @@ from pydantic import (
 from typing_extensions import TypeAliasType
 
 from .budgets import Budgets
-from .definition import ProviderDefinition
 from .ids import ProviderId
 
 LocalPath = TypeAliasType(
@@ -42,6 +41,21 @@ class FileProviderSource(BaseModel):
         extra="forbid",
     )
     path: LocalPath
+    documentRoot: LocalPath | MISSING = MISSING
+
+
+class InlineProviderSource(BaseModel):
+    """
+    An inline provider definition. Reading one of its 'path' documents without a 'documentRoot' is CG_DOCUMENT_ROOT_REQUIRED.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    definition: Any
+    """
+    The provider definition itself (the ProviderDefinition schema). The configuration check accepts any value here: the definition is judged when its source loads, and its faults are CG_DEFINITION_INVALID or CG_RELATION_INVALID in phase load, like a definition file's (CG-CFG-3).
+    """
     documentRoot: LocalPath | MISSING = MISSING
 
 
@@ -164,6 +178,17 @@ class CodexExecutorConfig(BaseModel):
     timeoutMs: TimeoutMs = 60000
 
 
+ProviderSource = TypeAliasType(
+    "ProviderSource",
+    Annotated[
+        FileProviderSource | InlineProviderSource, Field(title="ProviderSource")
+    ],
+)
+"""
+Where a provider definition comes from: exactly one of 'path' (a definition file) or 'definition' (inline).
+"""
+
+
 class Scope(BaseModel):
     """
     The trusted scope: the providers that queries may see. Omitted: every loaded provider. Requests can only narrow it; nothing in a request, least of all context, widens it.
@@ -227,29 +252,6 @@ class DocumentPolicy(BaseModel):
         extra="forbid",
     )
     bodies: DocumentBodies = "all"
-
-
-class InlineProviderSource(BaseModel):
-    """
-    An inline provider definition. Reading one of its 'path' documents without a 'documentRoot' is CG_DOCUMENT_ROOT_REQUIRED.
-    """
-
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    definition: ProviderDefinition
-    documentRoot: LocalPath | MISSING = MISSING
-
-
-ProviderSource = TypeAliasType(
-    "ProviderSource",
-    Annotated[
-        FileProviderSource | InlineProviderSource, Field(title="ProviderSource")
-    ],
-)
-"""
-Where a provider definition comes from: exactly one of 'path' (a definition file) or 'definition' (inline).
-"""
 
 
 class HostConfig(BaseModel):

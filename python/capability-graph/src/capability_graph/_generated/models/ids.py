@@ -89,7 +89,7 @@ Revision = TypeAliasType(
     ],
 )
 """
-A content revision: 'r:' and the first 16 lowercase hex digits of a SHA-256 (of a provider's canonical JSON, or of the sorted 'providerId:revision' pairs for the graph).
+A content revision: 'r:' and the first 16 lowercase hex digits of a SHA-256 over RFC 8785 (JSON Canonicalization Scheme) bytes: of a provider's definition as loaded, or, for the graph, of the object {providerId: providerRevision} of the providers in scope.
 """
 
 

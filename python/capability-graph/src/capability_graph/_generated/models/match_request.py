@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import MISSING, BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import (
+    MISSING,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+)
 
 from .config import TimeoutMs
-from .context import Context
 from .ids import ProviderId
 
 
@@ -23,9 +31,11 @@ class MatchRequest(BaseModel):
     """
     What the user wants to do, in natural language (1..4096 characters).
     """
-    context: Context | MISSING = MISSING
+    context: dict[str, Any] | list[Any] | StrictStr | StrictFloat | StrictBool | MISSING = (
+        MISSING
+    )
     """
-    Optional flat facts about the situation (string, number or boolean values) that help the match; they never widen what you may see.
+    Optional flat facts about the situation (string, number or boolean values) that help the match; they never widen what you may see. The request's shape only requires a value other than null here: the content is judged next, by the context rules (the Context schema), and a fault there is CG_CONTEXT_INVALID, not CG_INPUT_INVALID (CG-REQ-2, CG-CTX-1).
     """
     providers: Annotated[
         list[ProviderId] | MISSING, Field(max_length=100, min_length=1)

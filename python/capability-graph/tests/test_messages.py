@@ -1,0 +1,206 @@
+"""Pointer messages follow the grammar of spec/capability-graph/spec/messages.md ([CG-MSG-*]).
+
+The core's table of expected formats is the spec's, unknown keys are answered with the keys the
+object allows (never the caller's key), and a pattern fault names the expected format.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from cg_testing import REPO, SCHEMAS, capability, error_of, expected, inline, provider
+
+from capability_graph import BlockingCapabilityGraph, GraphError
+from capability_graph._schemas import FORMATS, pointer_message
+
+MESSAGES_SPEC = REPO / "spec" / "capability-graph" / "spec" / "messages.md"
+SECRET_KEY = "zz-secret-7f3a"
+# Titled patterns that never reach a pointer message: result-only values, and context keys,
+# whose messages are the fixed texts of [CG-MSG-11].
+NOT_IN_MESSAGES = {"Revision", "Sha256", "ReportText", "ContextKey"}
+
+
+def _spec_formats() -> dict[str, str]:
+    text = MESSAGES_SPEC.read_text(encoding="utf-8")
+    table = text.split("**[CG-MSG-6]**", 1)[1].split("\n## ", 1)[0]
+    return dict(re.findall(r"^\| `([A-Za-z]+)` \| `([^`]+)` \|$", table, flags=re.MULTILINE))
+
+
+def _titled_patterns() -> set[str]:
+    titles: set[str] = set()
+    for path in SCHEMAS.glob("*.schema.json"):
+        stack: list[Any] = [json.loads(path.read_text(encoding="utf-8"))]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                if "pattern" in node and "title" in node:
+                    titles.add(node["title"])
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
+    return titles
+
+
+def test_the_core_uses_the_format_table_of_the_spec() -> None:
+    assert _spec_formats() == FORMATS
+
+
+def test_every_titled_pattern_a_caller_or_host_can_violate_has_an_expected_format() -> None:
+    assert _titled_patterns() - NOT_IN_MESSAGES == set(FORMATS)
+
+
+def _call_error(tool: str, arguments: Any) -> dict[str, str]:
+    config = inline(provider("acme", capability("a")))
+    with BlockingCapabilityGraph.open(config) as graph, pytest.raises(GraphError) as excinfo:
+        graph.call(tool, arguments)
+    return error_of(excinfo)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "phase", "allowed"),
+    [
+        ("describe_graph", {}, "query", "none"),
+        ("list_capabilities", {}, "query", "providers, tags, limit, cursor"),
+        ("resolve_capabilities", {"ids": ["acme::a"]}, "query", "ids, relations"),
+        (
+            "match_capabilities",
+            {"request": "pay"},
+            "match",
+            "request, context, providers, limit, timeoutMs",
+        ),
+        (
+            "read_document",
+            {"capabilityId": "acme::a", "documentId": "d"},
+            "document",
+            "capabilityId, documentId",
+        ),
+    ],
+    ids=["describe", "list", "resolve", "match", "read"],
+)
+def test_an_unknown_request_key_is_answered_with_the_allowed_keys_never_the_key(
+    tool: str, arguments: dict[str, Any], phase: str, allowed: str
+) -> None:
+    error = _call_error(tool, {**arguments, SECRET_KEY: 1})
+    assert error == expected(
+        "CG_INPUT_INVALID", phase, f"/ has a key that is not allowed (allowed: {allowed})"
+    )
+
+
+def test_a_match_sent_text_instead_of_request_learns_the_allowed_keys() -> None:
+    assert _call_error("match_capabilities", {"text": "pay"})["message"] == (
+        "/ has a key that is not allowed (allowed: request, context, providers, limit, timeoutMs)"
+    )
+
+
+def test_an_unknown_key_of_a_nested_request_object_names_that_objects_keys() -> None:
+    error = _call_error("resolve_capabilities", {"ids": ["acme::a"], "relations": {"deep": 2}})
+    assert error["message"] == "/relations has a key that is not allowed (allowed: kinds, depth)"
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "message"),
+    [
+        (
+            "resolve_capabilities",
+            {"ids": ["acme.a"]},
+            "/ids/0 does not have the required format (expected: provider::capability)",
+        ),
+        (
+            "list_capabilities",
+            {"providers": ["Acme"]},
+            "/providers/0 does not have the required format"
+            " (expected: a-z, then up to 63 of a-z 0-9 . _ -)",
+        ),
+        (
+            "read_document",
+            {"capabilityId": "acme::a", "documentId": "-d"},
+            "/documentId does not have the required format"
+            " (expected: A-Z or a-z, then up to 127 of A-Z a-z 0-9 . _ -)",
+        ),
+    ],
+    ids=["capability-id", "provider-id", "document-id"],
+)
+def test_a_malformed_id_names_the_expected_format(
+    tool: str, arguments: dict[str, Any], message: str
+) -> None:
+    assert _call_error(tool, arguments)["message"] == message
+
+
+def test_the_hint_is_left_out_when_the_message_would_pass_300_characters() -> None:
+    pointer = "/" + "/".join(["0"] * 70)  # 140 characters of array indexes
+    hint = "allowed: " + ", ".join(["capabilityId"] * 12)
+    message = pointer_message(pointer, "has a key that is not allowed", hint)
+    assert message == f"{pointer} has a key that is not allowed"
+    short = pointer_message("/", "has a key that is not allowed", "allowed: none")
+    assert short == "/ has a key that is not allowed (allowed: none)"
+
+
+def test_a_message_of_exactly_300_characters_keeps_its_hint() -> None:
+    phrase = "has a key that is not allowed"
+    hint = "x" * (300 - len("/ ") - len(phrase) - len(" ()"))
+    assert len(pointer_message("/", phrase, hint)) == 300
+
+
+def _table_messages(requirement: str) -> list[str]:
+    """The last column of the table under ``requirement`` in messages.md."""
+    text = MESSAGES_SPEC.read_text(encoding="utf-8")
+    section = text.split(f"**[{requirement}]**", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ") and "`" in line]
+    return [re.findall(r"`([^`]+)`", row.rsplit("|", 2)[-2])[0] for row in rows]
+
+
+def test_the_context_messages_are_the_closed_set_of_the_spec() -> None:
+    from capability_graph._context import validate_context
+
+    faults: list[Any] = [
+        "text",
+        {f"k{i}": 1 for i in range(65)},
+        {"1st": 1},
+        {"a": "x" * 1025},
+        {"a": "\ud800"},
+        {"a": 2**53 + 1},
+        {"a": None},
+    ]
+    messages = []
+    for context in faults:
+        with pytest.raises(GraphError) as excinfo:
+            validate_context(context)
+        messages.append(error_of(excinfo)["message"])
+    assert messages == _table_messages("CG-MSG-11")
+
+
+def test_the_pure_json_phrases_are_the_ones_of_the_spec() -> None:
+    from capability_graph._json import NotPureJson, check_pure_value, parse_pure_json
+
+    def reason_of(check: Any) -> str:
+        with pytest.raises(NotPureJson) as excinfo:
+            check()
+        problem = excinfo.value
+        return pointer_message(problem.pointer, problem.reason)
+
+    deep: Any = "leaf"
+    for _ in range(33):
+        deep = [deep]
+    produced = [
+        reason_of(lambda: check_pure_value({"limit": None})),
+        reason_of(lambda: check_pure_value({"limit": 2**53 + 1})),
+        reason_of(lambda: check_pure_value({"limit": float("nan")})),
+        reason_of(lambda: check_pure_value([deep])).rsplit(" ", 4)[-4:],
+        reason_of(lambda: check_pure_value({"limit": "\ud800"})),
+    ]
+    table = _table_messages("CG-MSG-9")
+    assert produced[0] == table[0].replace("<pointer>", "/limit")
+    assert produced[1] == table[1].replace("<pointer>", "/limit")
+    assert produced[2] == table[2].replace("<pointer>", "/limit")
+    assert produced[3] == table[3].split(" ")[1:]
+    assert produced[4] == table[4].replace("<pointer>", "/limit")
+    parsed = [
+        reason_of(lambda: parse_pure_json(b"\xff")),
+        reason_of(lambda: parse_pure_json(b"\xef\xbb\xbf{}")),
+        reason_of(lambda: parse_pure_json(b'{"a": 1, "a": 2}')),
+        reason_of(lambda: parse_pure_json(b"{")),
+    ]
+    assert parsed == table[5:9]

@@ -644,6 +644,9 @@ class _Diagnostics:
     def flush(self) -> None:
         return None
 
+    def isatty(self) -> bool:
+        return self._stream is not None and not self.failed and _is_terminal(self._stream)
+
 
 def _run(argv: list[str], stdout: TextIO, stderr: TextIO) -> int:
     parser = _build_parser(stdout, stderr)
@@ -707,6 +710,13 @@ def _config_path(args: argparse.Namespace) -> str:
     if given is not None:
         return given
     return os.environ.get(CONFIG_ENV) or DEFAULT_CONFIG
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (OSError, ValueError):
+        return False
 
 
 def _is_text(value: str) -> bool:
@@ -860,6 +870,11 @@ def _graph_command(
         result = asyncio.run(_call_graph(config, tool, arguments))
     except GraphError as error:
         _write_error(stderr, error)
+        unknown_tool = error.code is ErrorCode.CG_INPUT_INVALID and tool not in OPERATIONS
+        if unknown_tool and _is_terminal(stderr):
+            # For a person only: a program reading stderr gets exactly the one envelope line.
+            tools = ", ".join(OPERATIONS)
+            stderr.write(f"hint: the tools are {tools}{_did_you_mean(tool, list(OPERATIONS))}\n")
         return EXIT_INTERRUPTED if error.code is ErrorCode.CG_MODEL_CANCELLED else EXIT_FAILED
     # ``read --raw``: the document's text exactly, for a pager or a file.
     stdout.write(result["text"] if raw else dumps(result) + "\n")
@@ -939,6 +954,12 @@ def _mcp_command(config: str, stderr: TextIO) -> int:
     except GraphError as error:
         _write_error(stderr, error)
         return EXIT_FAILED
+    except BaseExceptionGroup as group:
+        # The SDK's stdio tasks fail together when the client stops reading our stdout.
+        _, others = group.split(BrokenPipeError)
+        if others is not None:
+            raise
+        raise _StreamUnusable("the MCP client stopped reading", quiet=True) from None
 
 
 # --- maintenance reports ------------------------------------------------------------------------
@@ -1024,7 +1045,9 @@ def _doctor(config: str) -> Report:
         report.check("sources", "skip", "Not checked: the configuration is invalid")
         report.status = "failed"
         return report
-    report.check("config", "ok", f"The configuration is valid ({len(host.sources)} sources)")
+    report.check(
+        "config", "ok", f"The configuration is valid ({_count(len(host.sources), 'source')})"
+    )
     providers = _doctor_sources(host, report)
     if providers is not None:
         _doctor_relations(host, providers, report)
@@ -1051,7 +1074,7 @@ def _doctor_sources(host: Any, report: Report) -> list[Any] | None:
             f"source.{source.index}",
             "ok",
             f"Provider {provider.provider_id} version {provider.version}: "
-            f"{len(provider.capabilities)} capabilities",
+            f"{_count(len(provider.capabilities), 'capability', 'capabilities')}",
         )
     if len(providers) != len(host.sources):
         report.check("relations", "skip", "Not checked: a source failed to load")
@@ -1077,12 +1100,14 @@ def _doctor_relations(host: Any, providers: list[Any], report: Report) -> None:
     report.check(
         "relations",
         "ok",
-        f"{len(snapshot.capabilities)} capabilities and {edges} relations are valid",
+        f"{_count(len(snapshot.capabilities), 'capability', 'capabilities')} and "
+        f"{_count(edges, 'relation')} are valid",
     )
     if dangling:
         shown = "; ".join(dangling[:5]) + ("; ..." if len(dangling) > 5 else "")
         report.warn(
-            f"{len(dangling)} relations reach a provider that is not loaded "
+            f"{_count(len(dangling), 'relation')} {'reaches' if len(dangling) == 1 else 'reach'} "
+            "a provider that is not loaded "
             f"(queries report them as partial): {shown}"
         )
 
@@ -1121,15 +1146,15 @@ def _doctor_documents(host: Any, providers: list[Any], report: Report) -> None:
             report.check(
                 check_id,
                 "fail",
-                f"Provider {provider.provider_id}: {len(failures)} of {files} local documents "
-                f"cannot be read: {shown}",
+                f"Provider {provider.provider_id}: {len(failures)} of "
+                f"{_count(files, 'local document')} cannot be read: {shown}",
             )
         else:
             report.check(
                 check_id,
                 "ok",
-                f"Provider {provider.provider_id}: {files} local documents readable, "
-                f"{urls} URL references",
+                f"Provider {provider.provider_id}: {_count(files, 'local document')} readable, "
+                f"{_count(urls, 'URL reference')}",
             )
         approved = bodies == "all" or (
             not isinstance(bodies, str) and provider.provider_id in bodies
@@ -1203,8 +1228,9 @@ def _doctor_open(config: str, report: Report) -> None:
     report.check(
         "open",
         "ok",
-        f"The graph opens: revision {described.revision}, {len(described.providers)} providers "
-        f"and {count} capabilities in scope",
+        f"The graph opens: revision {described.revision}, "
+        f"{_count(len(described.providers), 'provider')} and "
+        f"{_count(count, 'capability', 'capabilities')} in scope",
     )
 
 

@@ -608,7 +608,8 @@ class _Output:
         return len(text)
 
     def flush(self) -> None:
-        self._guarded(lambda stream: stream.flush())
+        if self._stream is not None:  # closed: nothing was written, nothing to flush
+            self._guarded(lambda stream: stream.flush())
 
     def _guarded(self, operation: Callable[[TextIO], object]) -> None:
         if self._stream is None:

@@ -409,7 +409,9 @@ def _build_parser(out: TextIO, err: TextIO) -> _Parser:
         "call match_capabilities --arguments-file request.json",
         "echo '{\"limit\": 5}' | capability-graph call list_capabilities --arguments-file -",
     )
-    p.add_argument("tool", metavar="TOOL", help=f"one of: {tools}")
+    p.add_argument(
+        "tool", metavar="TOOL", help=f"the tool to call, one of: {tools}; e.g. describe_graph"
+    )
     given = p.add_mutually_exclusive_group()
     given.add_argument(
         "--arguments",

@@ -85,13 +85,20 @@ def test_an_integer_literal_too_long_to_convert_is_not_pure(digits: int) -> None
     )
 
 
+def test_a_text_nested_deeper_than_the_parser_follows_is_too_deep() -> None:
+    with pytest.raises(NotPureJson) as excinfo:
+        parse_request_json('{"a": "[", "b": ' + "[" * 5000 + "]" * 5000 + "}", "/context")
+    assert (excinfo.value.reason, excinfo.value.pointer) == ("nesting deeper than 32", "/context")
+
+
 def test_a_400_digit_integer_is_left_to_the_range_check() -> None:
     assert parse_request_json("1" * 400) == int("1" * 400)
 
 
 @pytest.mark.parametrize(
     "text",
-    ["", "{", '{"a": 1,}', '[{"a": 1, "a": 2}, ', '{"a": 1, "a": 2} x', "NaN x"],
+    ["", "{", '{"a": 1,}', '[{"a": 1, "a": 2}, ', '{"a": 1, "a": 2} x', "NaN x", "[" * 5000],
+    ids=["empty", "open", "trailing comma", "unclosed", "trailing text", "NaN", "deep unclosed"],
 )
 def test_a_text_that_is_not_json_is_malformed_even_after_a_duplicate(text: str) -> None:
     with pytest.raises(MalformedJson):

@@ -173,7 +173,7 @@ def parse_request_json(text: str, pointer: str = "") -> Any:
     except NotPureJson:
         pass
     except RecursionError:
-        raise NotPureJson(f"nesting deeper than {MAX_DEPTH}", pointer) from None
+        raise _too_deep(text, pointer) from None
     except ValueError:
         raise MalformedJson("not well-formed JSON") from None
     # Rare: parse again keeping every member, to name where the problem is (or to find that
@@ -181,11 +181,36 @@ def parse_request_json(text: str, pointer: str = "") -> Any:
     try:
         raw = json.loads(text, object_pairs_hook=_Pairs, parse_int=_locate_int)
     except RecursionError:
-        raise NotPureJson(f"nesting deeper than {MAX_DEPTH}", pointer) from None
+        raise _too_deep(text, pointer) from None
     except ValueError:
         raise MalformedJson("not well-formed JSON") from None
     where, reason = _first_ambiguity(raw, pointer)
     raise NotPureJson(reason, where)
+
+
+def _too_deep(text: str, pointer: str) -> ValueError:
+    """The parser gave up on depth: far too deep if the brackets close, else not JSON at all."""
+    depth = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+            if depth < 0:
+                break
+    if depth != 0:
+        return MalformedJson("not well-formed JSON")
+    return NotPureJson(f"nesting deeper than {MAX_DEPTH}", pointer)
 
 
 def _unique_request_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -7,7 +7,7 @@ Graph commands (a thin projection of :meth:`CapabilityGraph.call`)::
     capability-graph resolve ID... [--relations KIND,KIND] [--depth N]
     capability-graph match TEXT [--context KEY=TEXT | KEY:=JSON]... [--provider P]...
                                [--limit N] [--timeout-ms N]
-    capability-graph read CAPABILITY_ID DOCUMENT_ID
+    capability-graph read CAPABILITY_ID DOCUMENT_ID [--raw]
     capability-graph call TOOL [--arguments JSON | --arguments-file FILE]
     capability-graph mcp
 
@@ -24,7 +24,7 @@ Maintenance commands report ``{"status", "checks", "warnings"}`` (``--json``: th
 stdout; otherwise text) and exit 0 (ok, planned), 1 (failed), 3 (conflict)::
 
     capability-graph doctor
-    capability-graph init [DIR] [--dry-run]
+    capability-graph init [DIR] [--config FILE] [--dry-run]
     capability-graph mcp-install --client claude-desktop|cursor|vscode|codex
                                  [--config-path FILE] [--name NAME] [--dry-run]
     capability-graph explain [CODE]
@@ -794,8 +794,9 @@ def _read_request(args: argparse.Namespace) -> tuple[str, Any]:
 
 def _call_request(args: argparse.Namespace) -> tuple[str, Any]:
     if args.arguments is not None:
-        # argv bytes that are not UTF-8 arrive as lone surrogates: recover the bytes as given.
-        data = args.arguments.encode("utf-8", "surrogateescape")
+        # argv bytes that are not UTF-8 arrive as lone surrogates; kept as such, the bytes are
+        # not UTF-8 either (a usage error, like a file of such bytes).
+        data = args.arguments.encode("utf-8", "surrogatepass")
         return args.tool, _parse_arguments(args.tool, data, "--arguments")
     if args.arguments_file is not None:
         # Read once the graph is open, so that no more than maxInputBytes is ever read.

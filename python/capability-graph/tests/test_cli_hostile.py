@@ -21,10 +21,13 @@ import pytest
 from cg_testing import expected, schema_validator
 from surface_helpers import CLI, MATCHED, scripted, write_graph
 
+from capability_graph.cli import _CLIENTS
+
 pytestmark = pytest.mark.slow
 
 REPORT = schema_validator("maintenance-report.schema.json")
 CLI_ERROR = schema_validator("cli-error.schema.json")
+CLIENTS = ", ".join(sorted(_CLIENTS))  # the MCP clients mcp-install knows
 TIMEOUT = 60  # seconds: far beyond a cold start on a loaded machine; a hang is the failure
 EXIT_IO = 74
 
@@ -458,8 +461,7 @@ def _undecodable_cases() -> Iterator[tuple[str, list[bytes], int, bytes]]:
         usage
         % (
             b"mcp-install",
-            b"argument --client: unknown choice; the choices are claude-desktop, codex, cursor, "
-            b"vscode",
+            b"argument --client: unknown choice; the choices are " + CLIENTS.encode(),
         ),
     )
     yield (

@@ -27,7 +27,7 @@ from surface_helpers import (
     write_graph,
 )
 
-from capability_graph.cli import _build_parser
+from capability_graph.cli import _CLIENTS, _build_parser
 
 CLI_ERROR = schema_validator("cli-error.schema.json")
 REPORT = schema_validator("maintenance-report.schema.json")
@@ -46,6 +46,7 @@ COMMANDS = [
     "explain",
 ]
 SECRET = "sk-SECRET-4f1c"
+CLIENTS = ", ".join(sorted(_CLIENTS))  # the MCP clients mcp-install knows
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +111,7 @@ def test_every_option_and_argument_has_help_with_an_example(command: str) -> Non
 
 def test_client_choices_are_listed_in_help() -> None:
     run = cli("mcp-install", "--help")
-    assert "one of: claude-desktop, codex, cursor, vscode" in " ".join(run.stdout.split())
+    assert f"one of: {CLIENTS}" in " ".join(run.stdout.split())
 
 
 def test_call_help_lists_the_tools() -> None:
@@ -149,8 +150,7 @@ def test_call_help_lists_the_tools() -> None:
         (
             ["mcp-install", "--client", "curser"],
             "mcp-install",
-            "argument --client: unknown choice (did you mean cursor?); the choices are "
-            "claude-desktop, codex, cursor, vscode",
+            f"argument --client: unknown choice (did you mean cursor?); the choices are {CLIENTS}",
         ),
         (
             ["explain", "CG_CONFIG_INVALD"],

@@ -194,7 +194,6 @@ ECHO_CASES = [
     ["list", SECRET],
     ["list", f"--{SECRET}"],
     ["list", f"--tag={SECRET}", SECRET],
-    ["list", f"-h{SECRET}"],
     ["doctor", f"--json={SECRET}"],
     ["list", "--limit", SECRET],
     ["resolve", "a::b", "--depth", SECRET],
@@ -366,7 +365,7 @@ def test_duplicate_names_in_arguments_are_input_invalid(config: Path) -> None:
         ),
         (
             "describe_graph",
-            "[" * 5000 + "]" * 5000,
+            '{"a": ' * 5000 + "1" + "}" * 5000,
             "query",
             "/ nesting deeper than 32",
         ),

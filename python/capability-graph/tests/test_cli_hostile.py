@@ -288,6 +288,7 @@ def test_mcp_whose_client_stops_reading_is_exit_74_quietly(workspace: Path) -> N
             process.wait()
         with contextlib.suppress(BrokenPipeError):
             process.stdin.close()
+        process.stdout.close()
         if process.stderr:
             process.stderr.close()
     assert (status, stderr) == (EXIT_IO, b"")

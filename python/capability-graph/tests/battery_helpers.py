@@ -1213,6 +1213,7 @@ def check_cli_run(argv: list[str], status: int, stdout: str, stderr: str) -> Non
     if status == 2:
         assert stdout == "", (argv, stdout)
         assert "usage:" in stderr, (argv, stderr)
+        assert SECRET not in stderr, (argv, stderr)  # a usage message never repeats argv
         return
     if status == 0:
         if stdout.startswith("{") and stdout.count("\n") == 1:

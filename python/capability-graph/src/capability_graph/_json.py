@@ -23,12 +23,14 @@ import rfc8785
 __all__ = [
     "MAX_DEPTH",
     "MAX_SAFE_INTEGER",
+    "MalformedJson",
     "NotPureJson",
     "canonical_bytes",
     "check_pure_value",
     "dump_bytes",
     "dumps",
     "parse_pure_json",
+    "parse_request_json",
     "whole_numbers_as_integers",
 ]
 
@@ -130,6 +132,116 @@ def _check_string(text: str, pointer: str) -> None:
         text.encode("utf-8")
     except UnicodeEncodeError:
         raise NotPureJson("a string has a lone surrogate", pointer) from None
+
+
+class MalformedJson(ValueError):
+    """The text is not JSON at all: the surface's own input error, not the request's."""
+
+
+class _Pairs(list[tuple[str, Any]]):
+    """An object as parsed, every member kept, so that a duplicate can be located."""
+
+
+class _TooLongInteger:
+    """An integer literal with more digits than the runtime converts."""
+
+
+_DUPLICATE_NAMES: Final = "must not have duplicate member names"
+_TOO_LONG_INTEGER: Final = "integers must stay within +/-2^53"
+
+
+def _checked_int(literal: str) -> int:
+    if len(literal) > _MAX_INTEGER_DIGITS:
+        raise NotPureJson(_TOO_LONG_INTEGER)
+    return int(literal)
+
+
+# Far beyond +/-2^53 (16 digits), far below the runtime's conversion limit (4300 by default).
+_MAX_INTEGER_DIGITS: Final = 400
+
+
+def parse_request_json(text: str, pointer: str = "") -> Any:
+    """Parse the JSON text of a request as a surface received it (a CLI argument or file).
+
+    A request text must have one meaning: a duplicate member name in any object, an integer
+    literal too long to convert, or nesting deeper than the parser can follow is
+    :class:`NotPureJson` naming the pointer (under ``pointer``) where it was found; the surface
+    reports it as the request's ``CG_INPUT_INVALID``. A text that is not JSON is
+    :class:`MalformedJson`. Every other rule (null, NaN, range, depth) is the request check's.
+    """
+    try:
+        return json.loads(text, object_pairs_hook=_unique_request_pairs, parse_int=_checked_int)
+    except NotPureJson:
+        pass
+    except RecursionError:
+        raise _too_deep(text, pointer) from None
+    except ValueError:
+        raise MalformedJson("not well-formed JSON") from None
+    # Rare: parse again keeping every member, to name where the problem is (or to find that
+    # the text, read to its end, is not JSON after all).
+    try:
+        raw = json.loads(text, object_pairs_hook=_Pairs, parse_int=_locate_int)
+    except RecursionError:
+        raise _too_deep(text, pointer) from None
+    except ValueError:
+        raise MalformedJson("not well-formed JSON") from None
+    where, reason = _first_ambiguity(raw, pointer)
+    raise NotPureJson(reason, where)
+
+
+def _too_deep(text: str, pointer: str) -> ValueError:
+    """The parser gave up on depth: far too deep if the brackets close, else not JSON at all."""
+    depth = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+            if depth < 0:
+                break
+    if depth != 0:
+        return MalformedJson("not well-formed JSON")
+    return NotPureJson(f"nesting deeper than {MAX_DEPTH}", pointer)
+
+
+def _unique_request_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise NotPureJson(_DUPLICATE_NAMES)
+    return obj
+
+
+def _locate_int(literal: str) -> int | _TooLongInteger:
+    return _TooLongInteger() if len(literal) > _MAX_INTEGER_DIGITS else int(literal)
+
+
+def _first_ambiguity(value: Any, pointer: str) -> tuple[str, str]:
+    """The pointer and reason of the first duplicate name or too long integer, in text order."""
+    stack: list[tuple[Any, str]] = [(value, pointer)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, _TooLongInteger):
+            return where, _TOO_LONG_INTEGER
+        if isinstance(item, _Pairs):
+            if len({name for name, _ in item}) != len(item):
+                return where, _DUPLICATE_NAMES
+            children = [(child, f"{where}/{_escape(name)}") for name, child in item]
+        elif isinstance(item, list):
+            children = [(child, f"{where}/{i}") for i, child in enumerate(item)]
+        else:
+            continue
+        stack.extend(reversed(children))
+    raise AssertionError("parse_request_json found a problem the second parse does not")
 
 
 def whole_numbers_as_integers(value: Any) -> Any:

@@ -19,7 +19,13 @@ from ._documents import media_type_for
 from ._errors import GraphError
 from ._frozen import freeze
 from ._generated.taxonomy import ErrorCode, Phase
-from ._json import NotPureJson, check_pure_value, dump_bytes, whole_numbers_as_integers
+from ._json import (
+    NotPureJson,
+    check_pure_value,
+    dump_bytes,
+    parse_request_json,
+    whole_numbers_as_integers,
+)
 from ._schemas import check_shape, pointer_message
 from ._snapshot import RELATION_KINDS, Capability, Snapshot
 
@@ -31,6 +37,7 @@ __all__ = [
     "list_capabilities",
     "match_catalog",
     "oversized_request",
+    "parse_request_text",
     "prepare_request",
     "resolve",
 ]
@@ -93,6 +100,23 @@ def oversized_request(tool: str) -> GraphError:
     if operation is None:
         return GraphError.of(ErrorCode.CG_INPUT_INVALID, Phase.QUERY, variant="unknownTool")
     return GraphError.of(ErrorCode.CG_INPUT_TOO_LARGE, operation.phase)
+
+
+def parse_request_text(tool: str, text: str, pointer: str = "") -> Any:
+    """A request received as JSON text (or, under ``pointer``, a value of one), parsed.
+
+    A text without one meaning (a duplicate member name in any object, an integer literal too
+    long to convert) is ``CG_INPUT_INVALID`` in the tool's phase (``query`` for a tool that does
+    not exist), never "the last one wins". A text that is not JSON at all raises
+    :class:`~capability_graph._json.MalformedJson`, which the surface reports as its own input
+    error.
+    """
+    try:
+        return parse_request_json(text, pointer)
+    except NotPureJson as problem:
+        operation = OPERATIONS.get(tool)
+        phase = operation.phase if operation is not None else Phase.QUERY
+        raise _input_invalid(phase, pointer_message(problem.pointer, problem.reason)) from None
 
 
 def _surely_larger_than(value: Any, limit: int) -> bool:

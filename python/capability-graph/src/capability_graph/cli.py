@@ -7,7 +7,7 @@ Graph commands (a thin projection of :meth:`CapabilityGraph.call`)::
     capability-graph resolve ID... [--relations KIND,KIND] [--depth N]
     capability-graph match TEXT [--context KEY=TEXT | KEY:=JSON]... [--provider P]...
                                [--limit N] [--timeout-ms N]
-    capability-graph read CAPABILITY_ID DOCUMENT_ID
+    capability-graph read CAPABILITY_ID DOCUMENT_ID [--raw]
     capability-graph call TOOL [--arguments JSON | --arguments-file FILE]
     capability-graph mcp
 
@@ -16,13 +16,15 @@ Success: the result JSON on stdout (one line), exit 0. Failure: nothing on stdou
 fails with ``CG_MODEL_CANCELLED``). Usage errors: usage text on stderr, exit 2. The core
 validates every request; the CLI only turns argv into the tool request. ``--context KEY=TEXT``
 gives a string value; ``KEY:=JSON`` gives a typed one (``--context retries:=3``,
-``--context beta:=true``).
+``--context beta:=true``). A JSON text given to the CLI (``--arguments``, ``--arguments-file``,
+``KEY:=JSON``) with a duplicate member name is ``CG_INPUT_INVALID``. ``read --raw`` prints the
+document's text only.
 
 Maintenance commands report ``{"status", "checks", "warnings"}`` (``--json``: that JSON on
 stdout; otherwise text) and exit 0 (ok, planned), 1 (failed), 3 (conflict)::
 
     capability-graph doctor
-    capability-graph init [DIR] [--dry-run]
+    capability-graph init [DIR] [--config FILE] [--dry-run]
     capability-graph mcp-install --client CLIENT [--config-path FILE] [--name NAME]
                                  [--env NAME]... [--force] [--dry-run]
     capability-graph mcp-uninstall --client CLIENT [--config-path FILE] [--name NAME] [--dry-run]
@@ -32,7 +34,12 @@ The configuration is ``--config FILE``, else ``$CAPABILITY_GRAPH_CONFIG``, else
 ``./capability-graph.json``. A configuration that cannot be read at all is an error envelope
 (exit 1) for every command that needs it, ``doctor`` included (which also prints its report,
 naming the cause, on stdout). The CLI never prints a traceback:
-a defect is reported as one fixed line and exit status 70.
+a defect is reported as one fixed line and exit status 70. A standard stream the command needs
+that is closed or fails (stdout closed, full, or its reader gone; stdin closed for
+``--arguments-file -`` or ``mcp``) is exit status 74, with one line on stderr (none when the
+reader of stdout went away). A usage message never repeats what the caller typed: it names
+arguments by their option or role, and suggests only names of the CLI's own commands, options,
+tools and error codes.
 """
 
 from __future__ import annotations
@@ -42,20 +49,21 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import signal
 import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, Final, Literal, NoReturn, TextIO, cast
 
 from ._errors import GraphError
 from ._generated.taxonomy import ErrorCode, Phase
-from ._json import dumps
+from ._json import MalformedJson, NotPureJson, dumps, parse_request_json
 from ._mcp_install import CLIENTS as _CLIENTS
 from ._mcp_install import ENV_NAME as _ENV_NAME
-from ._operations import oversized_request
+from ._operations import OPERATIONS, oversized_request, parse_request_text
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
@@ -71,6 +79,7 @@ EXIT_FAILED: Final = 1
 EXIT_USAGE: Final = 2
 EXIT_CONFLICT: Final = 3
 EXIT_INTERNAL: Final = 70  # EX_SOFTWARE: a defect, never a contract outcome
+EXIT_IO: Final = 74  # EX_IOERR: a standard stream the command needs is closed or failed
 EXIT_INTERRUPTED: Final = 130
 
 _INTERNAL_ERROR: Final = f"{PROG}: internal error (a defect of {PROG}; please report it)\n"
@@ -91,14 +100,29 @@ class _Usage(Exception):
         self.message = message
 
 
+class _StreamUnusable(Exception):
+    """A standard stream the command needs is closed or failed (exit 74).
+
+    ``reason`` is printed on stderr, unless ``quiet`` (the reader of stdout went away on purpose,
+    as ``| head`` does).
+    """
+
+    def __init__(self, reason: str, *, quiet: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.quiet = quiet
+
+
 class _Parser(argparse.ArgumentParser):
-    """An ArgumentParser that writes to the given streams and never exits the process."""
+    """An ArgumentParser that writes to the given streams, never exits the process, and never
+    repeats a value the caller typed in a usage message (it may be a key or a secret)."""
 
     def __init__(self, *args: Any, out: TextIO, err: TextIO, **kwargs: Any) -> None:
         self.out = out
         self.err = err
         self.commands: dict[str, _Parser] = {}
         kwargs.setdefault("allow_abbrev", False)
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
         super().__init__(*args, **kwargs)
 
     def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
@@ -111,8 +135,77 @@ class _Parser(argparse.ArgumentParser):
         raise _Exit(status)
 
     def error(self, message: str) -> NoReturn:
+        """argparse's own messages quote what the caller typed: keep only our own names."""
+        self.fail(_QUOTED.sub(self._quoted_name_or_placeholder, message))
+
+    def fail(self, message: str) -> NoReturn:
+        """A usage error with a message of ours (it names no caller value)."""
         self.print_usage(self.err)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+    def _quoted_name_or_placeholder(self, quoted: re.Match[str]) -> str:
+        text = quoted.group(0)
+        return text if text[1:-1] in self._own_names() else "(value not shown)"
+
+    def _own_names(self) -> set[str]:
+        names = {self.prog, PROG}
+        for parser in (self, *self.commands.values()):
+            for action in parser._actions:
+                names.update(action.option_strings)
+                names.update(str(choice) for choice in action.choices or ())
+                if isinstance(action.metavar, str):
+                    names.add(action.metavar)
+        return names
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        if action.choices is not None and value not in action.choices:
+            names = [str(choice) for choice in action.choices]
+            what = "command" if isinstance(action, argparse._SubParsersAction) else "choice"
+            raise argparse.ArgumentError(
+                action,
+                f"unknown {what}{_did_you_mean(value, names)}; the choices are " + ", ".join(names),
+            )
+
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            # Reported by the command's parser (its usage), naming no unrecognized value.
+            parser = self.commands.get(getattr(parsed, "command", None) or "", self)
+            options = [o for a in parser._actions for o in a.option_strings]
+            hint = next(
+                (
+                    suggestion
+                    for extra in extras
+                    if extra.startswith("--")
+                    and (suggestion := _did_you_mean(extra.partition("=")[0], options))
+                ),
+                "",
+            )
+            parser.fail(f"{_count(len(extras), 'unrecognized argument')}{hint}")
+        return parsed
+
+
+#: A quoted value in an argparse message (``'text'`` or ``"text"``, as ``repr`` writes them).
+_QUOTED: Final = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
+
+
+def _did_you_mean(value: str, names: Sequence[str]) -> str:
+    """`` (did you mean NAME?)`` for the closest of our own ``names``, or ``""``.
+
+    Only a name of ours is printed, never ``value`` (the caller's text).
+    """
+    import difflib
+
+    folded = {name.casefold(): name for name in names}
+    close = difflib.get_close_matches(str(value).casefold(), list(folded), n=1, cutoff=0.6)
+    return f" (did you mean {folded[close[0]]}?)" if close else ""
+
+
+def _count(number: int, singular: str, plural: str | None = None) -> str:
+    """``1 source``, ``2 sources``: a number and its noun, in the right number."""
+    return f"{number} {singular if number == 1 else plural or singular + 's'}"
 
 
 def _non_negative_int(text: str) -> int:
@@ -124,25 +217,36 @@ def _non_negative_int(text: str) -> int:
 
 _CONTEXT_HELP: Final = (
     "a fact for the model executor: KEY=TEXT (a string) or KEY:=JSON (a number, boolean or "
-    "string as JSON); repeatable"
+    "string as JSON); repeatable; e.g. --context lang=python --context retries:=3"
 )
 
 
 def _server_name(text: str) -> str:
     if not text or len(text) > 64 or not set(text) <= _SERVER_NAME_CHARS:
-        raise argparse.ArgumentTypeError("must be 1..64 of A-Z, a-z, 0-9, '_', '-'")
+        raise argparse.ArgumentTypeError("must be 1..64 letters A-Z or a-z, digits, _ or -")
     return text
 
 
-def _context_item(text: str) -> tuple[str, Any]:
+@dataclass(frozen=True)
+class _JsonText:
+    """The JSON text of a ``--context KEY:=JSON`` value, parsed into the request later (by the
+    core, which judges what it means)."""
+
+    text: str
+
+
+def _context_item(text: str) -> tuple[str, str | _JsonText]:
     key, sep, value = text.partition("=")
     if not sep:
         raise argparse.ArgumentTypeError("expected KEY=TEXT or KEY:=JSON")
     if key.endswith(":"):
         try:
-            return key[:-1], json.loads(value)
-        except (ValueError, RecursionError):
-            raise argparse.ArgumentTypeError("the value after ':=' must be JSON") from None
+            parse_request_json(value)
+        except MalformedJson:
+            raise argparse.ArgumentTypeError("the value after := must be JSON") from None
+        except NotPureJson:
+            pass  # valid JSON without one meaning: the core's CG_INPUT_INVALID, in the request
+        return key[:-1], _JsonText(value)
     return key, value
 
 
@@ -153,12 +257,20 @@ def _build_parser(out: TextIO, err: TextIO) -> _Parser:
         "--config",
         metavar="FILE",
         default=argparse.SUPPRESS,
-        help=f"the host configuration (default: ${CONFIG_ENV}, else ./{DEFAULT_CONFIG})",
+        help=f"the host configuration (default: ${CONFIG_ENV}, else ./{DEFAULT_CONFIG}); "
+        "e.g. --config graph/capability-graph.json",
     )
     parser = _Parser(
         prog=PROG,
         description="Discover provider capabilities: query a capability graph, serve it over "
         "MCP, and maintain its configuration.",
+        epilog=_examples(
+            "init",
+            "doctor",
+            'match "validate a request body" --limit 3',
+            "explain CG_CONFIG_INVALID",
+        )
+        + f"\nRun '{PROG} COMMAND --help' for a command's options and examples.",
         parents=[common],
         **streams,
     )
@@ -167,65 +279,202 @@ def _build_parser(out: TextIO, err: TextIO) -> _Parser:
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    def command(name: str, help_text: str) -> _Parser:
+    def command(name: str, help_text: str, *examples: str) -> _Parser:
         sub: _Parser = commands.add_parser(
-            name, help=help_text, description=help_text, parents=[common], **streams
+            name,
+            help=help_text,
+            description=help_text,
+            epilog=_examples(*examples),
+            parents=[common],
+            **streams,
         )
         parser.commands[name] = sub
         return sub
 
-    command("describe", "Describe the graph: providers, revision, model, budgets.")
+    command("describe", "Describe the graph: providers, revision, model, budgets.", "describe")
 
-    p = command("list", "List the capabilities in scope, one page at a time.")
-    p.add_argument("--provider", action="append", metavar="P", dest="providers")
-    p.add_argument("--tag", action="append", metavar="T", dest="tags")
-    p.add_argument("--limit", type=_non_negative_int, metavar="N")
-    p.add_argument("--cursor", metavar="C")
+    p = command(
+        "list",
+        "List the capabilities in scope, one page at a time.",
+        "list",
+        "list --provider acme --tag http --limit 20",
+        "list --cursor NEXT_CURSOR_FROM_THE_PREVIOUS_PAGE",
+    )
+    p.add_argument(
+        "--provider",
+        action="append",
+        metavar="P",
+        dest="providers",
+        help="only capabilities of this provider id (repeatable); e.g. --provider acme",
+    )
+    p.add_argument(
+        "--tag",
+        action="append",
+        metavar="T",
+        dest="tags",
+        help="only capabilities that carry this tag (repeatable: every tag); e.g. --tag http",
+    )
+    p.add_argument(
+        "--limit", type=_non_negative_int, metavar="N", help="page size, 1..500; e.g. --limit 20"
+    )
+    p.add_argument(
+        "--cursor",
+        metavar="C",
+        help="the nextCursor of the previous page, with the same filters; e.g. --cursor eyJ2Ijox",
+    )
 
-    p = command("resolve", "Resolve capabilities by full id, following their relations.")
-    p.add_argument("ids", nargs="+", metavar="ID")
-    p.add_argument("--relations", metavar="KIND,KIND", help="relation kinds to follow")
-    p.add_argument("--depth", type=_non_negative_int, metavar="N")
+    p = command(
+        "resolve",
+        "Resolve capabilities by full id, following their relations.",
+        "resolve acme::route.validation",
+        "resolve acme::route.validation --relations requires,related --depth 2",
+    )
+    p.add_argument(
+        "ids",
+        nargs="+",
+        metavar="ID",
+        help="a full capability id, PROVIDER::CAPABILITY; e.g. acme::route.validation",
+    )
+    p.add_argument(
+        "--relations",
+        metavar="KIND,KIND",
+        help="relation kinds to follow, comma-separated; e.g. --relations requires,related",
+    )
+    p.add_argument(
+        "--depth",
+        type=_non_negative_int,
+        metavar="N",
+        help="how many relation steps to follow; e.g. --depth 2",
+    )
 
-    p = command("match", "Ask the model executor which capabilities fit a request.")
-    p.add_argument("request", metavar="TEXT")
+    p = command(
+        "match",
+        "Ask the model executor which capabilities fit a request.",
+        'match "validate the body of a POST request"',
+        'match "retry failed payments" --context lang=python --context retries:=3 --limit 5',
+    )
+    p.add_argument(
+        "request",
+        metavar="TEXT",
+        help='what the user wants to do, in natural language; e.g. "validate a request body"',
+    )
     p.add_argument(
         "--context", action="append", type=_context_item, metavar="KEY=TEXT", help=_CONTEXT_HELP
     )
-    p.add_argument("--provider", action="append", metavar="P", dest="providers")
-    p.add_argument("--limit", type=_non_negative_int, metavar="N")
-    p.add_argument("--timeout-ms", type=_non_negative_int, metavar="N")
-
-    p = command("read", "Read the text of a capability's local document.")
-    p.add_argument("capability_id", metavar="CAPABILITY_ID")
-    p.add_argument("document_id", metavar="DOCUMENT_ID")
-
-    p = command("call", "Call a tool with its exact JSON request (for scripts).")
-    p.add_argument("tool", metavar="TOOL")
-    given = p.add_mutually_exclusive_group()
-    given.add_argument("--arguments", metavar="JSON", help="the tool's arguments (default: {})")
-    given.add_argument(
-        "--arguments-file", metavar="FILE", help="read the arguments from FILE ('-': stdin)"
+    p.add_argument(
+        "--provider",
+        action="append",
+        metavar="P",
+        dest="providers",
+        help="only consider this provider id (repeatable); e.g. --provider acme",
+    )
+    p.add_argument(
+        "--limit",
+        type=_non_negative_int,
+        metavar="N",
+        help="most candidates to return, 1..20; e.g. --limit 5",
+    )
+    p.add_argument(
+        "--timeout-ms",
+        type=_non_negative_int,
+        metavar="N",
+        help="deadline in milliseconds (default: the configured model timeout); "
+        "e.g. --timeout-ms 20000",
     )
 
-    command("mcp", "Serve the graph over MCP on stdin/stdout.")
+    p = command(
+        "read",
+        "Read the text of a capability's local document.",
+        "read acme::route.validation guide",
+        "read acme::route.validation guide --raw > guide.md",
+    )
+    p.add_argument(
+        "capability_id",
+        metavar="CAPABILITY_ID",
+        help="the full id of the capability; e.g. acme::route.validation",
+    )
+    p.add_argument("document_id", metavar="DOCUMENT_ID", help="the document's id in it; e.g. guide")
+    p.add_argument(
+        "--raw",
+        action="store_true",
+        help="print the document's text only, not the result JSON; e.g. --raw > guide.md",
+    )
 
-    p = command("doctor", "Check the configuration, sources, relations, documents, executor.")
+    tools = ", ".join(OPERATIONS)
+    p = command(
+        "call",
+        "Call a tool with its exact JSON request (for scripts).",
+        "call describe_graph",
+        """call resolve_capabilities --arguments '{"ids": ["acme::route.validation"]}'""",
+        "call match_capabilities --arguments-file request.json",
+        "echo '{\"limit\": 5}' | capability-graph call list_capabilities --arguments-file -",
+    )
+    p.add_argument(
+        "tool", metavar="TOOL", help=f"the tool to call, one of: {tools}; e.g. describe_graph"
+    )
+    given = p.add_mutually_exclusive_group()
+    given.add_argument(
+        "--arguments",
+        metavar="JSON",
+        help="""the tool's request as JSON (default: {}); e.g. --arguments '{"limit": 5}'""",
+    )
+    given.add_argument(
+        "--arguments-file",
+        metavar="FILE",
+        help="read the request from a regular FILE, or - for stdin; "
+        "e.g. --arguments-file request.json",
+    )
+
+    command("mcp", "Serve the graph over MCP on stdin/stdout.", "mcp --config graph.json")
+
+    p = command(
+        "doctor",
+        "Check the configuration, sources, relations, documents, executor.",
+        "doctor",
+        "doctor --config graph.json --json",
+    )
     _add_flags(p, json_flag=True, dry_run_flag=False)
 
-    p = command("init", "Scaffold a configuration, an example provider and a document.")
-    p.add_argument("directory", nargs="?", default=".", metavar="DIR")
+    p = command(
+        "init",
+        "Scaffold a configuration, an example provider and a document.",
+        "init",
+        "init my-graph --dry-run",
+        "init --config my.json",
+    )
+    p.add_argument(
+        "directory",
+        nargs="?",
+        metavar="DIR",
+        help="where to write the provider and its document (default: the configuration's "
+        "folder, else the working directory); e.g. my-graph",
+    )
     _add_flags(p, json_flag=True, dry_run_flag=True)
 
-    p = command("mcp-install", "Add this graph's MCP server to an MCP client's configuration.")
-    p.add_argument("--client", required=True, choices=sorted(_CLIENTS), metavar="CLIENT")
-    p.add_argument("--config-path", metavar="FILE", help="the client's configuration file")
+    p = command(
+        "mcp-install",
+        "Add this graph's MCP server to an MCP client's configuration.",
+        "mcp-install --client claude-desktop",
+        "mcp-install --client vscode --config-path .vscode/mcp.json --dry-run",
+    )
+    p.add_argument(
+        "--client",
+        required=True,
+        choices=sorted(_CLIENTS),
+        metavar="CLIENT",
+        help="the MCP client, one of: %(choices)s; e.g. --client cursor",
+    )
+    p.add_argument(
+        "--config-path",
+        metavar="FILE",
+        help="the client's configuration file; e.g. --config-path .cursor/mcp.json",
+    )
     p.add_argument(
         "--name",
         default=PROG,
         type=_server_name,
         metavar="NAME",
-        help=f"the server's name in the client (default: {PROG})",
+        help=f"the server's name in the client (default: {PROG}); e.g. --name docs-graph",
     )
     _add_mcp_install_flags(p)
     _add_flags(p, json_flag=True, dry_run_flag=True)
@@ -236,18 +485,36 @@ def _build_parser(out: TextIO, err: TextIO) -> _Parser:
     _add_mcp_uninstall_arguments(p)
     _add_flags(p, json_flag=True, dry_run_flag=True)
 
-    p = command("explain", "Explain an error code (all codes without CODE).")
-    p.add_argument("code", nargs="?", metavar="CODE")
+    p = command(
+        "explain",
+        "Explain an error code (all codes without CODE).",
+        "explain",
+        "explain cg_config_invalid --json",
+    )
+    p.add_argument(
+        "code", nargs="?", metavar="CODE", help="an error code, any case; e.g. CG_INPUT_INVALID"
+    )
     _add_flags(p, json_flag=True, dry_run_flag=False)
     return parser
 
 
+def _examples(*examples: str) -> str:
+    return "examples:\n" + "\n".join(
+        f"  {example}" if example.startswith(("echo ", PROG)) else f"  {PROG} {example}"
+        for example in examples
+    )
+
+
 def _add_flags(parser: argparse.ArgumentParser, *, json_flag: bool, dry_run_flag: bool) -> None:
     if json_flag:
-        parser.add_argument("--json", action="store_true", help="print the report as JSON")
+        parser.add_argument(
+            "--json", action="store_true", help="print the report as JSON; e.g. --json | jq"
+        )
     if dry_run_flag:
         parser.add_argument(
-            "--dry-run", action="store_true", help="report what would be written; write nothing"
+            "--dry-run",
+            action="store_true",
+            help="report what would be written; write nothing; e.g. --dry-run --json",
         )
 
 
@@ -277,6 +544,10 @@ def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         return _run(list(argv), stdout, stderr)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except _StreamUnusable as unusable:
+        if not unusable.quiet:
+            stderr.write(f"{PROG}: error: {unusable.reason}\n")
+        return EXIT_IO
     except BrokenPipeError:
         raise
     except Exception:  # noqa: BLE001 -- the top-level guard: never a traceback, never its text
@@ -286,22 +557,105 @@ def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
 
 def main() -> NoReturn:
     """The console script: run with ``sys.argv`` and exit with its status."""
+    _occupy_closed_descriptors()
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             with contextlib.suppress(OSError, ValueError):
                 reconfigure(encoding="utf-8", errors="backslashreplace")
+    stdout = _Output(sys.stdout)
+    stderr = _Diagnostics(sys.stderr)
     try:
-        status = run(sys.argv[1:], sys.stdout, sys.stderr)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # The reader went away (``| head``): stop quietly, without a second error at exit.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        status = EXIT_FAILED
+        status = run(sys.argv[1:], cast(TextIO, stdout), cast(TextIO, stderr))
+        stdout.flush()
+    except _StreamUnusable as unusable:
+        if not unusable.quiet:
+            stderr.write(f"{PROG}: error: {unusable.reason}\n")
+        status = EXIT_IO
     except KeyboardInterrupt:
         status = EXIT_INTERRUPTED
+    # What could not be written is dropped: the interpreter's last flush must not fail again.
+    for failed, descriptor in ((stdout.failed, 1), (stderr.failed, 2)):
+        if failed:
+            _point_at_devnull(descriptor)
     sys.exit(status)
+
+
+def _occupy_closed_descriptors() -> None:
+    """Put the null device on standard descriptors the process started without.
+
+    Otherwise the next file opened (a configuration, a document) would get descriptor 0, 1 or 2,
+    and a child process or a stray write could use it as a standard stream. ``sys.stdin`` and
+    ``sys.stdout`` stay ``None``: the commands still see those streams as closed.
+    """
+    for descriptor in (0, 1, 2):
+        try:
+            os.fstat(descriptor)
+        except OSError:
+            _point_at_devnull(descriptor)
+
+
+def _point_at_devnull(descriptor: int) -> None:
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_RDWR)
+        if devnull != descriptor:
+            os.dup2(devnull, descriptor)
+            os.close(devnull)
+        os.set_inheritable(descriptor, True)
+
+
+class _Output:
+    """The process's stdout for :func:`run`: a write that cannot happen (the stream is closed,
+    the device is full, the reader went away) is :class:`_StreamUnusable`, exit 74."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        self._stream = stream
+        self.failed = False
+
+    def write(self, text: str) -> int:
+        self._guarded(lambda stream: stream.write(text))
+        return len(text)
+
+    def flush(self) -> None:
+        if self._stream is not None:  # closed: nothing was written, nothing to flush
+            self._guarded(lambda stream: stream.flush())
+
+    def _guarded(self, operation: Callable[[TextIO], object]) -> None:
+        if self._stream is None:
+            raise _StreamUnusable("standard output is closed: the output is lost")
+        try:
+            operation(self._stream)
+        except BrokenPipeError:
+            self.failed = True
+            raise _StreamUnusable("the reader of standard output went away", quiet=True) from None
+        except (OSError, ValueError) as error:
+            self.failed = True
+            reason = getattr(error, "strerror", None) or "closed"
+            raise _StreamUnusable(f"cannot write to standard output ({reason})") from None
+
+
+class _Diagnostics:
+    """The process's stderr for :func:`run`: what cannot be written there is dropped (the exit
+    status still says what happened)."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        self._stream = stream
+        self.failed = False
+
+    def write(self, text: str) -> int:
+        if self._stream is not None and not self.failed:
+            try:
+                self._stream.write(text)
+                self._stream.flush()
+            except (OSError, ValueError):
+                self.failed = True
+        return len(text)
+
+    def flush(self) -> None:
+        return None
+
+    def isatty(self) -> bool:
+        return self._stream is not None and not self.failed and _is_terminal(self._stream)
 
 
 def _run(argv: list[str], stdout: TextIO, stderr: TextIO) -> int:
@@ -316,17 +670,22 @@ def _run(argv: list[str], stdout: TextIO, stderr: TextIO) -> int:
         # A usage error only found after parsing (e.g. --arguments that is not JSON).
         sub = parser.commands[args.command]
         try:
-            sub.error(usage.message)
+            sub.fail(usage.message)
         except _Exit as done:
             return done.status
-        raise  # pragma: no cover -- error() always raises _Exit
+        raise  # pragma: no cover -- fail() always raises _Exit
 
 
 def _dispatch(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     command: str = args.command
     if command in _GRAPH_COMMANDS:
-        tool, arguments = _GRAPH_COMMANDS[command](args)
-        return _graph_command(_config_path(args), tool, arguments, stdout, stderr)
+        try:
+            tool, arguments = _GRAPH_COMMANDS[command](args)
+        except GraphError as error:  # a JSON text given in argv without one meaning
+            _write_error(stderr, error)
+            return EXIT_FAILED
+        raw = command == "read" and args.raw
+        return _graph_command(_config_path(args), tool, arguments, stdout, stderr, raw=raw)
     if command == "mcp":
         return _mcp_command(_config_path(args), stderr)
     if command == "explain":
@@ -342,8 +701,14 @@ def _dispatch(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             )
             return EXIT_FAILED
     elif command == "init":
-        report = _init(Path(args.directory), dry_run=args.dry_run)
+        config: str | None = getattr(args, "config", None)
+        report = _init(args.directory, config, dry_run=args.dry_run)
     else:
+        if command == "mcp-install" and not _is_text(_config_path(args)):
+            raise _Usage(
+                "the configuration path is not UTF-8 text: it cannot be written into a "
+                "client's configuration"
+            )
         report = _mcp_client_command(args)
     return _write_report(command, report, stdout, as_json=args.json)
 
@@ -353,6 +718,23 @@ def _config_path(args: argparse.Namespace) -> str:
     if given is not None:
         return given
     return os.environ.get(CONFIG_ENV) or DEFAULT_CONFIG
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (OSError, ValueError):
+        return False
+
+
+def _is_text(value: str) -> bool:
+    """Whether ``value`` is Unicode text (argv and environment bytes that are not UTF-8 arrive
+    as lone surrogates)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _write_error(stderr: TextIO, error: GraphError) -> None:
@@ -397,7 +779,9 @@ def _match_request(args: argparse.Namespace) -> tuple[str, Any]:
         context: dict[str, Any] = {}
         for key, value in args.context:
             if key in context:
-                raise _Usage(f"argument --context: {key!r} given twice")
+                raise _Usage("argument --context: a KEY is given twice")
+            if isinstance(value, _JsonText):
+                value = parse_request_text("match_capabilities", value.text, "/context/" + key)
             context[key] = value
         request["context"] = context
     if args.providers is not None:
@@ -415,41 +799,67 @@ def _read_request(args: argparse.Namespace) -> tuple[str, Any]:
 
 def _call_request(args: argparse.Namespace) -> tuple[str, Any]:
     if args.arguments is not None:
-        return args.tool, _parse_arguments(args.arguments.encode("utf-8"), "--arguments")
+        # argv bytes that are not UTF-8 arrive as lone surrogates; kept as such, the bytes are
+        # not UTF-8 either (a usage error, like a file of such bytes).
+        data = args.arguments.encode("utf-8", "surrogatepass")
+        return args.tool, _parse_arguments(args.tool, data, "--arguments")
     if args.arguments_file is not None:
         # Read once the graph is open, so that no more than maxInputBytes is ever read.
         return args.tool, _ArgumentsFile(args.arguments_file)
     return args.tool, {}
 
 
-def _parse_arguments(data: bytes, what: str) -> Any:
+def _parse_arguments(tool: str, data: bytes, what: str) -> Any:
     try:
-        return json.loads(data.decode("utf-8-sig"))
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise _Usage(f"argument {what}: not UTF-8 text") from None
-    except (ValueError, RecursionError):
+    try:
+        return parse_request_text(tool, text)
+    except MalformedJson:
         raise _Usage(f"argument {what}: not valid JSON") from None
 
 
 class _ArgumentsFile:
-    """``call --arguments-file``: the request, read with the graph's input budget as a bound."""
+    """``call --arguments-file``: the request, read with the graph's input budget as a bound.
+
+    Like the configuration, only a regular file is read (a fifo, a device or a directory would
+    block or never end), or standard input for ``-``.
+    """
 
     def __init__(self, name: str) -> None:
         self.name = name
 
     def read(self, tool: str, budget: int) -> Any:
-        try:
-            if self.name == "-":
-                data = sys.stdin.buffer.read(budget + 1)
-            else:
-                with open(self.name, "rb") as file:
-                    data = file.read(budget + 1)
-        except (OSError, ValueError, AttributeError):
-            raise _Usage("argument --arguments-file: cannot read it") from None
+        from ._config import FileTooLarge, read_bounded_file
+
+        data: bytes | None
+        if self.name == "-":
+            data = _read_stdin(budget + 1)
+        else:
+            try:
+                data = read_bounded_file(Path(self.name), budget)
+            except FileTooLarge:
+                raise oversized_request(tool) from None
+            if data is None:
+                raise _Usage(
+                    "argument --arguments-file: not a readable regular file "
+                    "(use - for standard input)"
+                )
         if len(data) > budget:
             # The file is the serialized request as sent: over the budget, it is too large.
             raise oversized_request(tool)
-        return _parse_arguments(data, "--arguments-file")
+        return _parse_arguments(tool, data, "--arguments-file")
+
+
+def _read_stdin(limit: int) -> bytes:
+    """At most ``limit`` bytes of standard input (``--arguments-file -``)."""
+    if sys.stdin is None:
+        raise _StreamUnusable("standard input is closed")
+    try:
+        return sys.stdin.buffer.read(limit)
+    except (OSError, ValueError, AttributeError):
+        raise _Usage("argument --arguments-file: cannot read standard input") from None
 
 
 _GRAPH_COMMANDS: Final[dict[str, Callable[[argparse.Namespace], tuple[str, Any]]]] = {
@@ -462,13 +872,21 @@ _GRAPH_COMMANDS: Final[dict[str, Callable[[argparse.Namespace], tuple[str, Any]]
 }
 
 
-def _graph_command(config: str, tool: str, arguments: Any, stdout: TextIO, stderr: TextIO) -> int:
+def _graph_command(
+    config: str, tool: str, arguments: Any, stdout: TextIO, stderr: TextIO, *, raw: bool = False
+) -> int:
     try:
         result = asyncio.run(_call_graph(config, tool, arguments))
     except GraphError as error:
         _write_error(stderr, error)
+        unknown_tool = error.code is ErrorCode.CG_INPUT_INVALID and tool not in OPERATIONS
+        if unknown_tool and _is_terminal(stderr):
+            # For a person only: a program reading stderr gets exactly the one envelope line.
+            tools = ", ".join(OPERATIONS)
+            stderr.write(f"hint: the tools are {tools}{_did_you_mean(tool, list(OPERATIONS))}\n")
         return EXIT_INTERRUPTED if error.code is ErrorCode.CG_MODEL_CANCELLED else EXIT_FAILED
-    stdout.write(dumps(result) + "\n")
+    # ``read --raw``: the document's text exactly, for a pager or a file.
+    stdout.write(result["text"] if raw else dumps(result) + "\n")
     return EXIT_OK
 
 
@@ -517,6 +935,9 @@ def _mcp_command(config: str, stderr: TextIO) -> int:
     async def serve() -> int:
         from ._graph import CapabilityGraph
 
+        if sys.stdin is None or sys.stdout is None:
+            raise _StreamUnusable("the mcp command needs standard input and output (one is closed)")
+
         graph = await CapabilityGraph.open(config)
         try:
             try:
@@ -542,6 +963,12 @@ def _mcp_command(config: str, stderr: TextIO) -> int:
     except GraphError as error:
         _write_error(stderr, error)
         return EXIT_FAILED
+    except BaseExceptionGroup as group:
+        # The SDK's stdio tasks fail together when the client stops reading our stdout.
+        _, others = group.split(BrokenPipeError)
+        if others is not None:
+            raise
+        raise _StreamUnusable("the MCP client stopped reading", quiet=True) from None
 
 
 # --- maintenance reports ------------------------------------------------------------------------
@@ -569,12 +996,17 @@ class Report:
     status: ReportStatus = "ok"
     checks: list[dict[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: Next steps for a person (``hint:`` lines of the text report; not part of ``--json``).
+    hints: list[str] = field(default_factory=list)
 
     def check(self, check_id: str, status: CheckStatus, message: str) -> None:
         self.checks.append({"id": check_id, "status": status, "message": _safe_text(message)})
 
     def warn(self, message: str) -> None:
         self.warnings.append(_safe_text(message))
+
+    def hint(self, message: str) -> None:
+        self.hints.append(_safe_text(message))
 
     def failed(self) -> bool:
         return any(c["status"] == "fail" for c in self.checks)
@@ -593,6 +1025,7 @@ def _write_report(command: str, report: Report, stdout: TextIO, *, as_json: bool
         lines = [f"{PROG} {command}: {report.status}"]
         lines += [f"  [{_MARKS[c['status']]}] {c['id']}: {c['message']}" for c in report.checks]
         lines += [f"  warning: {w}" for w in report.warnings]
+        lines += [f"  hint: {h}" for h in report.hints]
         stdout.write("\n".join(lines) + "\n")
     return _REPORT_EXIT[report.status]
 
@@ -625,7 +1058,9 @@ def _doctor(config: str) -> Report:
         report.check("sources", "skip", "Not checked: the configuration is invalid")
         report.status = "failed"
         return report
-    report.check("config", "ok", f"The configuration is valid ({len(host.sources)} sources)")
+    report.check(
+        "config", "ok", f"The configuration is valid ({_count(len(host.sources), 'source')})"
+    )
     providers = _doctor_sources(host, report)
     if providers is not None:
         _doctor_relations(host, providers, report)
@@ -666,7 +1101,7 @@ def _doctor_sources(host: Any, report: Report) -> list[Any] | None:
             f"source.{source.index}",
             "ok",
             f"Provider {provider.provider_id} version {provider.version}: "
-            f"{len(provider.capabilities)} capabilities",
+            f"{_count(len(provider.capabilities), 'capability', 'capabilities')}",
         )
     if len(providers) != len(host.sources):
         report.check("relations", "skip", "Not checked: a source failed to load")
@@ -692,12 +1127,14 @@ def _doctor_relations(host: Any, providers: list[Any], report: Report) -> None:
     report.check(
         "relations",
         "ok",
-        f"{len(snapshot.capabilities)} capabilities and {edges} relations are valid",
+        f"{_count(len(snapshot.capabilities), 'capability', 'capabilities')} and "
+        f"{_count(edges, 'relation')} are valid",
     )
     if dangling:
         shown = "; ".join(dangling[:5]) + ("; ..." if len(dangling) > 5 else "")
         report.warn(
-            f"{len(dangling)} relations reach a provider that is not loaded "
+            f"{_count(len(dangling), 'relation')} {'reaches' if len(dangling) == 1 else 'reach'} "
+            "a provider that is not loaded "
             f"(queries report them as partial): {shown}"
         )
 
@@ -736,15 +1173,15 @@ def _doctor_documents(host: Any, providers: list[Any], report: Report) -> None:
             report.check(
                 check_id,
                 "fail",
-                f"Provider {provider.provider_id}: {len(failures)} of {files} local documents "
-                f"cannot be read: {shown}",
+                f"Provider {provider.provider_id}: {len(failures)} of "
+                f"{_count(files, 'local document')} cannot be read: {shown}",
             )
         else:
             report.check(
                 check_id,
                 "ok",
-                f"Provider {provider.provider_id}: {files} local documents readable, "
-                f"{urls} URL references",
+                f"Provider {provider.provider_id}: {_count(files, 'local document')} readable, "
+                f"{_count(urls, 'URL reference')}",
             )
         approved = bodies == "all" or (
             not isinstance(bodies, str) and provider.provider_id in bodies
@@ -818,8 +1255,9 @@ def _doctor_open(config: str, report: Report) -> None:
     report.check(
         "open",
         "ok",
-        f"The graph opens: revision {described.revision}, {len(described.providers)} providers "
-        f"and {count} capabilities in scope",
+        f"The graph opens: revision {described.revision}, "
+        f"{_count(len(described.providers), 'provider')} and "
+        f"{_count(count, 'capability', 'capabilities')} in scope",
     )
 
 
@@ -947,77 +1385,96 @@ def _json_bytes(value: Any) -> bytes:
     return (json.dumps(value, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
-def _init(directory: Path, *, dry_run: bool) -> Report:
+def _init(directory: str | None, config: str | None, *, dry_run: bool) -> Report:
+    """Scaffold a graph: the configuration at ``--config`` (else ``DIR/capability-graph.json``),
+    the example provider and its document in ``DIR`` (else the configuration's folder)."""
+    if config is not None and not config:
+        raise _Usage("argument --config: the path is empty")
+    config_path = Path(config) if config else Path(directory or ".") / DEFAULT_CONFIG
+    root = Path(directory) if directory is not None else config_path.parent
+    provider_path = root / "providers" / "example.json"
+    planned: list[tuple[str, Path, str, bytes]] = [
+        (
+            _file_check_id(config_path.name),
+            config_path,
+            config if config else DEFAULT_CONFIG,
+            _json_bytes(_init_config(provider_path, config_path.parent)),
+        ),
+    ]
+    for relative, data in (
+        ("providers/example.json", _json_bytes(_INIT_PROVIDER)),
+        ("providers/knowledge/getting-started.md", _INIT_DOCUMENT.encode("utf-8")),
+    ):
+        planned.append((_file_check_id(relative), root / relative, relative, data))
     report = Report()
-    planned = {
-        DEFAULT_CONFIG: _json_bytes(_INIT_CONFIG),
-        "providers/example.json": _json_bytes(_INIT_PROVIDER),
-        "providers/knowledge/getting-started.md": _INIT_DOCUMENT.encode("utf-8"),
-    }
-    if directory.exists() and not directory.is_dir():
-        report.check("directory", "fail", f"{directory} exists and is not a directory")
-        report.status = "failed"
-        return report
-    to_write: list[tuple[str, Path, bytes]] = []
+    for folder in dict.fromkeys((root, config_path.parent)):
+        if folder.exists() and not folder.is_dir():
+            report.check("directory", "fail", f"{folder} exists and is not a directory")
+            report.status = "failed"
+            return report
+    to_write: list[tuple[str, Path, str, bytes]] = []
     conflicts = 0
-    for relative, data in planned.items():
-        path = directory / relative
-        check_id = "file." + relative.replace("/", ".").lower()
+    for check_id, path, shown, data in planned:
         if os.path.lexists(path):
             if path.is_file() and not path.is_symlink() and _read_small(path) == data:
-                report.check(check_id, "ok", f"{relative} already exists with this content")
+                report.check(check_id, "ok", f"{shown} already exists with this content")
             else:
                 conflicts += 1
                 report.check(
-                    check_id, "fail", f"{relative} already exists and differs: not overwritten"
+                    check_id, "fail", f"{shown} already exists and differs: not overwritten"
                 )
             continue
-        to_write.append((check_id, path, data))
+        to_write.append((check_id, path, shown, data))
     if conflicts:
-        for check_id, _, _ in to_write:
+        for check_id, _, _, _ in to_write:
             report.check(check_id, "skip", "Not written: another file conflicts")
         report.status = "conflict"
         return report
     if dry_run:
-        for check_id, path, _ in to_write:
-            report.check(check_id, "ok", f"Would create {_relative(path, directory)}")
+        for check_id, _, shown, _ in to_write:
+            report.check(check_id, "ok", f"Would create {shown}")
         report.status = "planned"
         return report
-    for check_id, path, data in to_write:
+    for check_id, path, shown, data in to_write:
         try:
             _create_new(path, data)
         except _Clobbered:
-            report.check(
-                check_id,
-                "fail",
-                f"{_relative(path, directory)} appeared meanwhile: not overwritten",
-            )
+            report.check(check_id, "fail", f"{shown} appeared meanwhile: not overwritten")
             report.status = "conflict"
             return report
         except OSError as error:
-            report.check(
-                check_id,
-                "fail",
-                f"Cannot create {_relative(path, directory)}: {error.strerror or 'error'}",
-            )
+            report.check(check_id, "fail", f"Cannot create {shown}: {error.strerror or 'error'}")
             report.status = "failed"
             return report
-        report.check(check_id, "ok", f"Created {_relative(path, directory)}")
+        report.check(check_id, "ok", f"Created {shown}")
     if to_write:
-        report.warn(f"Next: {PROG} doctor --config {directory / DEFAULT_CONFIG}")
+        report.hint(f"check the new graph: {PROG} doctor --config {config_path}")
     report.status = "ok"
     return report
 
 
-def _relative(path: Path, directory: Path) -> str:
-    return path.relative_to(directory).as_posix()
+def _init_config(provider_path: Path, config_folder: Path) -> dict[str, Any]:
+    """The scaffold's configuration, naming the provider file relative to its own folder."""
+    try:
+        where = Path(os.path.relpath(provider_path, config_folder)).as_posix()
+    except ValueError:  # another drive (Windows): no relative path exists
+        where = Path(os.path.abspath(provider_path)).as_posix()
+    return {**_INIT_CONFIG, "providers": [{"path": where}]}
+
+
+def _file_check_id(relative: str) -> str:
+    """``file.`` and the file's name as a check id (lower case, ``[a-z0-9._-]`` only)."""
+    name = re.sub(r"[^a-z0-9._-]", "-", relative.replace("/", ".").lower())
+    return f"file.{name}"[:128]
 
 
 def _read_small(path: Path) -> bytes | None:
+    """A regular file's bytes (at most 1 MiB; a fifo or a device is never opened to block)."""
+    from ._config import FileTooLarge, read_bounded_file
+
     try:
-        with open(path, "rb") as file:
-            return file.read(1024 * 1024)
-    except OSError:
+        return read_bounded_file(path, 1024 * 1024)
+    except FileTooLarge:
         return None
 
 
@@ -1121,7 +1578,11 @@ def _explain(args: argparse.Namespace, stdout: TextIO) -> int:
     try:
         code = lookup(args.code)
     except ValueError:
-        raise _Usage(f"unknown error code (run '{PROG} explain' to list them)") from None
+        codes = [known.value for known in ErrorCode]
+        raise _Usage(
+            f"unknown error code{_did_you_mean(args.code.strip(), codes)}; "
+            f"run '{PROG} explain' to list them"
+        ) from None
     if args.json:
         stdout.write(dumps(explain_json(code)) + "\n")
     else:

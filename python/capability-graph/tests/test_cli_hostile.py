@@ -1,0 +1,541 @@
+"""The CLI in a hostile process environment, always as a real subprocess.
+
+Standard streams closed, broken (the reader went away) or failing (a full device); fifos, devices
+and directories for every path argument; argv bytes that are not UTF-8 for every command. Each
+case ends with a defined exit status and its defined message, within a bound, and never with a
+traceback or the internal-error line (exit 70).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+from cg_testing import expected, schema_validator
+from surface_helpers import CLI, MATCHED, scripted, write_graph
+
+from capability_graph.cli import _CLIENTS
+
+pytestmark = pytest.mark.slow
+
+REPORT = schema_validator("maintenance-report.schema.json")
+CLI_ERROR = schema_validator("cli-error.schema.json")
+CLIENTS = ", ".join(sorted(_CLIENTS))  # the MCP clients mcp-install knows
+TIMEOUT = 60  # seconds: far beyond a cold start on a loaded machine; a hang is the failure
+EXIT_IO = 74
+
+CLOSED_STDOUT = b"capability-graph: error: standard output is closed: the output is lost\n"
+FULL_STDOUT = (
+    b"capability-graph: error: cannot write to standard output (No space left on device)\n"
+)
+CLOSED_STDIN = b"capability-graph: error: standard input is closed\n"
+MCP_NEEDS_STDIO = (
+    b"capability-graph: error: the mcp command needs standard input and output (one is closed)\n"
+)
+UNREADABLE_CONFIG = (
+    b'{"ok":false,"error":{"code":"CG_CONFIG_INVALID","phase":"config",'
+    b'"message":"Cannot read a valid bounded JSON configuration file",'
+    b'"nextAction":"check_config"}}\n'
+)
+NOT_A_REGULAR_FILE = (
+    b"capability-graph call: error: argument --arguments-file: not a readable regular file "
+    b"(use - for standard input)\n"
+)
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("hostile")
+    write_graph(root, model=scripted({"return": MATCHED}))
+    os.mkfifo(root / "fifo")
+    (root / "folder").mkdir()
+    return root
+
+
+def run(
+    argv: list[str | bytes],
+    cwd: Path,
+    *,
+    shell_redirect: str = "",
+    stdin: Any = subprocess.DEVNULL,
+    stdout: Any = subprocess.PIPE,
+) -> subprocess.CompletedProcess[bytes]:
+    """Run the CLI; ``shell_redirect`` (e.g. ``>&-``) is applied by a real shell before exec."""
+    command: list[str | bytes] = [*CLI, *argv]
+    if shell_redirect:
+        command = ["sh", "-c", f'exec "$@" {shell_redirect}', "sh", *command]
+    return subprocess.run(
+        command,
+        cwd=cwd,
+        stdin=stdin,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        timeout=TIMEOUT,
+        check=False,
+    )
+
+
+def no_defect(done: subprocess.CompletedProcess[bytes]) -> None:
+    assert done.returncode != 70, done
+    assert b"Traceback" not in done.stderr, done.stderr
+    assert b"internal error" not in done.stderr, done.stderr
+
+
+# --- every command that writes on stdout, with stdout closed, broken or failing ------------------
+
+
+def writing_commands(root: Path) -> dict[str, list[str]]:
+    """One invocation of every command (and of help and version) that writes to stdout."""
+    config = str(root / "capability-graph.json")
+    return {
+        "describe": ["describe", "--config", config],
+        "list": ["list", "--config", config],
+        "resolve": ["resolve", "acme::a", "--config", config],
+        "match": ["match", "validate input", "--config", config],
+        "read": ["read", "acme::a", "guide", "--config", config],
+        "read-raw": ["read", "acme::a", "guide", "--raw", "--config", config],
+        "call": ["call", "describe_graph", "--config", config],
+        "doctor": ["doctor", "--json", "--config", config],
+        "init": ["init", str(root / "new"), "--dry-run"],
+        "mcp-install": [
+            "mcp-install",
+            "--client",
+            "cursor",
+            "--config-path",
+            str(root / "client.json"),
+            "--config",
+            config,
+            "--dry-run",
+        ],
+        "explain": ["explain", "CG_GRAPH_CLOSED"],
+        "help": ["--help"],
+        "command-help": ["list", "--help"],
+        "version": ["--version"],
+    }
+
+
+WRITING = list(writing_commands(Path()))
+
+
+@pytest.mark.parametrize("name", WRITING)
+def test_closed_stdout_is_exit_74_with_one_line(workspace: Path, name: str) -> None:
+    done = run(writing_commands(workspace)[name], workspace, shell_redirect=">&-")
+    no_defect(done)
+    assert (done.returncode, done.stderr) == (EXIT_IO, CLOSED_STDOUT)
+
+
+@pytest.mark.parametrize("name", WRITING)
+def test_stdout_whose_reader_went_away_is_exit_74_quietly(workspace: Path, name: str) -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = run(writing_commands(workspace)[name], workspace, stdout=write_end)
+    finally:
+        os.close(write_end)
+    no_defect(done)
+    assert (done.returncode, done.stderr) == (EXIT_IO, b"")
+
+
+@pytest.mark.parametrize("name", WRITING)
+def test_full_stdout_is_exit_74_naming_the_cause(workspace: Path, name: str) -> None:
+    with open("/dev/full", "wb") as full:
+        done = run(writing_commands(workspace)[name], workspace, stdout=full)
+    no_defect(done)
+    assert (done.returncode, done.stderr) == (EXIT_IO, FULL_STDOUT)
+
+
+def test_closed_stdout_does_not_change_the_exit_of_a_failure(workspace: Path) -> None:
+    done = run(["resolve", "acme::missing"], workspace, shell_redirect=">&-")
+    no_defect(done)
+    assert done.returncode == 1
+    assert json.loads(done.stderr)["error"] == expected("CG_CAPABILITY_NOT_FOUND", "query")
+    done = run(["list", "--bogus"], workspace, shell_redirect=">&-")
+    assert done.returncode == 2
+    assert done.stderr.startswith(b"usage: capability-graph list")
+
+
+# --- stderr closed, broken or failing: the exit status still tells ------------------------------
+
+
+FAILING = {
+    "graph error": (["resolve", "acme::missing"], 1),
+    "usage error": (["list", "--bogus"], 2),
+    "config error": (["describe", "--config", "missing.json"], 1),
+    "success": (["describe"], 0),
+}
+
+
+@pytest.mark.parametrize("case", list(FAILING))
+@pytest.mark.parametrize("stderr", ["closed", "broken", "full"])
+def test_unusable_stderr_keeps_the_exit_status(workspace: Path, case: str, stderr: str) -> None:
+    argv, status = FAILING[case]
+    if stderr == "closed":
+        done = run(list(argv), workspace, shell_redirect="2>&-")
+    else:
+        done = _with_stderr(list(argv), workspace, stderr)
+    assert done.returncode == status, done
+    assert done.stdout.count(b"\n") == (1 if status == 0 else 0), done.stdout
+
+
+def _with_stderr(argv: list[str], cwd: Path, kind: str) -> subprocess.CompletedProcess[bytes]:
+    if kind == "full":
+        with open("/dev/full", "wb") as full:
+            return _run_with_stderr(argv, cwd, full)
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return _run_with_stderr(argv, cwd, write_end)
+    finally:
+        os.close(write_end)
+
+
+def _run_with_stderr(
+    argv: list[str], cwd: Path, stderr: IO[bytes] | int
+) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [*CLI, *argv],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        timeout=TIMEOUT,
+        check=False,
+    )
+
+
+# --- stdin closed ------------------------------------------------------------------------------
+
+
+def test_arguments_from_a_closed_stdin_is_exit_74(workspace: Path) -> None:
+    done = run(
+        ["call", "list_capabilities", "--arguments-file", "-"],
+        workspace,
+        stdin=None,
+        shell_redirect="<&-",
+    )
+    no_defect(done)
+    assert (done.returncode, done.stdout, done.stderr) == (EXIT_IO, b"", CLOSED_STDIN)
+
+
+@pytest.mark.parametrize("redirect", ["<&-", ">&-"])
+def test_mcp_without_stdin_or_stdout_is_exit_74(workspace: Path, redirect: str) -> None:
+    stdin = None if redirect == "<&-" else subprocess.DEVNULL
+    done = run(["mcp"], workspace, stdin=stdin, shell_redirect=redirect)
+    no_defect(done)
+    assert (done.returncode, done.stderr) == (EXIT_IO, MCP_NEEDS_STDIO)
+
+
+def test_a_command_that_does_not_read_stdin_runs_with_it_closed(workspace: Path) -> None:
+    done = run(["describe"], workspace, stdin=None, shell_redirect="<&-")
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert json.loads(done.stdout)["revision"].startswith("r:")
+
+
+def test_mcp_whose_client_stops_reading_is_exit_74_quietly(workspace: Path) -> None:
+    process = subprocess.Popen(
+        [*CLI, "mcp"],
+        cwd=workspace,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None
+    assert process.stdout is not None
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "hostile", "version": "1"},
+        },
+    }
+    try:
+        process.stdin.write(json.dumps(initialize).encode() + b"\n")
+        process.stdin.flush()
+        assert json.loads(process.stdout.readline())["id"] == 1
+        process.stdout.close()  # the client stops reading, but keeps its end of stdin open
+        for message in (
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        ):
+            process.stdin.write(json.dumps(message).encode() + b"\n")
+        process.stdin.flush()
+        # The SDK's reader waits for the next line before the server can stop: keep talking.
+        for number in range(3, 3 + 10 * TIMEOUT):
+            if process.poll() is not None:
+                break
+            ping = {"jsonrpc": "2.0", "id": number, "method": "ping"}
+            try:
+                process.stdin.write(json.dumps(ping).encode() + b"\n")
+                process.stdin.flush()
+            except BrokenPipeError:
+                break
+            time.sleep(0.1)
+        status = process.wait(timeout=TIMEOUT)
+        stderr = process.stderr.read() if process.stderr else b""
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        with contextlib.suppress(BrokenPipeError):
+            process.stdin.close()
+        process.stdout.close()
+        if process.stderr:
+            process.stderr.close()
+    assert (status, stderr) == (EXIT_IO, b"")
+
+
+# --- fifos, devices and directories for every path argument -------------------------------------
+
+HOSTILE_PATHS = ["fifo", "/dev/zero", "/dev/null", "folder"]
+
+
+def _path(root: Path, name: str) -> str:
+    return name if name.startswith("/") else str(root / name)
+
+
+@pytest.mark.parametrize("path", HOSTILE_PATHS)
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["describe"],
+        ["list"],
+        ["resolve", "acme::a"],
+        ["match", "x"],
+        ["read", "acme::a", "guide"],
+        ["call", "describe_graph"],
+        ["doctor"],
+        ["mcp"],
+    ],
+    ids=lambda argv: argv[0],
+)
+def test_config_that_is_not_a_regular_file_is_the_unreadable_config_error(
+    workspace: Path, path: str, argv: list[str]
+) -> None:
+    done = run([*argv, "--config", _path(workspace, path)], workspace)
+    no_defect(done)
+    assert (done.returncode, done.stdout, done.stderr) == (1, b"", UNREADABLE_CONFIG)
+
+
+@pytest.mark.parametrize("path", HOSTILE_PATHS)
+def test_arguments_file_that_is_not_a_regular_file_is_a_usage_error(
+    workspace: Path, path: str
+) -> None:
+    done = run(["call", "list_capabilities", "--arguments-file", _path(workspace, path)], workspace)
+    no_defect(done)
+    assert done.returncode == 2
+    assert done.stderr.endswith(NOT_A_REGULAR_FILE)
+
+
+@pytest.mark.parametrize("path", ["fifo", "/dev/null"])
+def test_init_into_a_directory_that_is_not_one_fails(workspace: Path, path: str) -> None:
+    done = run(["init", _path(workspace, path), "--json"], workspace)
+    no_defect(done)
+    assert done.returncode == 1
+    data = json.loads(done.stdout)
+    REPORT.validate(data)
+    assert data["checks"][0]["id"] == "directory"
+    assert data["checks"][0]["status"] == "fail"
+
+
+@pytest.mark.parametrize("path", HOSTILE_PATHS)
+def test_init_config_that_is_not_a_regular_file_is_a_conflict(
+    workspace: Path, path: str, tmp_path: Path
+) -> None:
+    done = run(["init", str(tmp_path), "--config", _path(workspace, path), "--json"], workspace)
+    no_defect(done)
+    assert done.returncode == 3
+    data = json.loads(done.stdout)
+    REPORT.validate(data)
+    assert data["status"] == "conflict"
+    assert data["checks"][0]["message"].endswith("already exists and differs: not overwritten")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("path", HOSTILE_PATHS)
+def test_mcp_install_client_config_that_is_not_a_regular_file_is_left_alone(
+    workspace: Path, path: str
+) -> None:
+    done = run(
+        ["mcp-install", "--client", "cursor", "--config-path", _path(workspace, path), "--json"],
+        workspace,
+    )
+    no_defect(done)
+    assert done.returncode == 1
+    data = json.loads(done.stdout)
+    REPORT.validate(data)
+    assert data["status"] == "failed"
+
+
+# --- argv bytes that are not UTF-8, for every command ------------------------------------------
+
+X = b"\xff"
+
+
+def _undecodable_cases() -> Iterator[tuple[str, list[bytes], int, bytes]]:
+    """(id, argv, exit status, the end of stderr)."""
+    usage = b"capability-graph %s: error: %s\n"
+    yield "describe --config", [b"describe", b"--config", X], 1, UNREADABLE_CONFIG
+    for argv, pointer, phase in [
+        ([b"list", b"--provider", X], b"/providers/0", b"query"),
+        ([b"list", b"--tag", X], b"/tags/0", b"query"),
+        ([b"list", b"--cursor", X], b"/cursor", b"query"),
+        ([b"resolve", X], b"/ids/0", b"query"),
+        ([b"resolve", b"acme::a", b"--relations", X], b"/relations/kinds/0", b"query"),
+        ([b"match", X], b"/request", b"match"),
+        ([b"read", b"acme::a", X], b"/documentId", b"document"),
+        ([b"read", b"acme::a", X, b"--raw"], b"/documentId", b"document"),
+    ]:
+        message = pointer + b" a string has a lone surrogate"
+        yield (
+            b" ".join(argv).decode("ascii", "replace"),
+            argv,
+            1,
+            b'{"ok":false,"error":{"code":"CG_INPUT_INVALID","phase":"%s","message":"%s",'
+            b'"nextAction":"fix_input"}}\n' % (phase, message),
+        )
+    yield (
+        "match --context key",
+        [b"match", b"x", b"--context", X + b"=1"],
+        1,
+        (
+            b'{"ok":false,"error":{"code":"CG_CONTEXT_INVALID","phase":"match","message":'
+            b'"/context keys must match ^[A-Za-z][A-Za-z0-9_.-]{0,63}$",'
+            b'"nextAction":"fix_input"}}\n'
+        ),
+    )
+    yield (
+        "match --context value",
+        [b"match", b"x", b"--context", b"a=" + X],
+        1,
+        (
+            b'{"ok":false,"error":{"code":"CG_CONTEXT_INVALID","phase":"match","message":'
+            b'"/context values must be strings of valid Unicode text","nextAction":"fix_input"}}\n'
+        ),
+    )
+    yield (
+        "call TOOL",
+        [b"call", X],
+        1,
+        (
+            b'{"ok":false,"error":{"code":"CG_INPUT_INVALID","phase":"query","message":'
+            b'"Unknown tool","nextAction":"fix_input"}}\n'
+        ),
+    )
+    yield (
+        "call --arguments",
+        [b"call", b"list_capabilities", b"--arguments", b'{"providers":["' + X + b'"]}'],
+        2,
+        usage % (b"call", b"argument --arguments: not UTF-8 text"),
+    )
+    yield (
+        "call --arguments-file",
+        [b"call", b"list_capabilities", b"--arguments-file", X],
+        2,
+        (NOT_A_REGULAR_FILE),
+    )
+    yield "doctor --config", [b"doctor", b"--config", X], 1, UNREADABLE_CONFIG
+    yield "mcp --config", [b"mcp", b"--config", X], 1, UNREADABLE_CONFIG
+    yield (
+        "list --limit",
+        [b"list", b"--limit", X],
+        2,
+        usage
+        % (
+            b"list",
+            b"argument --limit: must be an integer",
+        ),
+    )
+    yield (
+        "mcp-install --client",
+        [b"mcp-install", b"--client", X],
+        2,
+        usage
+        % (
+            b"mcp-install",
+            b"argument --client: unknown choice; the choices are " + CLIENTS.encode(),
+        ),
+    )
+    yield (
+        "mcp-install --name",
+        [b"mcp-install", b"--client", b"cursor", b"--name", X, b"--dry-run"],
+        2,
+        usage
+        % (b"mcp-install", b"argument --name: must be 1..64 letters A-Z or a-z, digits, _ or -"),
+    )
+    yield (
+        "mcp-install --config",
+        [b"mcp-install", b"--client", b"cursor", b"--config", X, b"--dry-run"],
+        2,
+        usage
+        % (
+            b"mcp-install",
+            b"the configuration path is not UTF-8 text: it cannot be written into a client's "
+            b"configuration",
+        ),
+    )
+    yield (
+        "explain",
+        [b"explain", X],
+        2,
+        usage
+        % (
+            b"explain",
+            b"unknown error code; run 'capability-graph explain' to list them",
+        ),
+    )
+    yield (
+        "COMMAND",
+        [X],
+        2,
+        (
+            b"capability-graph: error: argument COMMAND: unknown command; the choices are "
+            b"describe, list, resolve, match, read, call, mcp, doctor, init, mcp-install, explain\n"
+        ),
+    )
+    yield "option", [b"list", b"--" + X], 2, usage % (b"list", b"1 unrecognized argument")
+
+
+UNDECODABLE = list(_undecodable_cases())
+
+
+@pytest.mark.parametrize(
+    ("argv", "status", "stderr_end"),
+    [case[1:] for case in UNDECODABLE],
+    ids=[case[0] for case in UNDECODABLE],
+)
+def test_undecodable_argv_is_a_defined_error(
+    workspace: Path, argv: list[bytes], status: int, stderr_end: bytes
+) -> None:
+    done = run(list(argv), workspace)
+    no_defect(done)
+    assert done.returncode == status, done
+    assert done.stdout == b""
+    assert done.stderr.endswith(stderr_end), done.stderr
+    assert X not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [[b"init", X, b"--json"], [b"init", b"--config", X + b".json", b"--json"]],
+    ids=["init DIR", "init --config"],
+)
+def test_init_with_undecodable_paths_writes_them_and_reports_safe_text(
+    tmp_path: Path, argv: list[bytes]
+) -> None:
+    done = run(list(argv), tmp_path)
+    no_defect(done)
+    assert done.returncode == 0, done
+    data = json.loads(done.stdout)
+    REPORT.validate(data)
+    assert data["status"] == "ok"
+    assert any(X in os.fsencode(path) for path in os.listdir(tmp_path))

@@ -620,7 +620,7 @@ def test_mcp_install_refuses_a_graph_config_that_does_not_exist(tmp_path: Path) 
     assert checks(data)["graph-config"] == (
         "fail",
         f"{tmp_path / 'nope.json'} cannot be served: CG_CONFIG_INVALID: Cannot read a valid "
-        f"bounded JSON configuration file ({tmp_path / 'nope.json'} does not exist): the client "
+        f"bounded JSON configuration file; {tmp_path / 'nope.json'} does not exist; the client "
         "configuration was not touched",
     )
     assert list(tmp_path.iterdir()) == []

@@ -166,8 +166,9 @@ def test_unknown_configuration_keys_are_named(tmp_path: Path) -> None:
     human, as_json = doctor(str(config))
     assert (human.status, human.stderr) == (1, "")
     message = (
-        "CG_CONFIG_INVALID: / has a key that is not allowed (unknown keys: /budget, "
-        "/budgets/maxCapabilites, /model/topK, /providers/0/documentsRoot)"
+        "CG_CONFIG_INVALID: / has a key that is not allowed (allowed: providers, scope, "
+        "documents, budgets, model); unknown keys: /budget, "
+        "/budgets/maxCapabilites, /model/topK, /providers/0/documentsRoot"
     )
     assert human.stdout.splitlines()[1] == f"  [FAIL] config: {message}"
     assert as_json.json()["checks"][0] == {"id": "config", "status": "fail", "message": message}

@@ -291,7 +291,7 @@ def test_a_graph_configuration_that_cannot_be_opened_is_refused_before_the_clien
     assert checks(data)["graph-config"] == (
         "fail",
         f"{config} cannot be served: CG_CONFIG_INVALID: /providers/0/path is not a readable "
-        "regular file: the client configuration was not touched",
+        "regular file; the client configuration was not touched",
     )
     assert "server" not in checks(data)
     assert target.read_text(encoding="utf-8") == "{}"
@@ -305,7 +305,8 @@ def test_a_graph_configuration_with_unknown_keys_is_refused_naming_them(tmp_path
     assert checks(data)["graph-config"] == (
         "fail",
         f"{config} cannot be served: CG_CONFIG_INVALID: / has a key that is not allowed "
-        "(unknown keys: /modle): the client configuration was not touched",
+        "(allowed: providers, scope, documents, budgets, model); unknown keys: /modle; "
+        "the client configuration was not touched",
     )
     assert not target.exists()
 

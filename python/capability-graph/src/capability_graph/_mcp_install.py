@@ -315,8 +315,8 @@ def _check_graph(report: Report, config: str) -> dict[str, Any] | None:
             "graph-config",
             "fail",
             f"{shown} cannot be served: {error.code.value}: {error.message}"
-            + (f" ({cause})" if cause else "")
-            + ": the client configuration was not touched",
+            + (f"; {cause}" if cause else "")
+            + "; the client configuration was not touched",
         )
         report.status = "failed"
         return None

@@ -1053,7 +1053,7 @@ def _doctor(config: str) -> Report:
         from ._doctor import unknown_config_keys
 
         unknown = unknown_config_keys(raw)
-        named = f" (unknown keys: {', '.join(unknown)})" if unknown else ""
+        named = f"; unknown keys: {', '.join(unknown)}" if unknown else ""
         report.check("config", "fail", f"{_error_text(error)}{named}")
         report.check("sources", "skip", "Not checked: the configuration is invalid")
         report.status = "failed"
@@ -1502,13 +1502,13 @@ def _add_mcp_install_flags(parser: argparse.ArgumentParser) -> None:
         type=_env_name,
         metavar="NAME",
         help="forward the environment variable NAME to the server, by reference in the "
-        "client's own syntax (never its value); repeatable. Example: --env OPENAI_API_KEY",
+        "client's own syntax (never its value); repeatable; e.g. --env OPENAI_API_KEY",
     )
     parser.add_argument(
         "--force",
         action="store_true",
         help="replace an older entry of this server (only one that runs capability-graph), "
-        "keeping the previous file as FILE.bak",
+        "keeping the previous file as FILE.bak; e.g. --force",
     )
 
 
@@ -1518,15 +1518,20 @@ def _add_mcp_uninstall_arguments(parser: argparse.ArgumentParser) -> None:
         required=True,
         choices=sorted(_CLIENTS),
         metavar="CLIENT",
-        help=f"the MCP client: {', '.join(sorted(_CLIENTS))}",
+        help=f"the MCP client: {', '.join(sorted(_CLIENTS))}; e.g. --client cursor",
     )
-    parser.add_argument("--config-path", metavar="FILE", help="the client's configuration file")
+    parser.add_argument(
+        "--config-path",
+        metavar="FILE",
+        help="the client's configuration file (default: the client's documented location); "
+        "e.g. --config-path .cursor/mcp.json",
+    )
     parser.add_argument(
         "--name",
         default=PROG,
         type=_server_name,
         metavar="NAME",
-        help=f"the server's name in the client (default: {PROG})",
+        help=f"the server's name in the client (default: {PROG}); e.g. --name docs-graph",
     )
 
 

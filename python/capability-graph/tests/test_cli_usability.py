@@ -129,13 +129,15 @@ def test_call_help_lists_the_tools() -> None:
             ["lst"],
             "",
             "argument COMMAND: unknown command (did you mean list?); the choices are describe, "
-            "list, resolve, match, read, call, mcp, doctor, init, mcp-install, mcp-uninstall, explain",
+            "list, resolve, match, read, call, mcp, doctor, init, mcp-install, mcp-uninstall, "
+            "explain",
         ),
         (
             ["RESOLVE"],
             "",
             "argument COMMAND: unknown command (did you mean resolve?); the choices are "
-            "describe, list, resolve, match, read, call, mcp, doctor, init, mcp-install, mcp-uninstall, explain",
+            "describe, list, resolve, match, read, call, mcp, doctor, init, mcp-install, "
+            "mcp-uninstall, explain",
         ),
         (
             ["list", "--provder", "acme"],

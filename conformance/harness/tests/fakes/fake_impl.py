@@ -14,6 +14,7 @@ refusal-no-match       a CG_MODEL_REFUSED match is reported as status no_match (
 crashing-driver        the driver process dies when asked to call read_document
 bad-protocol-driver    the driver answers a call of list_capabilities with a message outside the
                        protocol
+tool-extra-member      the Tool Adapter's envelope carries an extra member "debug"
 none                   no mutation at all (the reference through this launcher)
 """
 
@@ -103,7 +104,7 @@ def main() -> None:
     _mutate(mutation, role, argv)
     if role == "driver":
         driver = _load_driver()
-        if mutation in ("crashing-driver", "bad-protocol-driver"):
+        if mutation in ("crashing-driver", "bad-protocol-driver", "tool-extra-member"):
             run = driver.Driver.run
 
             async def mutated(self: Any, surface: str, step: dict[str, Any]) -> dict[str, Any]:
@@ -112,6 +113,13 @@ def main() -> None:
                 if mutation == "bad-protocol-driver" and step.get("tool") == "list_capabilities":
                     return {"outcome": "maybe"}
                 result: dict[str, Any] = await run(self, surface, step)
+                value = result.get("value")
+                if (
+                    mutation == "tool-extra-member"
+                    and surface == "tool"
+                    and isinstance(value, dict)
+                ):
+                    result = {**result, "value": {**value, "debug": True}}
                 return result
 
             driver.Driver.run = mutated

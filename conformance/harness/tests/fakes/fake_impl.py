@@ -15,11 +15,15 @@ crashing-driver        the driver process dies when asked to call read_document
 bad-protocol-driver    the driver answers a call of list_capabilities with a message outside the
                        protocol
 tool-extra-member      the Tool Adapter's envelope carries an extra member "debug"
+sigint-not-cancelling  the CLI does not turn Ctrl-C during a match into a cancellation (the
+                       interpreter's default: exit 130 with nothing on stderr)
+init-overwrites        init replaces a differing configuration instead of reporting a conflict
 none                   no mutation at all (the reference through this launcher)
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -45,6 +49,21 @@ def _mutate(mutation: str, role: str, argv: list[str]) -> None:
             original(stderr, error)
 
         cli._write_error = write_error
+    elif mutation == "sigint-not-cancelling" and role == "cli":
+        from capability_graph import cli
+
+        cli._sigint_cancels = lambda token: contextlib.nullcontext()
+    elif mutation == "init-overwrites" and role == "cli":
+        from capability_graph import cli
+
+        original_init = cli._init
+
+        def init(directory: Path, *, dry_run: bool) -> Any:
+            if not dry_run:
+                (directory / "capability-graph.json").unlink(missing_ok=True)
+            return original_init(directory, dry_run=dry_run)
+
+        cli._init = init
     elif mutation == "mcp-structured-content":
         from mcp import types
 

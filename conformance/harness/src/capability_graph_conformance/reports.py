@@ -295,7 +295,7 @@ def markdown_summary(report: dict[str, Any]) -> str:
 
 def _surface_label(entry: dict[str, Any]) -> str:
     reason = str(entry.get("reason", "")).replace("|", "\\|")
-    return entry["verdict"] + (f" ({reason})" if reason else "")
+    return str(entry["verdict"]) + (f" ({reason})" if reason else "")
 
 
 # -- JUnit XML -----------------------------------------------------------------------------------

@@ -40,7 +40,7 @@ from .cases import (
 from .driver import DriverClient, DriverError
 from .manifest import Manifest
 from .matching import match, substitute
-from .schemas import SchemaSet
+from .schemas import SchemaSet, json_type
 from .suite import SURFACES, Suite, Vector
 from .workspace import Workdir, Workspace, remove_file, write_file
 
@@ -800,7 +800,7 @@ def _envelope_problem(observation: dict[str, Any], *, ok: bool) -> str:
         return f"expected the adapter to return {wanted}, but it {_what_happened(observation)}"
     value = observation.get("value")
     if not isinstance(value, dict):
-        return f"expected {wanted}, got a JSON {_json_type(value)}: {preview(value, 200)}"
+        return f"expected {wanted}, got a JSON {json_type(value)}: {preview(value, 200)}"
     problems = []
     extra = sorted(set(value) - {"ok", member})
     missing = sorted({"ok", member} - set(value))
@@ -819,16 +819,6 @@ def _what_happened(observation: dict[str, Any]) -> str:
         kind = "a GraphError" if observation.get("graphError") else observation.get("errorType")
         return f"raised {kind}: {preview(observation.get('display', ''), 200)}"
     return f"answered {preview(observation, 200)}"
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    return {str: "string", list: "array"}.get(type(value), type(value).__name__)
 
 
 def _scenario(vector: Vector) -> list[dict[str, Any]]:

@@ -31,6 +31,7 @@ __all__ = [
     "SpecValidator",
     "describe",
     "ecma_search",
+    "json_type",
     "ecma_to_python",
 ]
 
@@ -162,20 +163,21 @@ def describe(error: jsonschema.ValidationError) -> str:
                 item[0],
             ),
         )
-        schema = error.validator_value[index] if isinstance(error.validator_value, list) else {}
+        branch_schemas: list[Any] = list(error.validator_value)  # type: ignore[arg-type]
         details = "; ".join(describe(f) for f in failures[:3])
         return (
-            f"{error.json_path}: matches none of the {len(error.validator_value)} branches of "
-            f"{error.validator}; closest: branch {index}{_branch_name(schema)}: {details}"
+            f"{error.json_path}: matches none of the {len(branch_schemas)} branches of "
+            f"{error.validator}; closest: branch {index}{_branch_name(branch_schemas[index])}: "
+            f"{details}"
         )
     if error.validator == "oneOf":  # valid under several branches
         return f"{error.json_path}: matches more than one branch of oneOf"
     if error.validator == "type":
         return (
-            f"{error.json_path}: expected {error.validator_value}, got {_json_type(error.instance)}"
+            f"{error.json_path}: expected {error.validator_value}, got {json_type(error.instance)}"
         )
     if error.validator == "enum":
-        allowed = error.validator_value
+        allowed: list[Any] = list(error.validator_value)  # type: ignore[arg-type]
         text = json.dumps(allowed, ensure_ascii=False)
         listed = text if len(text) <= 80 else f"the {len(allowed)} allowed values"
         return f"{error.json_path}: {_short(error.instance)} is not one of {listed}"
@@ -201,7 +203,7 @@ def _branch_name(schema: Any) -> str:
     return ""
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -210,7 +212,8 @@ def _json_type(value: Any) -> str:
         return "integer"
     if isinstance(value, float):
         return "number"
-    return {str: "string", list: "array", dict: "object"}.get(type(value), type(value).__name__)
+    names: dict[type, str] = {str: "string", list: "array", dict: "object"}
+    return names.get(type(value), type(value).__name__)
 
 
 def _short(value: Any, limit: int = 80) -> str:
@@ -222,7 +225,7 @@ def _short(value: Any, limit: int = 80) -> str:
     if len(text) <= limit:
         return text
     if isinstance(value, (dict, list)):
-        return f"an {_json_type(value)} of {len(value)} member(s)"
+        return f"an {json_type(value)} of {len(value)} member(s)"
     return text[: limit - 3] + "..."
 
 

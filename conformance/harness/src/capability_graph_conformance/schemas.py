@@ -31,8 +31,8 @@ __all__ = [
     "SpecValidator",
     "describe",
     "ecma_search",
-    "json_type",
     "ecma_to_python",
+    "json_type",
 ]
 
 BASE_URI: Final = "https://schemas.capability-graph.dev/v1/"

@@ -99,27 +99,25 @@ def _surely_larger_than(value: Any, limit: int) -> bool:
     """Whether ``value`` serializes to more than ``limit`` bytes, judged from a lower bound.
 
     Walks without copying and stops as soon as the bound passes ``limit``, so a 100 MB request
-    is refused before a 100 MB serialization of it is made. (Each character is at least one
-    byte; each item at least one byte plus a separator.)
+    is refused before a 100 MB serialization of it is made. The bound never exceeds the compact
+    UTF-8 JSON size, so a request that fits is never refused here: a string takes its characters
+    (at least one byte each) and two quotes; an object or array of n members two brackets and
+    n - 1 commas (two bytes when empty); a member name its characters, two quotes and a colon; any other value at least
+    one byte.
     """
     total = 0
     stack = [value]
-    seen = 0
     while stack:
         item = stack.pop()
-        seen += 1
-        if seen > limit:
-            return True
         if isinstance(item, str):
-            total += len(item) + 3
+            total += len(item) + 2
         elif isinstance(item, dict):
-            total += 2 + len(item)
+            total += max(len(item) + 1, 2)
             for key, child in item.items():
-                if isinstance(key, str):
-                    total += len(key) + 3
+                total += (len(key) if isinstance(key, str) else 1) + 3
                 stack.append(child)
         elif isinstance(item, (list, tuple)):
-            total += 2 + len(item)
+            total += max(len(item) + 1, 2)
             stack.extend(item)
         else:
             total += 1

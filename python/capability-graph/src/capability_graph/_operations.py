@@ -102,8 +102,8 @@ def _surely_larger_than(value: Any, limit: int) -> bool:
     is refused before a 100 MB serialization of it is made. The bound never exceeds the compact
     UTF-8 JSON size, so a request that fits is never refused here: a string takes its characters
     (at least one byte each) and two quotes; an object or array of n members two brackets and
-    n - 1 commas (two bytes when empty); a member name its characters, two quotes and a colon; any other value at least
-    one byte.
+    n - 1 commas (two bytes when empty); a member name its characters, two quotes and a colon;
+    any other value at least one byte.
     """
     total = 0
     stack = [value]

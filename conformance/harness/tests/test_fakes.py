@@ -198,3 +198,19 @@ def test_an_init_that_overwrites_a_differing_configuration(
     assert failed["cli-exit-status"] == "expected 3, got 0"
     assert failed["cli-files"].startswith("capability-graph.json changed (")
     assert "providers exists" in failed["cli-files"]
+
+
+def test_a_tool_adapter_with_a_stale_definition(run_report: Any, fakes: Path) -> None:
+    report = _run(
+        run_report, fakes, "stale-tool-definitions", ["cg.query.tool-adapter-definitions"]
+    )
+    (case,) = [c for c in report["cases"] if c["surface"] == "tool"]
+    assert case["outcome"] == "failed"
+    failed = [c for c in case["checks"] if not c["passed"]]
+    assert failed == [
+        {
+            "name": "tool-definitions",
+            "passed": False,
+            "detail": "step 1 (tools): match_capabilities differs from tools.json in description",
+        }
+    ]

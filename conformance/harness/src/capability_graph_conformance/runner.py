@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
 __all__ = ["RunOptions", "RunResult", "run_suite", "select_vectors"]
 
-_DRIVER_OPS = frozenset(("open", "call", "await", "cancel", "reload", "close"))
+_DRIVER_OPS = frozenset(("open", "call", "await", "cancel", "reload", "close", "tools"))
 _ARGV_TOOLS = {
     "describe": "describe_graph",
     "list": "list_capabilities",
@@ -352,6 +352,9 @@ class _Runner:
                 "driver-started", outcome == "started", f"{label}: {preview(observation, 300)}"
             )
             return
+        if op == "tools":
+            self._check_tool_definitions(case, observation, label)
+            return
         if expect is None:
             if step.get("cleanup"):
                 return
@@ -413,6 +416,32 @@ class _Runner:
         else:
             mismatches = match(expect["result"], result, captures)
             case.check("result-match", not mismatches, "; ".join(mismatches[:4]))
+
+    def _check_tool_definitions(
+        self, case: CaseResult, observation: dict[str, Any], label: str
+    ) -> None:
+        """The adapter's tool definitions are the contract's (tools.json), tool by tool."""
+        if not case.check(
+            "tool-definitions-returned",
+            observation.get("outcome") == "returned" and isinstance(observation.get("value"), list),
+            f"{label}: expected the list of tool definitions, got {preview(observation, 300)}",
+        ):
+            return
+        observed = {t.get("name"): t for t in observation["value"] if isinstance(t, dict)}
+        contract = {t["name"]: t for t in self.suite.tools.get("tools", ())}
+        problems = []
+        if list(observed) != list(contract):
+            problems.append(f"tools {list(observed)}, the contract's {list(contract)}")
+        for name, tool in contract.items():
+            if name in observed and canonical(observed[name]) != canonical(tool):
+                members = sorted(
+                    k
+                    for k in set(tool) | set(observed[name])
+                    if canonical(tool.get(k)) != canonical(observed[name].get(k))
+                )
+                problems.append(f"{name} differs from tools.json in {', '.join(members)}")
+        case.observed.append(("result", observation["value"]))
+        case.check("tool-definitions", not problems, f"{label}: " + "; ".join(problems))
 
     # -- CLI ------------------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ tool-extra-member      the Tool Adapter's envelope carries an extra member "debu
 sigint-not-cancelling  the CLI does not turn Ctrl-C during a match into a cancellation (the
                        interpreter's default: exit 130 with nothing on stderr)
 init-overwrites        init replaces a differing configuration instead of reporting a conflict
+stale-tool-definitions the Tool Adapter's definition of match_capabilities has another description
 none                   no mutation at all (the reference through this launcher)
 """
 
@@ -64,6 +65,19 @@ def _mutate(mutation: str, role: str, argv: list[str]) -> None:
             return original_init(directory, dry_run=dry_run)
 
         cli._init = init
+    elif mutation == "stale-tool-definitions":
+        from capability_graph import _tools
+
+        definitions = _tools.tool_definitions
+
+        def stale() -> list[dict[str, Any]]:
+            tools: list[dict[str, Any]] = definitions()
+            for tool in tools:
+                if tool["name"] == "match_capabilities":
+                    tool["description"] = "Match capabilities."
+            return tools
+
+        _tools.tool_definitions = stale
     elif mutation == "mcp-structured-content":
         from mcp import types
 

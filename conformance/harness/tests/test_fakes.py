@@ -214,3 +214,11 @@ def test_a_tool_adapter_with_a_stale_definition(run_report: Any, fakes: Path) ->
             "detail": "step 1 (tools): match_capabilities differs from tools.json in description",
         }
     ]
+
+
+def test_an_mcp_server_listing_tools_without_annotations(run_report: Any, fakes: Path) -> None:
+    report = _run(run_report, fakes, "mcp-no-annotations", ["cg.query.describe"], "-s", "mcp")
+    (case,) = [c for c in report["cases"] if c["surface"] == "mcp"]
+    failed = [c for c in case["checks"] if not c["passed"]]
+    assert [c["name"] for c in failed] == ["mcp-tools-list"]
+    assert failed[0]["detail"].startswith("describe_graph differs from tools.json in annotations")

@@ -750,12 +750,16 @@ class _Runner:
                         env=manifest.environment(),
                         start_timeout=self.options.process_timeout,
                     ) as server:
+                        listed = False
                         while pending:
                             current = pending.pop(0)
                             if report and self._stop_here(current):
                                 current = None
                                 continue
                             began = time.monotonic()
+                            if not listed:  # every server lists exactly the contract's tools
+                                listed = True
+                                await self._mcp_tools_list(server, current)
                             await self._mcp_call(server, current, workdir)
                             self._mcp_done(current, began, report)
                             current = None
@@ -784,6 +788,32 @@ class _Runner:
             self._done(case, began)
         else:
             case.duration_ms = int((time.monotonic() - began) * 1000)
+
+    async def _mcp_tools_list(self, server: McpConnection, case: CaseResult) -> None:
+        """``tools/list`` of a fresh server holds the tools of tools.json, member for member
+        (a check of the first case the server serves)."""
+        result = await server.list_tools(self.options.step_timeout)
+        listed = result.get("tools") if isinstance(result, dict) else None
+        if not case.check(
+            "mcp-tools-list-returned",
+            isinstance(listed, list),
+            f"tools/list answered {preview(result, 300)}",
+        ):
+            return
+        assert isinstance(listed, list)
+        observed = {t.get("name"): t for t in listed if isinstance(t, dict)}
+        contract = {t["name"]: t for t in self.suite.tools.get("tools", ())}
+        problems = []
+        if list(observed) != list(contract):
+            problems.append(f"tools {list(observed)}, the contract's {list(contract)}")
+        for name, tool in contract.items():
+            if name in observed:
+                members = sorted(
+                    k for k in tool if canonical(tool[k]) != canonical(observed[name].get(k))
+                )
+                if members:
+                    problems.append(f"{name} differs from tools.json in {', '.join(members)}")
+        case.check("mcp-tools-list", not problems, "; ".join(problems))
 
     async def _mcp_call(self, server: McpConnection, case: CaseResult, workdir: Workdir) -> None:
         vector = case.vector

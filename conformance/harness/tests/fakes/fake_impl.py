@@ -19,6 +19,7 @@ sigint-not-cancelling  the CLI does not turn Ctrl-C during a match into a cancel
                        interpreter's default: exit 130 with nothing on stderr)
 init-overwrites        init replaces a differing configuration instead of reporting a conflict
 stale-tool-definitions the Tool Adapter's definition of match_capabilities has another description
+mcp-no-annotations     the MCP server lists its tools without their annotations
 none                   no mutation at all (the reference through this launcher)
 """
 
@@ -78,6 +79,15 @@ def _mutate(mutation: str, role: str, argv: list[str]) -> None:
             return tools
 
         _tools.tool_definitions = stale
+    elif mutation == "mcp-no-annotations":
+        from capability_graph import _mcp
+
+        listed = _mcp.tool_definitions
+
+        def without_annotations() -> list[dict[str, Any]]:
+            return [{k: v for k, v in t.items() if k != "annotations"} for t in listed()]
+
+        _mcp.tool_definitions = without_annotations
     elif mutation == "mcp-structured-content":
         from mcp import types
 

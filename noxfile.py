@@ -113,6 +113,17 @@ def stress(session: nox.Session) -> None:
 
 
 @nox.session(default=False)
+def mutation(session: nox.Session) -> None:
+    """Mutation testing of the reference with the conformance suite as the oracle: prints the
+    mutation score per module and every surviving mutant (tools/mutation.py; pass module file
+    names to choose, --fresh to start over). Slow: minutes per module."""
+    _install_packages(session)
+    session.install("./conformance/harness")
+    session.install(*_group("mutation"))
+    session.run("python", "tools/mutation.py", *session.posargs)
+
+
+@nox.session(default=False)
 def bench(session: nox.Session) -> None:
     """Run the benchmarks and print ratios against their baselines."""
     _install_packages(session)

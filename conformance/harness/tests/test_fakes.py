@@ -173,3 +173,52 @@ def test_a_driver_breaking_the_protocol_errors_that_case(
     ]
     assert case["outcome"] == "errored"
     assert "broke the protocol" in case["reason"]
+
+
+def test_a_cli_that_does_not_cancel_on_sigint(run_report: Any, fakes: Path) -> None:
+    patterns = ["cg.cli.match-interrupted", "cg.cli.match-command"]
+    report = _run(run_report, fakes, "sigint-not-cancelling", patterns)
+    failing = {(c["vector"], c["surface"]): c for c in report["cases"] if c["outcome"] == "failed"}
+    assert set(failing) == {("cg.cli.match-interrupted", "cli")}
+    checks = {c["name"]: c["passed"] for c in failing["cg.cli.match-interrupted", "cli"]["checks"]}
+    # the process was interrupted (130) but said nothing: no envelope, no CG_MODEL_CANCELLED
+    assert checks["cli-signal-delivered"] is True
+    assert checks["cli-exit-status"] is True
+    assert checks["cli-stderr-one-line"] is False
+
+
+def test_an_init_that_overwrites_a_differing_configuration(
+    run_report: Any, fakes: Path, failing_cases: Any
+) -> None:
+    patterns = ["cg.cli.init-*"]
+    report = _run(run_report, fakes, "init-overwrites", patterns)
+    assert failing_cases(report) == {("cg.cli.init-conflict", "cli")}
+    (case,) = [c for c in report["cases"] if c["outcome"] == "failed"]
+    failed = {c["name"]: c.get("detail", "") for c in case["checks"] if not c["passed"]}
+    assert failed["cli-exit-status"] == "expected 3, got 0"
+    assert failed["cli-files"].startswith("capability-graph.json changed (")
+    assert "providers exists" in failed["cli-files"]
+
+
+def test_a_tool_adapter_with_a_stale_definition(run_report: Any, fakes: Path) -> None:
+    report = _run(
+        run_report, fakes, "stale-tool-definitions", ["cg.query.tool-adapter-definitions"]
+    )
+    (case,) = [c for c in report["cases"] if c["surface"] == "tool"]
+    assert case["outcome"] == "failed"
+    failed = [c for c in case["checks"] if not c["passed"]]
+    assert failed == [
+        {
+            "name": "tool-definitions",
+            "passed": False,
+            "detail": "step 1 (tools): match_capabilities differs from tools.json in description",
+        }
+    ]
+
+
+def test_an_mcp_server_listing_tools_without_annotations(run_report: Any, fakes: Path) -> None:
+    report = _run(run_report, fakes, "mcp-no-annotations", ["cg.query.describe"], "-s", "mcp")
+    (case,) = [c for c in report["cases"] if c["surface"] == "mcp"]
+    failed = [c for c in case["checks"] if not c["passed"]]
+    assert [c["name"] for c in failed] == ["mcp-tools-list"]
+    assert failed[0]["detail"].startswith("describe_graph differs from tools.json in annotations")

@@ -1,10 +1,12 @@
 """Expected-failure lists (``spec/conformance/expected-failures.schema.json``), strictly applied.
 
 A listed case that failed or errored is an *expected failure* (it does not fail the run). A listed
-case that passed is an *unexpected pass*, and an entry that matches no case that ran (a vector
-that does not exist, a case that was not applicable or skipped, an ``outcome`` that differs) is
+case that passed is an *unexpected pass*, and an entry that matches no case of the suite (a
+vector that does not exist, a case that is not applicable) or whose ``outcome`` differs is
 *unmatched*: both fail the run, so the list can only shrink as the implementation improves.
-Entries for vectors outside the run's selection are ignored.
+Entries for cases that did not run are ignored, whatever kept them from running: a vector outside
+the ``-k`` selection, a surface outside ``-s``, a surface without a command in the manifest, a
+step the driver does not support, ``--exit-first``. The report's verdict says what did not run.
 """
 
 from __future__ import annotations
@@ -59,9 +61,11 @@ def apply_baseline(
         if entry["vector"] in known_vectors and entry["vector"] not in selected:
             continue  # not part of this run
         case = by_key.get(key)
-        if case is None:
+        if case is None or case.outcome == "not-applicable":
             result.unmatched.append(key)
             continue
+        if case.outcome == "skipped":
+            continue  # not run here: neither confirmed nor contradicted
         wanted = entry.get("outcome")
         if case.outcome == "passed":
             result.unexpected_passes.append(key)

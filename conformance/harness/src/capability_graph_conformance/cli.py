@@ -7,7 +7,9 @@
 ``sync``     copy the suite from a repository checkout into the package data (``--check``: drift)
 
 Exit status: 0 success, 1 conformance failure (or drift, or a bad suite), 2 usage error or an
-unusable manifest / expected-failures list.
+unusable manifest / expected-failures list. ``run`` succeeds when its verdict is *pass* or
+*partial* (nothing failed; the verdict names what was not certified); with ``--strict`` only a
+*pass* (all four surfaces, the whole suite, no expected failure) succeeds.
 """
 
 from __future__ import annotations
@@ -124,6 +126,17 @@ def _parser() -> argparse.ArgumentParser:
         help="one MCP server per distinct configuration, no script batching",
     )
     run.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    run.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail unless the verdict is pass: all four surfaces ran the whole suite and passed",
+    )
+    run.add_argument(
+        "-x",
+        "--exit-first",
+        action="store_true",
+        help="start no case after the first failed or errored one (the rest are skipped)",
+    )
     run.add_argument(
         "--keep-workdir",
         action="store_true",
@@ -257,6 +270,7 @@ def _run(args: argparse.Namespace) -> int:
         keep_workdir=args.keep_workdir,
         step_timeout=args.timeout,
         process_timeout=args.timeout,
+        exit_first=args.exit_first,
     )
     bar = ProgressBar(len(selected) * len(SURFACES), enabled=not args.no_progress)
     result = run_suite(suite, schemas, manifest, options, bar)
@@ -280,7 +294,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"working folders kept in {result.workdir}")
     print(markdown_summary(report).split("\n## ")[0].rstrip())
     print(f"reports: {args.report_dir}{os.sep}(report.json, summary.md, junit.xml, matrix.html)")
-    return EXIT_OK if report["verdict"] == "pass" and not problems else EXIT_FAILED
+    accepted = ("pass",) if args.strict else ("pass", "partial")
+    return EXIT_OK if report["verdict"] in accepted and not problems else EXIT_FAILED
 
 
 def _write_reports(report: dict[str, Any], args: argparse.Namespace) -> None:

@@ -172,6 +172,27 @@ class McpConnection:
             kind, detail = "no-response", "the client returned but no response frame was seen"
         return McpCall(kind, response, frames, bytes(self.stderr[stderr_before:]), detail)
 
+    async def list_tools(self, timeout: float) -> Any:
+        """The raw ``result`` of a ``tools/list`` request (as the server sent it), or None when
+        no answer came."""
+        session = self._session
+        assert session is not None
+        sent_before, frames_before = len(self.sent), len(self.frames)
+        with contextlib.suppress(Exception), anyio.fail_after(timeout):
+            await session.list_tools()
+        request_id = None
+        for raw in self.sent[sent_before:]:
+            with contextlib.suppress(ValueError):
+                message = json.loads(raw)
+                if isinstance(message, dict) and message.get("method") == "tools/list":
+                    request_id = message.get("id")
+        for raw in self.frames[frames_before:]:
+            with contextlib.suppress(ValueError):
+                message = json.loads(raw)
+                if isinstance(message, dict) and message.get("id") == request_id:
+                    return message.get("result")
+        return None
+
     @property
     def alive(self) -> bool:
         return self._process is not None and self._process.returncode is None

@@ -10,6 +10,7 @@ import datetime as dt
 import html
 import platform
 import sys
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 from xml.etree import ElementTree as ET
@@ -21,7 +22,14 @@ from .cases import OUTCOMES, CaseResult
 from .runner import RunResult
 from .suite import SURFACES, Suite
 
-__all__ = ["build_report", "html_matrix", "junit_xml", "markdown_summary"]
+__all__ = [
+    "build_report",
+    "html_matrix",
+    "junit_xml",
+    "markdown_summary",
+    "surface_verdicts",
+    "verdict_text",
+]
 
 REPORT_FORMAT = "cg-conformance-report/1"
 
@@ -45,6 +53,78 @@ def _counts(cases: Iterable[CaseResult], unexpected: set[tuple[str, str]]) -> di
     return counts
 
 
+def surface_verdicts(
+    cases: list[CaseResult], outcome: BaselineOutcome
+) -> dict[str, dict[str, Any]]:
+    """What each surface certifies.
+
+    * ``pass``: every applicable case of the selection ran and passed;
+    * ``fail``: a case failed or errored without being an expected failure, or an entry of the
+      expected-failures list for this surface passed or matched nothing;
+    * ``incomplete``: nothing failed unexpectedly, but some cases did not run (skipped) or are
+      expected failures;
+    * ``not-run``: no case of this surface ran (not selected, no command, no applicable vector).
+    """
+    baseline_problems = Counter(s for _, s in [*outcome.unexpected_passes, *outcome.unmatched])
+    verdicts: dict[str, dict[str, Any]] = {}
+    for surface in SURFACES:
+        applicable = [c for c in cases if c.surface == surface and c.outcome != "not-applicable"]
+        ran = [c for c in applicable if c.outcome != "skipped"]
+        skipped = [c for c in applicable if c.outcome == "skipped"]
+        expected = [c for c in ran if c.expected_failure]
+        bad = [c for c in ran if c.outcome in ("failed", "errored") and not c.expected_failure]
+        entry: dict[str, Any] = {"applicable": len(applicable), "ran": len(ran)}
+        if bad or baseline_problems[surface]:
+            parts = []
+            if bad:
+                parts.append(f"{len(bad)} case(s) failed or errored")
+            if baseline_problems[surface]:
+                parts.append(f"{baseline_problems[surface]} expected-failure entry(ies) wrong")
+            entry.update(verdict="fail", reason=", ".join(parts))
+        elif not applicable:
+            entry.update(verdict="not-run", reason="no selected vector applies")
+        elif not ran:
+            entry.update(verdict="not-run", reason=_most_common(c.reason for c in skipped))
+        elif skipped or expected:
+            parts = []
+            if expected:
+                parts.append(f"{len(expected)} expected failure(s)")
+            if skipped:
+                why = _most_common(c.reason for c in skipped)
+                parts.append(f"{len(skipped)} of {len(applicable)} case(s) not run ({why})")
+            entry.update(verdict="incomplete", reason="; ".join(parts))
+        else:
+            entry.update(verdict="pass")
+        verdicts[surface] = entry
+    return verdicts
+
+
+def _most_common(reasons: Iterable[str]) -> str:
+    counted = Counter(reasons).most_common(1)
+    return counted[0][0] if counted else ""
+
+
+def verdict_text(
+    verdict: str, surfaces: dict[str, dict[str, Any]], selected: int, total: int
+) -> str:
+    """The verdict in words, saying exactly what was certified: ``PASS (sdk, tool, mcp, cli)``,
+    ``PASS (sdk, tool, cli; mcp not run)``, ``FAIL (mcp: 2 case(s) failed or errored)``."""
+    if verdict == "fail":
+        failing = [f"{s}: {v['reason']}" for s, v in surfaces.items() if v["verdict"] == "fail"]
+        return "FAIL (" + ("; ".join(failing) or "see the reasons") + ")"
+    passed = [s for s, v in surfaces.items() if v["verdict"] == "pass"]
+    parts = [", ".join(passed) if passed else "no surface"]
+    incomplete = [s for s, v in surfaces.items() if v["verdict"] == "incomplete"]
+    not_run = [s for s, v in surfaces.items() if v["verdict"] == "not-run"]
+    if incomplete:
+        parts.append(", ".join(incomplete) + " incomplete")
+    if not_run:
+        parts.append(", ".join(not_run) + " not run")
+    if selected < total:
+        parts.append(f"{selected} of {total} vectors")
+    return "PASS (" + "; ".join(parts) + ")"
+
+
 def build_report(
     run: RunResult, suite: Suite, baseline: Baseline, outcome: BaselineOutcome
 ) -> dict[str, Any]:
@@ -57,6 +137,13 @@ def build_report(
         listed = ", ".join(f"{c.vector.id} [{c.surface}]" for c in bad[:10])
         more = f" and {len(bad) - 10} more" if len(bad) > 10 else ""
         reasons.append(f"{len(bad)} case(s) failed or errored: {listed}{more}")
+    unconfirmed = [c for c in bad if c.unconfirmed]
+    if unconfirmed:
+        reasons.append(
+            f"{len(unconfirmed)} MCP failure(s) seen on a server shared by a batch of vectors "
+            "and not confirmed alone (--no-batch runs each on its own server): "
+            + ", ".join(c.vector.id for c in unconfirmed[:10])
+        )
     if outcome.unexpected_passes:
         reasons.append(
             "expected failures that passed (remove them from the list): "
@@ -69,6 +156,19 @@ def build_report(
         )
     if summary["checks"] == 0:
         reasons.append("no check ran")
+    surfaces = surface_verdicts(cases, outcome)
+    total = len(suite.vectors)
+    if reasons:
+        verdict = "fail"
+    elif all(v["verdict"] == "pass" for v in surfaces.values()) and len(run.vectors) == total:
+        verdict = "pass"
+    else:
+        verdict = "partial"
+        for surface, entry in surfaces.items():
+            if entry["verdict"] != "pass":
+                reasons.append(f"{surface} {entry['verdict']}: {entry['reason']}")
+        if len(run.vectors) < total:
+            reasons.append(f"a selection: {len(run.vectors)} of {total} vectors (-k)")
     baseline_json: dict[str, Any] = {
         "entries": len(baseline.entries),
         "unexpectedPasses": [{"vector": v, "surface": s} for v, s in outcome.unexpected_passes],
@@ -102,8 +202,17 @@ def build_report(
             "%Y-%m-%dT%H:%M:%S.%fZ"
         ),
         "durationMs": int(run.duration_s * 1000),
-        "verdict": "fail" if reasons else "pass",
+        "verdict": verdict,
+        "verdictText": verdict_text(verdict, surfaces, len(run.vectors), total),
         "reasons": reasons,
+        "selection": {
+            "patterns": list(run.options.patterns),
+            "surfaces": [s for s in SURFACES if s in run.options.surfaces],
+            "vectors": len(run.vectors),
+            "suiteVectors": total,
+            "exitFirst": run.options.exit_first,
+        },
+        "surfaces": surfaces,
         "summary": summary,
         "bySurface": {
             s: _counts((c for c in cases if c.surface == s), unexpected) for s in SURFACES
@@ -126,6 +235,11 @@ def _case_json(case: CaseResult) -> dict[str, Any]:
     }
     if case.reason:
         data["reason"] = case.reason
+    if case.unconfirmed:
+        data["unconfirmed"] = True
+        data["reason"] = (
+            "seen on a server shared by a batch of vectors, not confirmed alone: " + case.reason
+        )
     if case.evidence is not None and case.outcome in ("failed", "errored"):
         data["evidence"] = case.evidence
     return data
@@ -148,7 +262,7 @@ def markdown_summary(report: dict[str, Any]) -> str:
     lines = [
         f"# Conformance: {impl['name']} {impl['version']} ({impl['language']})",
         "",
-        f"**Verdict: {report['verdict'].upper()}** - suite {suite['version']} "
+        f"**Verdict: {report['verdictText']}** - suite {suite['version']} "
         f"({suite['vectors']} vectors), contract {suite['contract']} {suite['contractVersion']}, "
         f"driver protocol {suite['driverProtocol']}, {report['durationMs'] / 1000:.1f} s",
         "",
@@ -156,14 +270,17 @@ def markdown_summary(report: dict[str, Any]) -> str:
     if report["reasons"]:
         lines += [f"- {reason}" for reason in report["reasons"]] + [""]
     lines += [
-        "| surface | passed | failed | errored | skipped | n/a | expected failures | checks |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| surface | verdict | passed | failed | errored | skipped | n/a | expected failures "
+        "| checks |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
+    verdicts = {s: _surface_label(v) for s, v in report["surfaces"].items()}
+    verdicts["total"] = report["verdict"]
     for surface, counts in [*report["bySurface"].items(), ("total", report["summary"])]:
         lines.append(
-            f"| {surface} | {counts['passed']} | {counts['failed']} | {counts['errored']} | "
-            f"{counts['skipped']} | {counts['not-applicable']} | {counts['expectedFailures']} | "
-            f"{counts['checks']} |"
+            f"| {surface} | {verdicts[surface]} | {counts['passed']} | {counts['failed']} | "
+            f"{counts['errored']} | {counts['skipped']} | {counts['not-applicable']} | "
+            f"{counts['expectedFailures']} | {counts['checks']} |"
         )
     problems = [c for c in report["cases"] if c["outcome"] in ("failed", "errored")]
     if problems:
@@ -174,6 +291,11 @@ def markdown_summary(report: dict[str, Any]) -> str:
             reason = str(case.get("reason", "")).replace("|", "\\|").replace("\n", " ")[:300]
             lines.append(f"| `{case['vector']}` | {case['surface']} | {outcome} | {reason} |")
     return "\n".join(lines) + "\n"
+
+
+def _surface_label(entry: dict[str, Any]) -> str:
+    reason = str(entry.get("reason", "")).replace("|", "\\|")
+    return str(entry["verdict"]) + (f" ({reason})" if reason else "")
 
 
 # -- JUnit XML -----------------------------------------------------------------------------------
@@ -190,6 +312,15 @@ def junit_xml(report: dict[str, Any]) -> str:
             if c["surface"] == surface and c["outcome"] != "not-applicable"
         ]
         suite = ET.SubElement(root, "testsuite", name=surface, tests=str(len(cases)))
+        properties = ET.SubElement(suite, "properties")
+        entry = report["surfaces"][surface]
+        for name, value in (
+            ("verdict", report["verdictText"]),
+            ("surfaceVerdict", entry["verdict"]),
+            ("surfaceReason", entry.get("reason", "")),
+        ):
+            if value:
+                ET.SubElement(properties, "property", name=name, value=value)
         counts = {"failures": 0, "errors": 0, "skipped": 0}
         total_ms = 0
         for case in cases:
@@ -236,7 +367,8 @@ td.o{text-align:center;font-weight:600;white-space:nowrap}
 .errored{background:#fff1c2;color:#7d4e00}.skipped{background:#eef1f4;color:#57606a}
 .not-applicable{background:#fff;color:#8c959f}.xfail{background:#f3e8ff;color:#6e40c9}
 tr.area th{background:#eaeef2;text-align:left}.v{font-family:ui-monospace,monospace;font-size:12px}
-.verdict-pass{color:#116329}.verdict-fail{color:#a40e26}
+.verdict-pass{color:#116329}.verdict-fail{color:#a40e26}.verdict-partial{color:#7d4e00}
+.sv-pass{color:#116329}.sv-fail{color:#a40e26}.sv-incomplete,.sv-not-run{color:#7d4e00}
 """
 _SYMBOL = {
     "passed": "pass",
@@ -263,14 +395,19 @@ def html_matrix(report: dict[str, Any]) -> str:
         f"<h1>Conformance matrix: {esc(impl['name'])} {esc(impl['version'])} "
         f"({esc(impl['language'])})</h1>",
         f"<p class='verdict-{esc(report['verdict'])}'><strong>Verdict: "
-        f"{esc(report['verdict'].upper())}</strong> - suite {esc(suite['version'])}, "
+        f"{esc(report['verdictText'])}</strong> - suite {esc(suite['version'])}, "
         f"{suite['vectors']} vectors, contract {esc(suite['contract'])} "
         f"{esc(suite['contractVersion'])}, {report['durationMs'] / 1000:.1f} s, "
         f"{report['summary']['checks']} checks</p>",
     ]
     if report["reasons"]:
         parts.append("<ul>" + "".join(f"<li>{esc(r)}</li>" for r in report["reasons"]) + "</ul>")
-    header = "".join(f"<th>{s}</th>" for s in SURFACES)
+    header = "".join(
+        f"<th>{s}<br><span class='sv-{esc(report['surfaces'][s]['verdict'])}' "
+        f"title='{esc(report['surfaces'][s].get('reason', ''), quote=True)}'>"
+        f"{esc(report['surfaces'][s]['verdict'])}</span></th>"
+        for s in SURFACES
+    )
     parts.append(f"<table><thead><tr><th>vector</th><th>title</th>{header}</tr></thead><tbody>")
     area = None
     for vector_id, title in vectors.items():

@@ -19,6 +19,7 @@ import copy
 import fnmatch
 import json
 import os
+import signal
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -39,7 +40,7 @@ from .cases import (
 from .driver import DriverClient, DriverError
 from .manifest import Manifest
 from .matching import match, substitute
-from .schemas import SchemaSet
+from .schemas import SchemaSet, json_type
 from .suite import SURFACES, Suite, Vector
 from .workspace import Workdir, Workspace, remove_file, write_file
 
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
 
 __all__ = ["RunOptions", "RunResult", "run_suite", "select_vectors"]
 
-_DRIVER_OPS = frozenset(("open", "call", "await", "cancel", "reload", "close"))
+_DRIVER_OPS = frozenset(("open", "call", "await", "cancel", "reload", "close", "tools"))
 _ARGV_TOOLS = {
     "describe": "describe_graph",
     "list": "list_capabilities",
@@ -58,6 +59,8 @@ _ARGV_TOOLS = {
 }
 #: How many failing cases of one MCP batch are confirmed on dedicated servers.
 MAX_CONFIRMATIONS = 8
+#: The signals a vector may deliver to a CLI process.
+_SIGNALS = {"SIGINT": signal.SIGINT}
 
 
 @dataclass
@@ -69,6 +72,10 @@ class RunOptions:
     keep_workdir: bool = False
     step_timeout: float = 60.0
     process_timeout: float = 60.0
+    #: Stop starting cases after the first failed or errored one (the rest are skipped).
+    exit_first: bool = False
+    #: Failing cases of one MCP batch re-run alone; the others are reported as not confirmed.
+    max_confirmations: int = MAX_CONFIRMATIONS
 
 
 @dataclass
@@ -79,6 +86,7 @@ class RunResult:
     duration_s: float
     vectors: list[Vector] = field(default_factory=list)
     workdir: str | None = None
+    options: RunOptions = field(default_factory=RunOptions)
 
 
 def select_vectors(vectors: Sequence[Vector], patterns: Sequence[str]) -> list[Vector]:
@@ -124,6 +132,7 @@ class _Runner:
         }
         jobs = options.jobs or (os.cpu_count() or 2) + 1
         self.slots = asyncio.Semaphore(max(1, jobs))
+        self.stopped = False  # --exit-first: a case failed, start no other
 
     # -- planning -------------------------------------------------------------------------------
 
@@ -188,13 +197,24 @@ class _Runner:
             duration_s=time.monotonic() - clock,
             vectors=self.vectors,
             workdir=str(root) if keep else None,
+            options=self.options,
         )
 
     def _done(self, case: CaseResult, started: float) -> None:
         case.duration_ms = int((time.monotonic() - started) * 1000)
         if case.outcome not in ("errored", "skipped"):
             case.finish()
+        if self.options.exit_first and case.outcome in ("failed", "errored"):
+            self.stopped = True
         self.progress(case)
+
+    def _stop_here(self, case: CaseResult) -> bool:
+        """With --exit-first, once a case has failed: skip ``case`` (reported) and say so."""
+        if not self.stopped:
+            return False
+        case.skip("not run: an earlier case failed (--exit-first)")
+        self.progress(case)
+        return True
 
     def _forbid(self, case: CaseResult, *workdirs: Workdir) -> list[str]:
         paths: list[str] = []
@@ -211,6 +231,8 @@ class _Runner:
         driver: DriverClient | None = None
         start_error = ""
         for case in cases:
+            if self._stop_here(case):
+                continue
             began = time.monotonic()
             if driver is None or not driver.alive:
                 if driver is not None:
@@ -330,6 +352,9 @@ class _Runner:
                 "driver-started", outcome == "started", f"{label}: {preview(observation, 300)}"
             )
             return
+        if op == "tools":
+            self._check_tool_definitions(case, observation, label)
+            return
         if expect is None:
             if step.get("cleanup"):
                 return
@@ -342,14 +367,8 @@ class _Runner:
         if "error" in expect:
             if through_tool:
                 value = observation.get("value")
-                if not case.check(
-                    "tool-envelope",
-                    outcome == "returned"
-                    and isinstance(value, dict)
-                    and set(value) == {"ok", "error"}
-                    and value.get("ok") is False,
-                    f"{label}: expected {{ok: false, error}}, got {preview(observation, 300)}",
-                ):
+                problem = _envelope_problem(observation, ok=False)
+                if not case.check("tool-envelope", not problem, f"{label}: {problem}"):
                     return
                 problems = self.schemas.errors("tool-outcome.schema.json", value)
                 case.check("tool-envelope-schema", not problems, "; ".join(problems))
@@ -371,14 +390,8 @@ class _Runner:
         # a result
         if through_tool:
             value = observation.get("value")
-            if not case.check(
-                "tool-envelope",
-                outcome == "returned"
-                and isinstance(value, dict)
-                and set(value) == {"ok", "result"}
-                and value.get("ok") is True,
-                f"{label}: expected {{ok: true, result}}, got {preview(observation, 300)}",
-            ):
+            problem = _envelope_problem(observation, ok=True)
+            if not case.check("tool-envelope", not problem, f"{label}: {problem}"):
                 return
             assert isinstance(value, dict)
             result = value["result"]
@@ -404,10 +417,38 @@ class _Runner:
             mismatches = match(expect["result"], result, captures)
             case.check("result-match", not mismatches, "; ".join(mismatches[:4]))
 
+    def _check_tool_definitions(
+        self, case: CaseResult, observation: dict[str, Any], label: str
+    ) -> None:
+        """The adapter's tool definitions are the contract's (tools.json), tool by tool."""
+        if not case.check(
+            "tool-definitions-returned",
+            observation.get("outcome") == "returned" and isinstance(observation.get("value"), list),
+            f"{label}: expected the list of tool definitions, got {preview(observation, 300)}",
+        ):
+            return
+        observed = {t.get("name"): t for t in observation["value"] if isinstance(t, dict)}
+        contract = {t["name"]: t for t in self.suite.tools.get("tools", ())}
+        problems = []
+        if list(observed) != list(contract):
+            problems.append(f"tools {list(observed)}, the contract's {list(contract)}")
+        for name, tool in contract.items():
+            if name in observed and canonical(observed[name]) != canonical(tool):
+                members = sorted(
+                    k
+                    for k in set(tool) | set(observed[name])
+                    if canonical(tool.get(k)) != canonical(observed[name].get(k))
+                )
+                problems.append(f"{name} differs from tools.json in {', '.join(members)}")
+        case.observed.append(("result", observation["value"]))
+        case.check("tool-definitions", not problems, f"{label}: " + "; ".join(problems))
+
     # -- CLI ------------------------------------------------------------------------------------
 
     async def _cli_case(self, case: CaseResult) -> None:
         async with self.slots:
+            if self._stop_here(case):
+                return
             began = time.monotonic()
             try:
                 await self._cli(case)
@@ -419,7 +460,11 @@ class _Runner:
         manifest = self.manifest
         assert manifest.cli is not None
         vector = case.vector
-        workdir = self.workspace.for_vector(vector)
+        expect = vector.expect_for("cli")
+        files = expect.get("exit", {}).get("files", {})
+        # a command that may write files gets a folder of its own
+        workdir = self.workspace.for_vector(vector, private=bool(files))
+        before = {path: _read_or_none(workdir.path / path) for path in files}
         config = str(workdir.config_path)
         extra_env: dict[str, str] = {}
         if vector.kind == "argv":
@@ -452,10 +497,12 @@ class _Runner:
         except OSError as error:
             case.error(f"cannot start the CLI {argv[0]!r}: {error}")
             return
+        exchange = asyncio.ensure_future(process.communicate())
+        signal_spec = vector.data.get("signal")
+        if signal_spec is not None:
+            await self._deliver_signal(case, process, exchange, signal_spec)
         try:
-            stdout, stderr = await asyncio.wait_for(
-                process.communicate(), self.options.process_timeout
-            )
+            stdout, stderr = await asyncio.wait_for(exchange, self.options.process_timeout)
         except TimeoutError:
             process.kill()
             await process.wait()
@@ -467,7 +514,6 @@ class _Runner:
             "stdout": preview(stdout),
             "stderr": preview(stderr),
         }
-        expect = vector.expect_for("cli")
         if "error" in expect:
             check_cli_envelope(
                 case,
@@ -512,7 +558,9 @@ class _Runner:
                 case.check("cli-stdout-empty", stdout == b"", f"stdout: {preview(stdout, 300)}")
             if exit_expect.get("stderrNonEmpty"):
                 case.check("cli-stderr-non-empty", bool(stderr.strip()), "stderr is empty")
-            if "stdoutJson" in exit_expect:
+            if exit_expect.get("stderrEmpty"):
+                case.check("cli-stderr-empty", stderr == b"", f"stderr: {preview(stderr, 300)}")
+            if "stdoutJson" in exit_expect or "stdoutSchema" in exit_expect:
                 try:
                     value = json.loads(stdout)
                 except ValueError:
@@ -520,11 +568,19 @@ class _Runner:
                         "cli-stdout-json", False, f"stdout is not JSON: {preview(stdout, 300)}"
                     )
                 else:
-                    mismatches = match(exit_expect["stdoutJson"], value)
-                    case.check("cli-stdout-match", not mismatches, "; ".join(mismatches[:4]))
+                    if "stdoutSchema" in exit_expect:
+                        problems = self.schemas.errors(exit_expect["stdoutSchema"], value)
+                        case.check("cli-stdout-schema", not problems, "; ".join(problems))
+                    if "stdoutJson" in exit_expect:
+                        mismatches = match(exit_expect["stdoutJson"], value)
+                        case.check("cli-stdout-match", not mismatches, "; ".join(mismatches[:4]))
+            if files:
+                _check_files(case, workdir, files, before)
         argv = vector.data.get("argv", [""])
-        if vector.data.get("cliStdout") == "report" or (
-            vector.kind == "argv" and argv[0] in _MAINTENANCE_COMMANDS
+        if (
+            "exit" in expect
+            or vector.data.get("cliStdout") == "report"
+            or (vector.kind == "argv" and argv[0] in _MAINTENANCE_COMMANDS)
         ):
             # A maintenance report is trusted output for the host and may name the host's local
             # paths (CG-MAINT-3); stderr, and every other output, must not name the working folder.
@@ -536,6 +592,30 @@ class _Runner:
             )
         if any(not c.passed for c in case.checks):
             case.evidence = evidence
+
+    async def _deliver_signal(
+        self,
+        case: CaseResult,
+        process: asyncio.subprocess.Process,
+        exchange: asyncio.Future[tuple[bytes, bytes]],
+        spec: dict[str, Any],
+    ) -> None:
+        """Send the vector's signal to the CLI process ``afterMs`` after it started; a process
+        that finished before that fails the case (the signal could not test anything)."""
+        name, after_ms = spec["name"], spec["afterMs"]
+        done, _ = await asyncio.wait({exchange}, timeout=after_ms / 1000)
+        if not done:
+            await _until_waiting(process.pid, exchange)
+        delivered = not exchange.done() and process.returncode is None
+        if delivered:
+            with contextlib.suppress(ProcessLookupError):
+                process.send_signal(_SIGNALS[name])
+        case.check(
+            "cli-signal-delivered",
+            delivered,
+            f"the CLI exited (status {process.returncode}) before {name} was due "
+            f"({after_ms} ms after it started)",
+        )
 
     # -- MCP ------------------------------------------------------------------------------------
 
@@ -566,6 +646,8 @@ class _Runner:
 
     async def _mcp_startup_case(self, case: CaseResult) -> None:
         async with self.slots:
+            if self._stop_here(case):
+                return
             began = time.monotonic()
             try:
                 await self._mcp_startup(case)
@@ -646,7 +728,7 @@ class _Runner:
             failing = [
                 c for c in group if any(not k.passed for k in c.checks) or c.outcome == "errored"
             ]
-            for case in failing[:MAX_CONFIRMATIONS]:
+            for case in failing[: self.options.max_confirmations]:
                 confirmation = CaseResult(case.vector, "mcp")
                 await self._mcp_serve(
                     [confirmation], self.workspace.for_vector(case.vector), report=False
@@ -658,11 +740,8 @@ class _Runner:
                     confirmation.evidence,
                 )
                 case.finish()
-            for case in failing[MAX_CONFIRMATIONS:]:
-                case.check("mcp-batch", True)
-                case.reason = (
-                    "observed on a server shared by a batch of vectors (not confirmed alone)"
-                )
+            for case in failing[self.options.max_confirmations :]:
+                case.unconfirmed = True
 
     async def _mcp_serve(
         self, group: list[CaseResult], workdir: Workdir, report: bool = True
@@ -674,6 +753,9 @@ class _Runner:
         argv = manifest.expand(manifest.mcp, config=str(workdir.config_path))
         pending = list(group)
         async with self.slots:
+            if report:
+                while pending and self.stopped:
+                    self._stop_here(pending.pop(0))
             while pending:
                 current: CaseResult | None = None
                 began = time.monotonic()
@@ -684,9 +766,16 @@ class _Runner:
                         env=manifest.environment(),
                         start_timeout=self.options.process_timeout,
                     ) as server:
+                        listed = False
                         while pending:
                             current = pending.pop(0)
+                            if report and self._stop_here(current):
+                                current = None
+                                continue
                             began = time.monotonic()
+                            if not listed:  # every server lists exactly the contract's tools
+                                listed = True
+                                await self._mcp_tools_list(server, current)
                             await self._mcp_call(server, current, workdir)
                             self._mcp_done(current, began, report)
                             current = None
@@ -715,6 +804,32 @@ class _Runner:
             self._done(case, began)
         else:
             case.duration_ms = int((time.monotonic() - began) * 1000)
+
+    async def _mcp_tools_list(self, server: McpConnection, case: CaseResult) -> None:
+        """``tools/list`` of a fresh server holds the tools of tools.json, member for member
+        (a check of the first case the server serves)."""
+        result = await server.list_tools(self.options.step_timeout)
+        listed = result.get("tools") if isinstance(result, dict) else None
+        if not case.check(
+            "mcp-tools-list-returned",
+            isinstance(listed, list),
+            f"tools/list answered {preview(result, 300)}",
+        ):
+            return
+        assert isinstance(listed, list)
+        observed = {t.get("name"): t for t in listed if isinstance(t, dict)}
+        contract = {t["name"]: t for t in self.suite.tools.get("tools", ())}
+        problems = []
+        if list(observed) != list(contract):
+            problems.append(f"tools {list(observed)}, the contract's {list(contract)}")
+        for name, tool in contract.items():
+            if name in observed:
+                members = sorted(
+                    k for k in tool if canonical(tool[k]) != canonical(observed[name].get(k))
+                )
+                if members:
+                    problems.append(f"{name} differs from tools.json in {', '.join(members)}")
+        case.check("mcp-tools-list", not problems, "; ".join(problems))
 
     async def _mcp_call(self, server: McpConnection, case: CaseResult, workdir: Workdir) -> None:
         vector = case.vector
@@ -753,6 +868,36 @@ class _Runner:
 
 #: CLI commands that write a report for the host rather than a result for a caller.
 _MAINTENANCE_COMMANDS: Final = frozenset(("doctor", "init", "mcp-install", "mcp-uninstall"))
+
+
+def _envelope_problem(observation: dict[str, Any], *, ok: bool) -> str:
+    """What is wrong with a Tool Adapter observation that should be ``{"ok": ok, ...}`` (the
+    extra or missing members by name), or "" when it is that envelope."""
+    member = "result" if ok else "error"
+    wanted = f"{{ok: {str(ok).lower()}, {member}}}"
+    if observation.get("outcome") != "returned":
+        return f"expected the adapter to return {wanted}, but it {_what_happened(observation)}"
+    value = observation.get("value")
+    if not isinstance(value, dict):
+        return f"expected {wanted}, got a JSON {json_type(value)}: {preview(value, 200)}"
+    problems = []
+    extra = sorted(set(value) - {"ok", member})
+    missing = sorted({"ok", member} - set(value))
+    if extra:
+        problems.append("extra member(s) " + ", ".join(repr(k) for k in extra))
+    if missing:
+        problems.append("missing member(s) " + ", ".join(repr(k) for k in missing))
+    if "ok" in value and value["ok"] is not ok:
+        problems.append(f"ok is {preview(value['ok'], 40)}, not {str(ok).lower()}")
+    return f"expected {wanted}: " + "; ".join(problems) if problems else ""
+
+
+def _what_happened(observation: dict[str, Any]) -> str:
+    outcome = observation.get("outcome")
+    if outcome == "raised":
+        kind = "a GraphError" if observation.get("graphError") else observation.get("errorType")
+        return f"raised {kind}: {preview(observation.get('display', ''), 200)}"
+    return f"answered {preview(observation, 200)}"
 
 
 def _scenario(vector: Vector) -> list[dict[str, Any]]:
@@ -800,6 +945,69 @@ def _reaches_executor(vector: Vector, config: Any) -> bool:
         return True
     code = str(expect.get("error", {}).get("code", ""))
     return code.startswith("CG_MODEL_") or code == "CG_RESULT_TOO_LARGE"
+
+
+#: A process whose state shows it waiting (not running) this long is under way.
+_SETTLED_S = 0.5
+_SETTLE_LIMIT_S = 20.0
+
+
+async def _until_waiting(pid: int, exchange: asyncio.Future[Any]) -> None:
+    """Wait until every thread of process ``pid`` has been waiting (state S in /proc, not
+    running, runnable or in uninterruptible I/O) for half a second, at most 20 s; return at once
+    where /proc does not exist."""
+    tasks = Path(f"/proc/{pid}/task")
+    clock = asyncio.get_running_loop().time
+    deadline = clock() + _SETTLE_LIMIT_S
+    waiting_since: float | None = None
+    while clock() < deadline and not exchange.done():
+        try:
+            states = {
+                (task / "stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()[0]
+                for task in tasks.iterdir()
+            }
+        except (OSError, IndexError, UnicodeDecodeError):
+            return  # no /proc (or the process is gone): the time alone decides
+        now = clock()
+        if states != {"S"}:
+            waiting_since = None
+        elif waiting_since is None:
+            waiting_since = now
+        elif now - waiting_since >= _SETTLED_S:
+            return
+        await asyncio.sleep(0.05)
+
+
+def _read_or_none(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _check_files(
+    case: CaseResult, workdir: Workdir, files: dict[str, str], before: dict[str, bytes | None]
+) -> None:
+    """The working folder after a command: each path unchanged (byte for byte), absent or
+    present (a regular file)."""
+    problems = []
+    for relative, state in files.items():
+        path = workdir.path / relative
+        after = _read_or_none(path)
+        if state == "unchanged":
+            if before[relative] is None:
+                problems.append(f"{relative} did not exist before the command")
+            elif after is None:
+                problems.append(f"{relative} was removed")
+            elif after != before[relative]:
+                problems.append(
+                    f"{relative} changed ({len(before[relative] or b'')} -> {len(after)} bytes)"
+                )
+        elif state == "absent" and os.path.lexists(path):
+            problems.append(f"{relative} exists")
+        elif state == "present" and not (path.is_file() and not path.is_symlink()):
+            problems.append(f"{relative} is not a regular file")
+    case.check("cli-files", not problems, "; ".join(problems))
 
 
 def _remove_tree(root: Path) -> None:

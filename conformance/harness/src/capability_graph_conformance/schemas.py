@@ -29,8 +29,10 @@ __all__ = [
     "CONFORMANCE_BASE_URI",
     "SchemaSet",
     "SpecValidator",
+    "describe",
     "ecma_search",
     "ecma_to_python",
+    "json_type",
 ]
 
 BASE_URI: Final = "https://schemas.capability-graph.dev/v1/"
@@ -118,7 +120,7 @@ class SchemaSet:
         """Up to ``limit`` readable problems of ``instance`` against schema ``name``."""
         problems = []
         for error in self.validator(name).iter_errors(instance):
-            problems.append(f"{error.json_path}: {error.message}")
+            problems.append(describe(error))
             if len(problems) >= limit:
                 break
         return problems
@@ -136,10 +138,95 @@ class SchemaSet:
             return []  # an unknown tool has no result schema; other checks report it
         problems = []
         for error in validator.iter_errors(instance):
-            problems.append(f"{error.json_path}: {error.message}")
+            problems.append(describe(error))
             if len(problems) >= limit:
                 break
         return problems
+
+
+def describe(error: jsonschema.ValidationError) -> str:
+    """One readable line for a validation error: the failing member (a JSON path) and what it
+    breaks, never a repr of the whole value. For ``oneOf``/``anyOf`` it names the branch that came
+    closest (the one whose failure lies deepest) and that branch's own failure."""
+    if error.validator in ("oneOf", "anyOf") and error.context:
+        branches: dict[int, list[jsonschema.ValidationError]] = {}
+        for sub in error.context:
+            branches.setdefault(int(sub.schema_path[0]), []).append(sub)
+        # The closest branch: one whose discriminating constants hold (no const failure), with
+        # the fewest failures, then the deepest.
+        index, failures = min(
+            branches.items(),
+            key=lambda item: (
+                any(f.validator == "const" for f in item[1]),
+                len(item[1]),
+                -max(len(f.path) for f in item[1]),
+                item[0],
+            ),
+        )
+        branch_schemas: list[Any] = list(error.validator_value)  # type: ignore[arg-type]
+        details = "; ".join(describe(f) for f in failures[:3])
+        return (
+            f"{error.json_path}: matches none of the {len(branch_schemas)} branches of "
+            f"{error.validator}; closest: branch {index}{_branch_name(branch_schemas[index])}: "
+            f"{details}"
+        )
+    if error.validator == "oneOf":  # valid under several branches
+        return f"{error.json_path}: matches more than one branch of oneOf"
+    if error.validator == "type":
+        return (
+            f"{error.json_path}: expected {error.validator_value}, got {json_type(error.instance)}"
+        )
+    if error.validator == "enum":
+        allowed: list[Any] = list(error.validator_value)  # type: ignore[arg-type]
+        text = json.dumps(allowed, ensure_ascii=False)
+        listed = text if len(text) <= 80 else f"the {len(allowed)} allowed values"
+        return f"{error.json_path}: {_short(error.instance)} is not one of {listed}"
+    if error.validator == "const":
+        return f"{error.json_path}: {_short(error.instance)} is not {_short(error.validator_value)}"
+    if error.validator == "not":
+        return f"{error.json_path}: must not match {_short(error.validator_value)}"
+    if error.validator in ("if", "then", "else", "allOf", "dependentSchemas") and error.context:
+        return describe(max(error.context, key=lambda f: len(f.path)))
+    if error.validator in ("required", "additionalProperties", "unevaluatedProperties"):
+        return f"{error.json_path}: {error.message}"
+    return f"{error.json_path}: {error.validator} {_short(error.validator_value)} fails for " + (
+        _short(error.instance)
+    )
+
+
+def _branch_name(schema: Any) -> str:
+    if not isinstance(schema, dict):
+        return ""
+    for key in ("title", "$ref"):
+        if isinstance(schema.get(key), str):
+            return f" ({schema[key].rsplit('/', 1)[-1]})"
+    return ""
+
+
+def json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    names: dict[type, str] = {str: "string", list: "array", dict: "object"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    """A scalar or small value as JSON; a large one by its type and size only."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    if len(text) <= limit:
+        return text
+    if isinstance(value, (dict, list)):
+        return f"an {json_type(value)} of {len(value)} member(s)"
+    return text[: limit - 3] + "..."
 
 
 def _read(path: Path) -> dict[str, Any]:

@@ -14,11 +14,18 @@ refusal-no-match       a CG_MODEL_REFUSED match is reported as status no_match (
 crashing-driver        the driver process dies when asked to call read_document
 bad-protocol-driver    the driver answers a call of list_capabilities with a message outside the
                        protocol
+tool-extra-member      the Tool Adapter's envelope carries an extra member "debug"
+sigint-not-cancelling  the CLI does not turn Ctrl-C during a match into a cancellation (the
+                       interpreter's default: exit 130 with nothing on stderr)
+init-overwrites        init replaces a differing configuration instead of reporting a conflict
+stale-tool-definitions the Tool Adapter's definition of match_capabilities has another description
+mcp-no-annotations     the MCP server lists its tools without their annotations
 none                   no mutation at all (the reference through this launcher)
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -44,6 +51,43 @@ def _mutate(mutation: str, role: str, argv: list[str]) -> None:
             original(stderr, error)
 
         cli._write_error = write_error
+    elif mutation == "sigint-not-cancelling" and role == "cli":
+        from capability_graph import cli
+
+        cli._sigint_cancels = lambda token: contextlib.nullcontext()
+    elif mutation == "init-overwrites" and role == "cli":
+        from capability_graph import cli
+
+        original_init = cli._init
+
+        def init(directory: Path, *, dry_run: bool) -> Any:
+            if not dry_run:
+                (directory / "capability-graph.json").unlink(missing_ok=True)
+            return original_init(directory, dry_run=dry_run)
+
+        cli._init = init
+    elif mutation == "stale-tool-definitions":
+        from capability_graph import _tools
+
+        definitions = _tools.tool_definitions
+
+        def stale() -> list[dict[str, Any]]:
+            tools: list[dict[str, Any]] = definitions()
+            for tool in tools:
+                if tool["name"] == "match_capabilities":
+                    tool["description"] = "Match capabilities."
+            return tools
+
+        _tools.tool_definitions = stale
+    elif mutation == "mcp-no-annotations":
+        from capability_graph import _mcp
+
+        listed = _mcp.tool_definitions
+
+        def without_annotations() -> list[dict[str, Any]]:
+            return [{k: v for k, v in t.items() if k != "annotations"} for t in listed()]
+
+        _mcp.tool_definitions = without_annotations
     elif mutation == "mcp-structured-content":
         from mcp import types
 
@@ -103,7 +147,7 @@ def main() -> None:
     _mutate(mutation, role, argv)
     if role == "driver":
         driver = _load_driver()
-        if mutation in ("crashing-driver", "bad-protocol-driver"):
+        if mutation in ("crashing-driver", "bad-protocol-driver", "tool-extra-member"):
             run = driver.Driver.run
 
             async def mutated(self: Any, surface: str, step: dict[str, Any]) -> dict[str, Any]:
@@ -112,6 +156,13 @@ def main() -> None:
                 if mutation == "bad-protocol-driver" and step.get("tool") == "list_capabilities":
                     return {"outcome": "maybe"}
                 result: dict[str, Any] = await run(self, surface, step)
+                value = result.get("value")
+                if (
+                    mutation == "tool-extra-member"
+                    and surface == "tool"
+                    and isinstance(value, dict)
+                ):
+                    result = {**result, "value": {**value, "debug": True}}
                 return result
 
             driver.Driver.run = mutated

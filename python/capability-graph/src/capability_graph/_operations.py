@@ -130,19 +130,14 @@ def _surely_larger_than(value: Any, limit: int) -> bool:
     """
     total = 0
     stack = [value]
-    seen = 0
     while stack:
         item = stack.pop()
-        seen += 1
-        if seen > limit:
-            return True
         if isinstance(item, str):
             total += len(item) + 2
         elif isinstance(item, dict):
             total += 2 + max(len(item) - 1, 0)
             for key, child in item.items():
-                if isinstance(key, str):
-                    total += len(key) + 3
+                total += (len(key) if isinstance(key, str) else 1) + 3
                 stack.append(child)
         elif isinstance(item, (list, tuple)):
             total += 2 + max(len(item) - 1, 0)

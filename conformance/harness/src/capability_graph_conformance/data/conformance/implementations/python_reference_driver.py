@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Conformance driver of the Python reference implementation (driver protocol 1.0).
+"""Conformance driver of the Python reference implementation (driver protocol 1.1).
 
 ``cg-conformance`` drives the SDK and the Tool Adapter of an implementation through a *driver*: a
 small program that reads one JSON message per line on stdin and answers each with one JSON line on
@@ -16,6 +16,8 @@ This is the driver of ``capability_graph``, and the worked example of the implem
     ``handle`` the call runs in the background and the answer is ``started``;
   - ``await {handle}`` / ``cancel {handle}``  wait for / cancel (``CancelToken``) a started call;
   - ``reload {providers?}`` / ``close``  the SDK operations, on both surfaces;
+  - ``tools``  (protocol 1.1) ``ToolAdapter.tools`` on the ``tool`` surface (the SDK has no
+    tool list: ``unsupported``);
 * ``stop``   -> ``stopped``, then exit.
 
 What the caller saw is reported as ``returned`` (the JSON value) or ``raised`` (a GraphError as
@@ -33,7 +35,7 @@ from typing import Any, BinaryIO
 
 from capability_graph import CONTRACT_VERSION, CancelToken, CapabilityGraph, GraphError, ToolAdapter
 
-PROTOCOL = "1.0"
+PROTOCOL = "1.1"
 SURFACES = ("sdk", "tool")
 
 
@@ -108,6 +110,10 @@ class Driver:
             if self.graph is not None:
                 await self.graph.close()
             return returned(None)
+        if op == "tools" and surface == "tool":
+            self._graph()  # the scenario opened a graph, so there is an adapter
+            assert self.adapter is not None
+            return returned(self.adapter.tools)
         return {"outcome": "unsupported", "reason": f"unknown step op {op!r}"}
 
     async def _call(self, surface: str, step: dict[str, Any], token: CancelToken) -> dict[str, Any]:

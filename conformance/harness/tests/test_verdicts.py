@@ -1,0 +1,298 @@
+"""Verdicts that mean what they say: per-surface verdicts in every report format, a pass only when
+all four surfaces ran the whole suite, selections and expected failures applied consistently,
+readable failures (schema branches, envelope members, unconfirmed MCP batch failures)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree as ET
+
+import pytest
+from capability_graph_conformance.baseline import BaselineOutcome
+from capability_graph_conformance.cases import CaseResult
+from capability_graph_conformance.manifest import Manifest
+from capability_graph_conformance.reports import surface_verdicts, verdict_text
+from capability_graph_conformance.runner import RunOptions, run_suite
+from capability_graph_conformance.schemas import SchemaSet
+from capability_graph_conformance.suite import Suite, Vector
+
+
+def _vector(vector_id: str) -> Vector:
+    return Vector(Path(f"{vector_id}.json"), "x", {"id": vector_id, "surfaces": ["sdk"]})
+
+
+def _case(surface: str, outcome: str, *, reason: str = "", expected: bool = False) -> CaseResult:
+    case = CaseResult(_vector(f"cg.x.{surface}-{outcome}"), surface)
+    case.outcome = outcome  # type: ignore[assignment]
+    case.reason = reason
+    case.expected_failure = expected
+    return case
+
+
+def _all_passed() -> list[CaseResult]:
+    return [_case(s, "passed") for s in ("sdk", "tool", "mcp", "cli")]
+
+
+# -- the verdict rules -----------------------------------------------------------------------------
+
+
+def test_every_surface_passing_is_a_pass_of_each() -> None:
+    verdicts = surface_verdicts(_all_passed(), BaselineOutcome())
+    assert {s: v["verdict"] for s, v in verdicts.items()} == dict.fromkeys(
+        ("sdk", "tool", "mcp", "cli"), "pass"
+    )
+    assert verdict_text("pass", verdicts, 10, 10) == "PASS (sdk, tool, mcp, cli)"
+
+
+def test_a_surface_whose_cases_were_all_skipped_is_not_run_with_the_skip_reason() -> None:
+    cases = [*_all_passed()[:2], _case("mcp", "skipped", reason="the manifest has no MCP command")]
+    cases.append(_case("cli", "passed"))
+    verdicts = surface_verdicts(cases, BaselineOutcome())
+    assert verdicts["mcp"] == {
+        "verdict": "not-run",
+        "reason": "the manifest has no MCP command",
+        "applicable": 1,
+        "ran": 0,
+    }
+    assert verdict_text("partial", verdicts, 10, 10) == "PASS (sdk, tool, cli; mcp not run)"
+
+
+def test_a_surface_with_only_not_applicable_cases_is_not_run() -> None:
+    cases = [*_all_passed()[:3], _case("cli", "not-applicable")]
+    verdicts = surface_verdicts(cases, BaselineOutcome())
+    assert verdicts["cli"]["verdict"] == "not-run"
+    assert verdicts["cli"]["reason"] == "no selected vector applies"
+
+
+def test_skipped_cases_or_expected_failures_make_a_surface_incomplete() -> None:
+    cases = [
+        _case("sdk", "passed"),
+        _case("sdk", "skipped", reason="the driver does not support step 2 (signal)"),
+        _case("tool", "passed"),
+        _case("tool", "failed", expected=True),
+        _case("mcp", "passed"),
+        _case("cli", "passed"),
+    ]
+    verdicts = surface_verdicts(cases, BaselineOutcome())
+    assert verdicts["sdk"]["verdict"] == "incomplete"
+    assert verdicts["sdk"]["reason"] == (
+        "1 of 2 case(s) not run (the driver does not support step 2 (signal))"
+    )
+    assert verdicts["tool"]["verdict"] == "incomplete"
+    assert verdicts["tool"]["reason"] == "1 expected failure(s)"
+    assert verdict_text("partial", verdicts, 10, 10) == "PASS (mcp, cli; sdk, tool incomplete)"
+
+
+def test_an_unexpected_failure_or_a_wrong_list_entry_fails_its_surface() -> None:
+    cases = [*_all_passed()[:3], _case("cli", "errored")]
+    outcome = BaselineOutcome(unexpected_passes=[("cg.x.sdk-passed", "sdk")])
+    verdicts = surface_verdicts(cases, outcome)
+    assert verdicts["sdk"] == {
+        "verdict": "fail",
+        "reason": "1 expected-failure entry(ies) wrong",
+        "applicable": 1,
+        "ran": 1,
+    }
+    assert verdicts["cli"]["reason"] == "1 case(s) failed or errored"
+    assert verdict_text("fail", verdicts, 10, 10) == (
+        "FAIL (sdk: 1 expected-failure entry(ies) wrong; cli: 1 case(s) failed or errored)"
+    )
+
+
+def test_a_selection_of_vectors_is_named_in_the_verdict() -> None:
+    verdicts = surface_verdicts(_all_passed(), BaselineOutcome())
+    assert (
+        verdict_text("partial", verdicts, 3, 172) == "PASS (sdk, tool, mcp, cli; 3 of 172 vectors)"
+    )
+
+
+# -- through the harness ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def no_mcp_manifest(fakes: Path, tmp_path: Path) -> Path:
+    """The reference through the fake launcher, with no MCP command in its manifest."""
+    text = (fakes / "none.json").read_text(encoding="utf-8").replace("{here}", str(fakes))
+    data = json.loads(text)
+    del data["mcp"]
+    data["name"] = "fake-without-mcp"
+    path = tmp_path / "without-mcp.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+@pytest.mark.slow
+def test_an_implementation_without_mcp_is_not_certified_on_mcp_in_any_format(
+    harness: Any, repo: Path, tmp_path: Path, no_mcp_manifest: Path
+) -> None:
+    reports = tmp_path / "reports"
+    status, out, _ = harness(
+        "run",
+        "--suite-root",
+        str(repo),
+        "--no-progress",
+        "--report-dir",
+        str(reports),
+        "-i",
+        str(no_mcp_manifest),
+        "-k",
+        "cg.seed.error-mjs",
+    )
+    report = json.loads((reports / "report.json").read_text(encoding="utf-8"))
+    total = report["selection"]["suiteVectors"]
+    text = f"PASS (sdk, tool, cli; mcp not run; 1 of {total} vectors)"
+    assert status == 0
+    assert report["verdict"] == "partial"
+    assert report["verdictText"] == text
+    assert report["surfaces"]["mcp"]["verdict"] == "not-run"
+    assert report["surfaces"]["mcp"]["reason"] == "the manifest has no MCP command"
+    assert "mcp not-run: the manifest has no MCP command" in report["reasons"]
+    assert f"**Verdict: {text}**" in out
+    markdown = (reports / "summary.md").read_text(encoding="utf-8")
+    assert "| mcp | not-run (the manifest has no MCP command) |" in markdown
+    junit = ET.fromstring((reports / "junit.xml").read_text(encoding="utf-8"))
+    (mcp_suite,) = [s for s in junit if s.get("name") == "mcp"]
+    properties = {p.get("name"): p.get("value") for p in mcp_suite.iter("property")}
+    assert properties == {
+        "verdict": text,
+        "surfaceVerdict": "not-run",
+        "surfaceReason": "the manifest has no MCP command",
+    }
+    html = (reports / "matrix.html").read_text(encoding="utf-8")
+    assert f"Verdict: {text}" in html
+    assert "<span class='sv-not-run' title='the manifest has no MCP command'>not-run</span>" in html
+
+    # --strict certifies only a full pass
+    status, _, _ = harness(
+        "run",
+        "--suite-root",
+        str(repo),
+        "--no-progress",
+        "--report-dir",
+        str(tmp_path / "strict"),
+        "-i",
+        str(no_mcp_manifest),
+        "-k",
+        "cg.seed.error-mjs",
+        "--strict",
+    )
+    assert status == 1
+
+
+@pytest.mark.slow
+def test_an_expected_failure_on_a_surface_outside_the_selection_is_ignored(
+    harness: Any, repo: Path, fakes: Path, tmp_path: Path
+) -> None:
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(
+        json.dumps(
+            {
+                "implementation": "fake-cli-next-action",
+                "entries": [{"vector": "cg.seed.error-mjs", "surface": "cli", "reason": "r"}],
+            }
+        ),
+        encoding="utf-8",
+    )
+    common = ["run", "--suite-root", str(repo), "--no-progress", "-k", "cg.seed.error-mjs"]
+    common += ["-i", str(fakes / "cli-next-action.json"), "--expected-failures", str(baseline)]
+
+    # -s sdk: the cli entry is not contradicted (the case did not run), the run succeeds
+    status, _, _ = harness(*common, "-s", "sdk", "--report-dir", str(tmp_path / "a"))
+    report = json.loads((tmp_path / "a" / "report.json").read_text(encoding="utf-8"))
+    assert status == 0, report["reasons"]
+    assert report["baseline"]["unmatched"] == []
+    assert report["surfaces"]["cli"]["verdict"] == "not-run"
+
+    # with the cli: the expected failure holds, and the cli is incomplete, not a pass
+    status, _, _ = harness(*common, "-s", "sdk", "-s", "cli", "--report-dir", str(tmp_path / "b"))
+    report = json.loads((tmp_path / "b" / "report.json").read_text(encoding="utf-8"))
+    assert status == 0, report["reasons"]
+    assert report["surfaces"]["cli"] == {
+        "verdict": "incomplete",
+        "reason": "1 expected failure(s)",
+        "applicable": 1,
+        "ran": 1,
+    }
+    assert report["verdict"] == "partial"
+
+
+@pytest.mark.slow
+def test_exit_first_skips_every_case_after_the_first_failure(run_report: Any, fakes: Path) -> None:
+    patterns = ["cg.seed.error-mjs", "cg.query.capability-not-found", "cg.query.describe"]
+    args = ["-i", str(fakes / "cli-next-action.json"), "-s", "cli", "-j", "1", "-x"]
+    status, report = run_report(*args, *[a for p in patterns for a in ("-k", p)])
+    cli_cases = [c for c in report["cases"] if c["surface"] == "cli"]
+    assert status == 1
+    assert [c["outcome"] for c in cli_cases].count("failed") == 1
+    skipped = [c for c in cli_cases if c["outcome"] == "skipped"]
+    assert skipped
+    assert all(c["reason"] == "not run: an earlier case failed (--exit-first)" for c in skipped)
+    assert report["selection"]["exitFirst"] is True
+
+
+@pytest.mark.slow
+def test_tool_envelope_names_the_extra_member(run_report: Any, fakes: Path) -> None:
+    _status, report = run_report(
+        "-i", str(fakes / "tool-extra-member.json"), "-s", "tool", "-k", "cg.seed.error-mjs"
+    )
+    (case,) = [c for c in report["cases"] if c["surface"] == "tool"]
+    (check,) = [c for c in case["checks"] if not c["passed"]]
+    assert check == {
+        "name": "tool-envelope",
+        "passed": False,
+        "detail": "step 1 (call): expected {ok: false, error}: extra member(s) 'debug'",
+    }
+
+
+@pytest.mark.slow
+def test_an_mcp_batch_failure_not_confirmed_alone_says_so(
+    suite: Suite, schemas: SchemaSet, fakes: Path
+) -> None:
+    from capability_graph_conformance.baseline import Baseline, apply_baseline
+    from capability_graph_conformance.reports import build_report, markdown_summary
+
+    manifest = Manifest.load(fakes / "refusal-no-match.json", schemas)
+    patterns = ("cg.model.refused-missing-action", "cg.model.action-of-another-code")
+    options = RunOptions(surfaces=("mcp",), patterns=patterns, max_confirmations=0)
+    run = run_suite(suite, schemas, manifest, options)
+    outcome = apply_baseline(run.cases, Baseline(), set(), set())
+    report = build_report(run, suite, Baseline(), outcome)
+    failing = [c for c in report["cases"] if c["outcome"] == "failed"]
+    assert {c["vector"] for c in failing} == set(patterns)
+    for case in failing:
+        assert case["unconfirmed"] is True
+        assert case["reason"].startswith(
+            "seen on a server shared by a batch of vectors, not confirmed alone: "
+        )
+    assert any("not confirmed alone" in reason for reason in report["reasons"])
+    assert "not confirmed alone" in markdown_summary(report)
+    assert schemas.errors("conformance/report.schema.json", report) == []
+
+
+# -- readable schema failures ----------------------------------------------------------------------
+
+
+def test_a_schema_failure_names_the_member_and_the_branch_not_the_value(
+    schemas: SchemaSet,
+) -> None:
+    envelope = {
+        "ok": False,
+        "error": {
+            "code": "CG_CAPABILITY_NOT_FOUND",
+            "phase": "query",
+            "message": "Requested capability does not exist",
+            "nextAction": "refresh",
+            "trace": "x" * 200,
+        },
+    }
+    (problem,) = schemas.errors("tool-outcome.schema.json", envelope)
+    assert problem.startswith("$: matches none of the 2 branches of oneOf; closest: branch 1")
+    assert "$.error: Additional properties are not allowed ('trace' was unexpected)" in problem
+    assert "x" * 100 not in problem
+
+
+def test_a_type_failure_names_the_expected_and_the_seen_type(schemas: SchemaSet) -> None:
+    error = {"code": "CG_CAPABILITY_NOT_FOUND", "phase": "query", "message": ["a", "list"]}
+    assert schemas.errors("error.schema.json", error) == ["$.message: expected string, got array"]

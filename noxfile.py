@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import nox
 
 nox.options.default_venv_backend = "venv"
 nox.options.error_on_missing_interpreters = True
-nox.options.sessions = ["lint", "spec", "codegen", "typing", "tests"]
+nox.options.sessions = ["lint", "spec", "codegen", "typing", "tests", "package"]
 
 PYPROJECT = nox.project.load_toml("pyproject.toml")
 
@@ -15,10 +18,13 @@ def _group(name: str) -> list[str]:
     return list(nox.project.dependency_groups(PYPROJECT, name))
 
 
+#: The project folders of the distributions, in dependency order.
+DISTRIBUTIONS = ("python/flowcast", "python/capability-graph", "conformance/harness")
+
+
 def _install_packages(session: nox.Session) -> None:
-    # flowcast first: capability-graph depends on it and it is not on the package index.
-    session.install("./python/flowcast")
-    session.install("./python/capability-graph[mcp,openai]")
+    # One command, so that the codex extra's capability-graph-flowcast is this folder's.
+    session.install("./python/flowcast", "./python/capability-graph[mcp,openai,codex]")
 
 
 @nox.session(default=False)
@@ -74,12 +80,28 @@ def typing(session: nox.Session) -> None:
     session.install(*_group("typing"))
     session.run(
         "mypy",
-        "python/flowcast/src/flowcast",
+        "python/flowcast/src/capability_graph_flowcast",
         "python/capability-graph/src/capability_graph",
         "conformance/harness/src/capability_graph_conformance",
         "conformance/implementations/python_reference_driver.py",
         *session.posargs,
     )
+
+
+@nox.session
+def package(session: nox.Session) -> None:
+    """Build every distribution, check it, install it from the built files only on 3.11-3.13
+    (and once at the dependency floors), then import, run the CLI and a conformance selection."""
+    session.install(*_group("package"))
+    dist = Path(session.create_tmp()) / "dist"
+    shutil.rmtree(dist, ignore_errors=True)
+    for project in DISTRIBUTIONS:
+        session.run("python", "-m", "build", "--outdir", str(dist), project)
+    built = sorted(str(path) for path in dist.iterdir())
+    session.run("twine", "check", "--strict", *built)
+    session.run("check-wheel-contents", *(path for path in built if path.endswith(".whl")))
+    tests = [arg for requirement in _group("test") for arg in ("--test-requirement", requirement)]
+    session.run("python", "tools/check_dists.py", "--dist", str(dist), *tests, *session.posargs)
 
 
 @nox.session(default=False)

@@ -10,8 +10,9 @@ GraphError (§5.1). An executor error is any exception with a ``code`` attribute
 and action they mean, and the runner projects those the same way as a foreign executor's.
 
 Built-in executors are configured under ``model`` in the host configuration and built by
-:func:`build_executor`; their modules (and the optional ``openai`` package, and ``flowcast``) are
-imported only when that executor is built or used, to keep the CLI's cold start small.
+:func:`build_executor`; their modules (and the optional packages ``openai`` and
+``capability_graph_flowcast``) are imported only when that executor is built or used, to keep the
+CLI's cold start small.
 """
 
 from __future__ import annotations

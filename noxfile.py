@@ -10,6 +10,9 @@ import nox
 nox.options.default_venv_backend = "venv"
 nox.options.error_on_missing_interpreters = True
 nox.options.sessions = ["lint", "spec", "codegen", "typing", "tests", "package"]
+#: The Python of the default sessions (what CI runs), whatever Python runs nox itself (CI runs
+#: nox from a venv of the system Python, to prove the README's commands there).
+PYTHON = "3.11"
 
 PYPROJECT = nox.project.load_toml("pyproject.toml")
 
@@ -37,7 +40,7 @@ def conformance(session: nox.Session) -> None:
     session.run("cg-conformance", "run", *session.posargs)
 
 
-@nox.session
+@nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
     """Run the test suite of every package and tool."""
     _install_packages(session)
@@ -46,7 +49,7 @@ def tests(session: nox.Session) -> None:
     session.run("python", "-m", "pytest", *session.posargs)
 
 
-@nox.session
+@nox.session(python=PYTHON)
 def spec(session: nox.Session) -> None:
     """Check the spec: metaschemas, $refs, examples, registry consistency."""
     session.install(*_group("codegen"))
@@ -54,7 +57,7 @@ def spec(session: nox.Session) -> None:
     session.run("python", "tools/check_spec.py", *session.posargs)
 
 
-@nox.session
+@nox.session(python=PYTHON)
 def codegen(session: nox.Session) -> None:
     """Check generated files are in sync (pass --write to regenerate)."""
     session.install(*_group("codegen"))
@@ -64,7 +67,7 @@ def codegen(session: nox.Session) -> None:
     session.run("python", "tools/gen_registry.py", *([] if write else ["--check"]))
 
 
-@nox.session
+@nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
     """Lint and format-check with ruff."""
     session.install(*_group("lint"))
@@ -72,7 +75,7 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "format", "--check", ".")
 
 
-@nox.session
+@nox.session(python=PYTHON)
 def typing(session: nox.Session) -> None:
     """Type-check the packages with mypy (strict)."""
     _install_packages(session)
@@ -88,7 +91,7 @@ def typing(session: nox.Session) -> None:
     )
 
 
-@nox.session
+@nox.session(python=PYTHON)
 def package(session: nox.Session) -> None:
     """Build every distribution, check it, install it from the built files only on 3.11-3.13
     (and once at the dependency floors), then import, run the CLI and a conformance selection."""

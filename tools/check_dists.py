@@ -76,16 +76,18 @@ CONFORMANCE_SELECTION = (
     "cg.outcome.list-empty",
     "cg.lifecycle.cancel-match",
 )
-#: Test modules run against the wheels installed at the floors: each exercises a dependency at
-#: its floor (pydantic, orjson, jsonschema, tomlkit, mcp, openai, and flowcast's jsonschema).
+#: Test modules run against the wheels installed at the floors, each exercising dependencies at
+#: their floors: pydantic (the generated models), orjson, jsonschema (both packages), tomlkit
+#: (mcp-install's TOML), mcp (the server over stdio), openai (the executor against a loopback
+#: server). Latency-bound cases are left out: they test the machine, not the versions.
 FLOOR_TESTS = (
     "python/capability-graph/tests/test_graph_open.py",
     "python/capability-graph/tests/test_mcp.py",
     "python/capability-graph/tests/test_executor_openai.py",
-    "python/capability-graph/tests/test_executor_codex.py",
     "python/capability-graph/tests/test_cli_maintenance.py",
     "python/flowcast/tests/test_schema.py",
 )
+FLOOR_TESTS_DESELECTED = "not hanging"
 
 
 class Failure(Exception):
@@ -409,12 +411,16 @@ def check_install(plan: Install, wheels: dict[str, Path], dist_dir: Path, work: 
     return bin_dir
 
 
-def check_floor_tests(bin_dir: Path, requirements: Sequence[str]) -> None:
-    run([str(bin_dir / "python"), "-m", "pip", "install", "--quiet", *requirements])
-    run(
-        [str(bin_dir / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", *FLOOR_TESTS],
-        cwd=ROOT,
-    )
+def check_floor_tests(bin_dir: Path, requirements: Sequence[str], pins: Sequence[str]) -> None:
+    """Run FLOOR_TESTS with the test tools added; the floors stay pinned (a test tool's own pin
+    of a dependency, such as jsonschema, gives way to the floor)."""
+    from packaging.requirements import Requirement
+
+    pinned = {Requirement(pin).name for pin in pins}
+    tools = [r for r in requirements if Requirement(r).name not in pinned]
+    run([str(bin_dir / "python"), "-m", "pip", "install", "--quiet", *tools, *pins])
+    pytest = [str(bin_dir / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    run([*pytest, "-k", FLOOR_TESTS_DESELECTED, *FLOOR_TESTS], cwd=ROOT)
     print(
         f"  floors: {len(FLOOR_TESTS)} test modules passed against the installed wheels", flush=True
     )
@@ -439,10 +445,10 @@ def main(argv: list[str] | None = None) -> int:
                 extras = "mcp" if minimal else "mcp,openai,codex"
                 check_install(Install(version, extras), wheels, args.dist, work)
             step(f"floors on Python {versions[0]}: {', '.join(floor_pins())}")
-            bin_dir = check_install(
-                Install(versions[0], "mcp,openai,codex", floor_pins()), wheels, args.dist, work
-            )
-            check_floor_tests(bin_dir, args.test_requirement)
+            pins = floor_pins()
+            plan = Install(versions[0], "mcp,openai,codex", pins)
+            bin_dir = check_install(plan, wheels, args.dist, work)
+            check_floor_tests(bin_dir, args.test_requirement, pins)
     except Failure as failure:
         print(f"\ncheck_dists: FAILED: {failure}")
         return 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -129,3 +130,58 @@ def test_ci_runs_the_readme_test_command_with_the_system_python() -> None:
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "PYTHON=/usr/bin/python3\n" in ci
     assert "\n" + tests.replace("python3 -m venv", '"$PYTHON" -m venv', 1) + "\n" in ci
+
+
+# -- the contents check of the package session, on wheels made here ------------------------------
+
+FLOWCAST = DISTRIBUTIONS[0]
+METADATA = """Metadata-Version: 2.4
+Name: capability-graph-flowcast
+Version: {version}
+Author: Capability Graph maintainers
+License-Expression: Apache-2.0
+License-File: LICENSE
+Project-URL: Homepage, https://capability-graph.dev
+Classifier: Typing :: Typed
+
+flowcast
+"""
+
+
+def wheel(tmp_path: Path, *, omit: str = "", license_text: bytes | None = None) -> Path:
+    version = check_dists.source_version(FLOWCAST)
+    info = f"capability_graph_flowcast-{version}.dist-info"
+    files = {
+        f"{info}/METADATA": METADATA.format(version=version).encode(),
+        f"{info}/licenses/LICENSE": license_text or (ROOT / "LICENSE").read_bytes(),
+        "capability_graph_flowcast/__init__.py": b"",
+        "capability_graph_flowcast/py.typed": b"",
+    }
+    path = tmp_path / f"capability_graph_flowcast-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in files.items():
+            if name != omit:
+                archive.writestr(name, data)
+    return path
+
+
+def test_the_contents_check_accepts_a_complete_wheel(tmp_path: Path) -> None:
+    check_dists.check_wheel(wheel(tmp_path), FLOWCAST)
+
+
+@pytest.mark.parametrize("missing", ["licenses/LICENSE", "py.typed"])
+def test_the_contents_check_rejects_a_wheel_without_license_or_py_typed(
+    tmp_path: Path, missing: str
+) -> None:
+    version = check_dists.source_version(FLOWCAST)
+    omit = {
+        "licenses/LICENSE": f"capability_graph_flowcast-{version}.dist-info/licenses/LICENSE",
+        "py.typed": "capability_graph_flowcast/py.typed",
+    }[missing]
+    with pytest.raises(check_dists.Failure, match=f"lacks {re.escape(omit)}$"):
+        check_dists.check_wheel(wheel(tmp_path, omit=omit), FLOWCAST)
+
+
+def test_the_contents_check_rejects_another_license_text(tmp_path: Path) -> None:
+    with pytest.raises(check_dists.Failure, match="LICENSE differs from the repository's"):
+        check_dists.check_wheel(wheel(tmp_path, license_text=b"MIT License\n"), FLOWCAST)

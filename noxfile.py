@@ -10,8 +10,8 @@ import nox
 nox.options.default_venv_backend = "venv"
 nox.options.error_on_missing_interpreters = True
 nox.options.sessions = ["lint", "spec", "codegen", "typing", "tests", "package"]
-#: The Python of the default sessions (what CI runs), whatever Python runs nox itself (CI runs
-#: nox from a venv of the system Python, to prove the README's commands there).
+#: The Python of the default sessions (what CI runs): nox's own interpreter when it is 3.11 (in
+#: CI a venv of the system Python, which proves the README's commands there), else python3.11.
 PYTHON = "3.11"
 
 PYPROJECT = nox.project.load_toml("pyproject.toml")

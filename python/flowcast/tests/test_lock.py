@@ -28,7 +28,8 @@ def lock_at(path: Path, **options: object) -> flowcast.ResumeLock:
 
 
 HOLDER = """
-import sys, time, flowcast
+import sys, time
+import capability_graph_flowcast as flowcast
 lock = flowcast.ResumeLock(sys.argv[1], run_id="r")
 lock.acquire()
 print("held", flush=True)

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import nox
 
 nox.options.default_venv_backend = "venv"
 nox.options.error_on_missing_interpreters = True
-nox.options.sessions = ["lint", "spec", "codegen", "typing", "tests"]
+nox.options.sessions = ["lint", "spec", "codegen", "typing", "tests", "package"]
+#: The Python of the default sessions (what CI runs): nox's own interpreter when it is 3.11 (in
+#: CI a venv of the system Python, which proves the README's commands there), else python3.11.
+PYTHON = "3.11"
 
 PYPROJECT = nox.project.load_toml("pyproject.toml")
 
@@ -15,10 +21,13 @@ def _group(name: str) -> list[str]:
     return list(nox.project.dependency_groups(PYPROJECT, name))
 
 
+#: The project folders of the distributions, in dependency order.
+DISTRIBUTIONS = ("python/flowcast", "python/capability-graph", "conformance/harness")
+
+
 def _install_packages(session: nox.Session) -> None:
-    # flowcast first: capability-graph depends on it and it is not on the package index.
-    session.install("./python/flowcast")
-    session.install("./python/capability-graph[mcp,openai]")
+    # One command, so that the codex extra's capability-graph-flowcast is this folder's.
+    session.install("./python/flowcast", "./python/capability-graph[mcp,openai,codex]")
 
 
 @nox.session(default=False)
@@ -31,7 +40,7 @@ def conformance(session: nox.Session) -> None:
     session.run("cg-conformance", "run", *session.posargs)
 
 
-@nox.session
+@nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
     """Run the test suite of every package and tool."""
     _install_packages(session)
@@ -40,7 +49,7 @@ def tests(session: nox.Session) -> None:
     session.run("python", "-m", "pytest", *session.posargs)
 
 
-@nox.session
+@nox.session(python=PYTHON)
 def spec(session: nox.Session) -> None:
     """Check the spec: metaschemas, $refs, examples, registry consistency."""
     session.install(*_group("codegen"))
@@ -48,7 +57,7 @@ def spec(session: nox.Session) -> None:
     session.run("python", "tools/check_spec.py", *session.posargs)
 
 
-@nox.session
+@nox.session(python=PYTHON)
 def codegen(session: nox.Session) -> None:
     """Check generated files are in sync (pass --write to regenerate)."""
     session.install(*_group("codegen"))
@@ -58,7 +67,7 @@ def codegen(session: nox.Session) -> None:
     session.run("python", "tools/gen_registry.py", *([] if write else ["--check"]))
 
 
-@nox.session
+@nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
     """Lint and format-check with ruff."""
     session.install(*_group("lint"))
@@ -66,7 +75,7 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "format", "--check", ".")
 
 
-@nox.session
+@nox.session(python=PYTHON)
 def typing(session: nox.Session) -> None:
     """Type-check the packages with mypy (strict)."""
     _install_packages(session)
@@ -74,7 +83,7 @@ def typing(session: nox.Session) -> None:
     session.install(*_group("typing"))
     session.run(
         "mypy",
-        "python/flowcast/src/flowcast",
+        "python/flowcast/src/capability_graph_flowcast",
         "python/capability-graph/src/capability_graph",
         "conformance/harness/src/capability_graph_conformance",
         "conformance/implementations/python_reference_driver.py",
@@ -82,6 +91,22 @@ def typing(session: nox.Session) -> None:
         "python/capability-graph/tests/sdk_user_script.py",
         *session.posargs,
     )
+
+
+@nox.session(python=PYTHON)
+def package(session: nox.Session) -> None:
+    """Build every distribution, check it, install it from the built files only on 3.11-3.13
+    (and once at the dependency floors), then import, run the CLI and a conformance selection."""
+    session.install(*_group("package"))
+    dist = Path(session.create_tmp()) / "dist"
+    shutil.rmtree(dist, ignore_errors=True)
+    for project in DISTRIBUTIONS:
+        session.run("python", "-m", "build", "--outdir", str(dist), project)
+    built = sorted(str(path) for path in dist.iterdir())
+    session.run("twine", "check", "--strict", *built)
+    session.run("check-wheel-contents", *(path for path in built if path.endswith(".whl")))
+    tests = [arg for requirement in _group("test") for arg in ("--test-requirement", requirement)]
+    session.run("python", "tools/check_dists.py", "--dist", str(dist), *tests, *session.posargs)
 
 
 @nox.session(default=False)

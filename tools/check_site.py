@@ -1,10 +1,10 @@
 """Open the built documentation site in headless Chromium and check it (the ``docs`` session).
 
-    python tools/check_site.py [--site site] [--no-install] [--require]
+    python tools/check_site.py [--site site]
 
-1. Chromium: Debian's ``chromium`` if present; otherwise, as root with apt, it is installed
-   (``apt-get update`` then ``apt-get install -y chromium``). If it cannot be had, the check is
-   skipped with the reason (exit 0), or fails with ``--require``.
+1. Chromium: the first of ``chromium``, ``chromium-browser``, ``google-chrome`` on PATH. This
+   script never installs anything: without a browser it prints the command that installs one
+   (Debian and Ubuntu: ``apt-get install -y chromium``) and fails.
 2. The site (``mkdocs build`` output) is served on 127.0.0.1 by a stdlib HTTP server.
 3. Chromium runs headless and is driven over the DevTools protocol on a pipe
    (``--remote-debugging-pipe``: NUL-separated JSON on file descriptors 3 and 4 -- no websocket
@@ -15,7 +15,7 @@
    home page opened with ``?q=CG_MODEL_REFUSED`` must show a search result linking to
    ``errors/CG_MODEL_REFUSED/`` (read from the live DOM after the search worker answered).
 
-Exit status: 0 passed (or skipped with a reason), 1 failed.
+Exit status: 0 passed, 1 failed (or no browser).
 """
 
 from __future__ import annotations
@@ -76,10 +76,6 @@ LOAD_TIMEOUT = 30.0
 SEARCH_TIMEOUT = 30.0
 
 
-class Skip(Exception):
-    """Chromium cannot be had here; the reason is reported."""
-
-
 # -- Chromium ------------------------------------------------------------------------------------
 
 
@@ -91,27 +87,21 @@ def find_chromium() -> str | None:
     return None
 
 
-def ensure_chromium(install: bool) -> str:
-    found = find_chromium()
-    if found:
-        return found
-    if not install:
-        raise Skip("Chromium is not installed and --no-install was given")
-    if sys.platform != "linux" or shutil.which("apt-get") is None:
-        raise Skip("Chromium is not installed and this is not a Debian-like system (no apt-get)")
-    if os.geteuid() != 0:
-        raise Skip("Chromium is not installed and installing it needs root (apt-get)")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    print("check_site: installing Debian's chromium (apt-get)", flush=True)
-    for argv in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", "chromium"]):
-        done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
-            raise Skip(f"`{' '.join(argv)}` failed: {' / '.join(tail)}")
-    found = find_chromium()
-    if found is None:
-        raise Skip("apt-get installed chromium but no chromium executable is on PATH")
-    return found
+#: What to run when no browser is found, per package manager present (the first one found wins).
+INSTALL_COMMANDS = (
+    ("apt-get", "apt-get update && apt-get install -y chromium"),
+    ("dnf", "dnf install -y chromium"),
+    ("brew", "brew install --cask chromium"),
+)
+
+
+def install_hint() -> str:
+    """The command that installs a browser on this system, for the failure message."""
+    for manager, command in INSTALL_COMMANDS:
+        if shutil.which(manager):
+            prefix = "" if manager == "brew" or os.geteuid() == 0 else "sudo "
+            return prefix + command.replace("&& ", "&& " + prefix)
+    return "install Chromium or Google Chrome so that `chromium` is on PATH"
 
 
 class DevTools:
@@ -330,21 +320,21 @@ def check_pages(executable: str, base: str, pages: tuple[str, ...]) -> list[str]
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--site", default=str(ROOT / "site"), help="the built site (mkdocs -d)")
-    parser.add_argument("--no-install", action="store_true", help="never install Chromium")
-    parser.add_argument("--require", action="store_true", help="fail instead of skipping")
     args = parser.parse_args(argv)
     site = Path(args.site).resolve()
     if not (site / "index.html").is_file():
         print(f"check_site: {site} is not a built site (run mkdocs build first)")
         return 1
     problems = check_search_index(site)
-    try:
-        executable = ensure_chromium(install=not args.no_install)
-    except Skip as reason:
-        print(f"check_site: SKIPPED the browser checks: {reason}")
-        if problems:
-            print("\n".join(f"  FAIL {problem}" for problem in problems))
-        return 1 if problems or args.require else 0
+    executable = find_chromium()
+    if executable is None:
+        print(
+            f"check_site: FAILED: no Chromium on PATH ({', '.join(CANDIDATES)}); this check "
+            f"installs nothing itself. Install one, then run it again:\n  {install_hint()}"
+        )
+        for problem in problems:
+            print(f"  {problem}")
+        return 1
     print(f"check_site: {executable} on {site}", flush=True)
     pages = PAGES + tuple(page for page in OPTIONAL_PAGES if (site / page).is_file())
     with serve(site) as base:

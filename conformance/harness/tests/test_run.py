@@ -172,3 +172,21 @@ def test_baselines_are_strict(harness: Any, repo: Path, fakes: Path, tmp_path: P
     )
     assert status == 0
     assert "0 regression(s), 1 fix(es)" in out
+
+
+def test_the_html_matrix_names_its_own_icon_so_a_served_copy_requests_nothing_else() -> None:
+    from capability_graph_conformance.reports import html_matrix
+
+    report = {
+        "implementation": {"name": "impl", "version": "1", "language": "Python"},
+        "suite": {"version": "1", "vectors": 0, "contract": "c", "contractVersion": "1"},
+        "verdict": "pass",
+        "durationMs": 0,
+        "summary": {"checks": 0},
+        "reasons": [],
+        "cases": [],
+    }
+    head = html_matrix(report).split("<title>", 1)[0]
+    assert (
+        head == '<!doctype html><html lang=en><meta charset=utf-8><link rel=icon href="data:,">\n'
+    )

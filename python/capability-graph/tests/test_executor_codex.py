@@ -13,7 +13,7 @@ import pytest
 from match_fake_codex import FakeCodex, install_fake_codex, path_with
 from match_helpers import CATALOG, SECRET, make_job, model_error, run, wait_dead
 
-import flowcast
+import capability_graph_flowcast as flowcast
 from capability_graph._cancel import CancelToken
 from capability_graph._errors import GraphError
 from capability_graph._executors import build_executor
@@ -116,6 +116,15 @@ def test_missing_binary_is_unavailable_check_config(
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))
     assert match() == model_error(ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.CHECK_CONFIG)
+
+
+def test_missing_codex_extra_is_unavailable_check_config_and_never_runs_codex(
+    fake: FakeCodex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `import capability_graph_flowcast` raises ImportError, as without capability-graph[codex]
+    monkeypatch.setitem(sys.modules, "capability_graph_flowcast", None)
+    assert match() == model_error(ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.CHECK_CONFIG)
+    assert fake.calls() == []
 
 
 @pytest.mark.parametrize(
@@ -357,7 +366,8 @@ def test_building_codex_does_not_import_flowcast() -> None:
 
     code = (
         "import sys; from capability_graph._executors import build_executor;"
-        "e = build_executor({'executor': 'codex'}); print('flowcast' in sys.modules, e.name)"
+        "e = build_executor({'executor': 'codex'});"
+        "print('capability_graph_flowcast' in sys.modules, e.name)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False codex"

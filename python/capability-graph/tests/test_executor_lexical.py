@@ -309,7 +309,7 @@ def test_lexical_module_is_not_imported_until_built() -> None:
     code = (
         "import sys, capability_graph._executors as e, capability_graph._match;"
         "print(sorted(m for m in sys.modules if m.startswith(('capability_graph._executors.',"
-        " 'openai', 'flowcast'))))"
+        " 'openai', 'capability_graph_flowcast'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "['capability_graph._executors._config']"

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from fc_support import FakeBin, Twin, git
 
-import flowcast
+import capability_graph_flowcast as flowcast
 
 
 @pytest.fixture(autouse=True)

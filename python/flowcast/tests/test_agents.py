@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from fc_support import FakeBin, Twin
 
-import flowcast
+import capability_graph_flowcast as flowcast
 
 RECORDER = """
 log="$FLOWCAST_FAKE_LOG/{name}"

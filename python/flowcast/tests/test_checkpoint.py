@@ -13,7 +13,7 @@ import pytest
 from fc_support import SPEC_DIR
 from referencing import Registry, Resource
 
-import flowcast
+import capability_graph_flowcast as flowcast
 
 
 def _validator(name: str) -> Any:

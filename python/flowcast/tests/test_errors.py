@@ -12,7 +12,7 @@ import pytest
 from fc_support import SPEC_DIR
 from referencing import Registry, Resource
 
-import flowcast
+import capability_graph_flowcast as flowcast
 
 FLOWCAST_SUBCLASSES = [
     flowcast.TimeoutError,
@@ -208,7 +208,7 @@ def test_pause_signal_survives_pickling() -> None:
 
 
 def test_hierarchy_is_drawn_in_the_errors_module_docstring() -> None:
-    from flowcast import _errors
+    from capability_graph_flowcast import _errors
 
     doc = _errors.__doc__ or ""
     for cls in [flowcast.FlowcastError, *FLOWCAST_SUBCLASSES, flowcast.PauseSignal]:

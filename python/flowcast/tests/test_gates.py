@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fc_support import Twin
 
-import flowcast
+import capability_graph_flowcast as flowcast
 
 
 def test_a_gate_dataclass_runs(twin: Twin, tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from fc_support import git
 
-import flowcast
+import capability_graph_flowcast as flowcast
 
 
 def test_status_of_a_clean_tree_is_empty(repo: Path) -> None:

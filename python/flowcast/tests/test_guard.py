@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fc_support import Twin, git
 
-import flowcast
+import capability_graph_flowcast as flowcast
 
 
 def edit(repo: Path, verdict: str | None = None) -> object:

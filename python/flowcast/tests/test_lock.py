@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from fc_support import wait_for_lines
 
-import flowcast
+import capability_graph_flowcast as flowcast
 
 
 def owner_file(lock: Path, pid: int, started_at: str, run_id: str = "r") -> None:
@@ -28,7 +28,8 @@ def lock_at(path: Path, **options: object) -> flowcast.ResumeLock:
 
 
 HOLDER = """
-import sys, time, flowcast
+import sys, time
+import capability_graph_flowcast as flowcast
 lock = flowcast.ResumeLock(sys.argv[1], run_id="r")
 lock.acquire()
 print("held", flush=True)
@@ -203,7 +204,7 @@ def test_two_processes_racing_for_a_dead_owners_lock_end_with_one_winner(tmp_pat
         gone.wait()
     owner_file(lock, gone.pid, "2000-01-01T00:00:00Z")
     racer = (
-        "import sys, flowcast\n"
+        "import sys\nimport capability_graph_flowcast as flowcast\n"
         "lock = flowcast.ResumeLock(sys.argv[1], run_id='r', owner_wait=2)\n"
         "try:\n"
         "    lock.acquire()\n"

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-import flowcast
+import capability_graph_flowcast as flowcast
 
 
 def run(coro: Any) -> Any:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import flowcast
+import capability_graph_flowcast as flowcast
 
 
 def test_a_safe_name_is_returned() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 
-import flowcast
+import capability_graph_flowcast as flowcast
 
 EXPECTED = [
     "COOLDOWNS",
@@ -101,11 +101,11 @@ def test_every_public_name_resolves() -> None:
     assert missing == []
 
 
-def test_public_classes_and_functions_present_themselves_as_flowcast() -> None:
+def test_public_classes_and_functions_present_themselves_as_the_package() -> None:
     for name in flowcast.__all__:
         obj = getattr(flowcast, name)
         if isinstance(obj, type) or inspect.isfunction(obj):
-            assert obj.__module__ == "flowcast", name
+            assert obj.__module__ == "capability_graph_flowcast", name
 
 
 def test_every_sync_twin_mirrors_its_coroutine_signature() -> None:

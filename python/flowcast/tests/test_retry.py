@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import flowcast
+import capability_graph_flowcast as flowcast
 
 
 class ApiError(Exception):

@@ -11,7 +11,7 @@ from fc_support import FakeBin, Twin
 from hypothesis import given
 from hypothesis import strategies as st
 
-import flowcast
+import capability_graph_flowcast as flowcast
 
 PERSON = {
     "type": "object",

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from fc_support import Twin, alive, tree_script, wait_for_lines, wait_for_lines_async
 
-import flowcast
+import capability_graph_flowcast as flowcast
 
 PATH_ONLY = {"PATH": os.environ.get("PATH", os.defpath)}
 
@@ -195,7 +195,7 @@ def test_ctrl_c_in_the_blocking_twin_kills_the_tree(tmp_path: Path) -> None:
     pids_file = tmp_path / "pids"
     argv = ["-c", tree_script(pids_file)]
     program = (
-        "import flowcast, sys\n"
+        "import sys\nimport capability_graph_flowcast as flowcast\n"
         "try:\n"
         f"    flowcast.spawn_capture_sync('sh', {argv!r}, kill_grace=0.2)\n"
         "except KeyboardInterrupt:\n"

@@ -12,7 +12,7 @@ import pytest
 from fc_support import SPEC_DIR, VECTORS_DIR
 from referencing import Registry, Resource
 
-import flowcast
+import capability_graph_flowcast as flowcast
 
 SCHEMA_FILES = [
     *sorted((SPEC_DIR / "schemas").glob("*.schema.json")),
@@ -108,7 +108,7 @@ def test_taxonomy_fields_are_the_python_attributes_and_json_keys() -> None:
 
 
 def test_the_published_retryable_pattern_is_the_one_in_use() -> None:
-    from flowcast import _retry
+    from capability_graph_flowcast import _retry
 
     assert TAXONOMY["retryable"]["messagePattern"] == _retry._RETRYABLE_MESSAGE.pattern
     assert set(TAXONOMY["retryable"]["apiStatuses"]) == set(_retry.RETRYABLE_API_STATUSES)

@@ -19,7 +19,7 @@ import pytest
 from fc_support import SPEC_DIR, VECTORS_DIR
 from referencing import Registry, Resource
 
-from flowcast._conformance import observe
+from capability_graph_flowcast._conformance import observe
 
 
 def _load_vectors() -> list[dict[str, Any]]:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from fc_support import FakeBin
 
-import flowcast
+import capability_graph_flowcast as flowcast
 
 
 def scripted(*answers: str | Exception) -> tuple[list[str], Any]:

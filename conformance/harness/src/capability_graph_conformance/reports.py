@@ -390,7 +390,9 @@ def html_matrix(report: dict[str, Any]) -> str:
     for case in report["cases"]:
         vectors.setdefault(case["vector"], case["title"])
     parts = [
-        "<!doctype html><html lang=en><meta charset=utf-8>",
+        # The page names its (empty) icon itself: served standalone, a browser then asks the
+        # server for nothing else (no /favicon.ico).
+        '<!doctype html><html lang=en><meta charset=utf-8><link rel=icon href="data:,">',
         f"<title>Conformance matrix: {esc(impl['name'])}</title><style>{_CSS}</style>",
         f"<h1>Conformance matrix: {esc(impl['name'])} {esc(impl['version'])} "
         f"({esc(impl['language'])})</h1>",

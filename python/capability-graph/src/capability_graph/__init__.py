@@ -53,6 +53,9 @@ from ._results import (
 )
 from ._tools import BlockingToolAdapter, ToolAdapter
 
+#: The distribution's version; the single source (the build backend reads it from here).
+__version__ = "0.1.0"
+
 __all__ = [
     "CONTRACT_VERSION",
     "BlockingCapabilityGraph",

@@ -11,8 +11,9 @@ with the code and action they mean, and the runner projects those the same way a
 executor's.
 
 Built-in executors are configured under ``model`` in the host configuration and built by
-:func:`build_executor`; their modules (and the optional ``openai`` package, and ``flowcast``) are
-imported only when that executor is built or used, to keep the CLI's cold start small.
+:func:`build_executor`; their modules (and the optional packages ``openai`` and
+``capability_graph_flowcast``) are imported only when that executor is built or used, to keep the
+CLI's cold start small.
 """
 
 from __future__ import annotations

@@ -21,7 +21,9 @@
    oversized or non-JSON final message -> output too large / invalid.
 
 flowcast kills the whole process tree when the deadline passes or the match is cancelled.
-flowcast itself is imported (off the event loop) only when a match runs.
+flowcast (the optional extra ``capability-graph[codex]``, imported as ``capability_graph_flowcast``)
+is imported (off the event loop) only when a match runs; without it a match is
+``CG_MODEL_UNAVAILABLE`` + ``check_config``, as for the ``openai`` executor without its extra.
 """
 
 from __future__ import annotations
@@ -83,9 +85,12 @@ def parse_version(output: str) -> tuple[int, int, int] | None:
 
 
 def _import_flowcast() -> Any:
-    import flowcast
-
-    return flowcast
+    """flowcast's module, or None when the ``codex`` extra is not installed."""
+    try:
+        import capability_graph_flowcast
+    except ImportError:
+        return None
+    return capability_graph_flowcast
 
 
 class CodexExecutor:
@@ -117,6 +122,8 @@ class CodexExecutor:
         if binary is None:
             raise _error(ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.CHECK_CONFIG)
         flowcast = await in_daemon_thread(_import_flowcast, "cg-codex")
+        if flowcast is None:
+            raise _error(ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.CHECK_CONFIG)
         try:
             await self._check_prerequisites(flowcast, binary, platform, job.deadline)
             with tempfile.TemporaryDirectory(prefix="cg-codex-") as root:

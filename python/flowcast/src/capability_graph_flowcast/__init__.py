@@ -1,11 +1,14 @@
 """flowcast: workflow primitives for coding-agent CLIs, with one machine-readable error
-contract.
+contract. Distribution ``capability-graph-flowcast``, imported as ``capability_graph_flowcast``
+(``import capability_graph_flowcast as flowcast``): the name ``flowcast`` on the package index
+belongs to an unrelated project.
 
 Spawn CLIs with whole-tree timeouts, run quality gates, get schema-checked JSON out of model
 text, guard self-modifying changes with git, verify claims adversarially, run tasks in
 parallel, checkpoint resumable runs, and drive agent CLIs (claude, codex, gemini, cursor,
 aider) with provider fallback. Every failure is a FlowcastError subclass with a ``code``
-(see ``flowcast._errors`` for the hierarchy and ``spec/flowcast/`` for the contract);
+(see ``capability_graph_flowcast._errors`` for the hierarchy and ``spec/flowcast/`` for the
+contract);
 ``is_retryable`` is the single test for falling back to another provider.
 
 Coroutines have blocking twins named ``<name>_sync``.
@@ -88,6 +91,9 @@ from ._spawn import (
 )
 from ._verify import VerifyResult, Vote, verify_adversarial
 
+#: The distribution's version; the single source (the build backend reads it from here).
+__version__ = "0.1.0"
+
 __all__ = [
     "COOLDOWNS",
     "DEFAULT_KILL_GRACE",
@@ -166,13 +172,13 @@ __all__ = [
 
 
 def _publish() -> None:
-    """Show public classes and functions as ``flowcast.X`` (reprs, tracebacks, pickles),
-    like httpx does; the private module layout is not part of the API."""
+    """Show public classes and functions as ``capability_graph_flowcast.X`` (reprs, tracebacks,
+    pickles), like httpx does; the private module layout is not part of the API."""
     namespace = globals()
     for name in __all__:
         obj = namespace[name]
         if isinstance(obj, type) or (callable(obj) and hasattr(obj, "__code__")):
-            obj.__module__ = "flowcast"
+            obj.__module__ = __name__
 
 
 _publish()

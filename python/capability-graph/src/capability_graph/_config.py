@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from ._cursor import cursor_key
 from ._errors import GraphError
 from ._generated.taxonomy import ErrorCode, Phase
 from ._json import NotPureJson, check_pure_value, parse_pure_json, whole_numbers_as_integers
@@ -84,6 +85,8 @@ class HostConfig:
     budgets: Budgets
     model: Mapping[str, Any] | None
     raw: Mapping[str, Any] = field(repr=False)
+    #: The MAC key of this configuration's list cursors (see ``_cursor``).
+    cursor_key: bytes = field(default=b"", repr=False)
 
 
 def _unreadable() -> GraphError:
@@ -228,7 +231,35 @@ def _resolve(raw: Mapping[str, Any], base: Path) -> HostConfig:
         max_definition_bytes=merged["maxDefinitionBytes"],
         max_model_output_bytes=merged["maxModelOutputBytes"],
     )
-    return HostConfig(tuple(sources), scope_ids, bodies, budgets, raw.get("model"), raw)
+    model = raw.get("model")
+    identity = _identity(sources, scope_ids, bodies, budgets, model)
+    return HostConfig(tuple(sources), scope_ids, bodies, budgets, model, raw, cursor_key(identity))
+
+
+def _identity(
+    sources: list[Source],
+    scope: tuple[str, ...] | None,
+    bodies: Literal["all", "none"] | frozenset[str],
+    budgets: Budgets,
+    model: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """The canonical form of a resolved configuration: equal for the same file read from any
+    working directory, different when anything a caller can observe could differ. An inline
+    definition stands by its position (its content is bound by the revision in a cursor)."""
+    return {
+        "sources": [
+            {
+                "path": str(source.path) if source.path is not None else None,
+                "inline": source.path is None,
+                "documentRoot": str(source.document_root) if source.document_root else None,
+            }
+            for source in sources
+        ],
+        "scope": list(scope) if scope is not None else None,
+        "bodies": bodies if isinstance(bodies, str) else sorted(bodies),
+        "budgets": budgets.to_json(),
+        "model": dict(model) if model is not None else None,
+    }
 
 
 def _absolute(base: Path, path: str) -> Path:

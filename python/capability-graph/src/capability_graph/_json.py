@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from typing import Any, Final
 
 import orjson
@@ -27,7 +28,10 @@ __all__ = [
     "check_pure_value",
     "dump_bytes",
     "dumps",
+    "duplicated_names",
     "parse_pure_json",
+    "parse_request_text",
+    "scan_json_text",
     "whole_numbers_as_integers",
 ]
 
@@ -129,6 +133,123 @@ def _check_string(text: str, pointer: str) -> None:
         text.encode("utf-8")
     except UnicodeEncodeError:
         raise NotPureJson("a string has a lone surrogate", pointer) from None
+
+
+# -- request JSON texts ------------------------------------------------------------------------
+#
+# A request that arrives as JSON text (CLI --arguments, --arguments-file and --context values,
+# MCP tools/call frames, a JSON text handed to the SDK) is read by one parser with two rules
+# the stdlib and the MCP SDK's parser do not apply: a duplicate member name in any object is an
+# error (never "last wins"), and an integer literal with more digits than the runtime converts
+# is an error (never an exception, never silence). The parse is lenient first -- duplicates and
+# oversized literals leave markers -- so that the first problem can be located by a walk.
+
+#: The reason given for an integer literal too long to convert; it is outside +/-2^53 too.
+_INTEGER_RANGE: Final = "integers must stay within +/-2^53"
+
+
+class _Duplicated(dict[str, Any]):
+    """An object that had a duplicate member name (the last value of each name is kept)."""
+
+    def __init__(self, items: list[tuple[str, Any]]) -> None:
+        super().__init__(items)
+        seen: set[str] = set()
+        self.duplicated: set[str] = set()
+        for name, _ in items:
+            if name in seen:
+                self.duplicated.add(name)
+            seen.add(name)
+
+
+class _Unconvertible:
+    """An integer literal with more digits than the runtime converts."""
+
+    __slots__ = ()
+
+
+def duplicated_names(value: Any) -> frozenset[str]:
+    """The member names that occurred more than once in an object from :func:`scan_json_text`."""
+    return frozenset(value.duplicated) if isinstance(value, _Duplicated) else frozenset()
+
+
+def _max_digits() -> int:
+    limit = sys.get_int_max_str_digits()
+    return limit if limit > 0 else 1 << 62
+
+
+def scan_json_text(data: str | bytes) -> tuple[Any, NotPureJson | None]:
+    """Parse a JSON text leniently: the value and the first problem of the request rules.
+
+    The value keeps the last of duplicated members and a marker in place of an unconvertible
+    integer; the problem (duplicate member name, or such an integer) names its JSON pointer. A
+    text that is not JSON at all, or nests deeper than the runtime's parser goes, raises
+    :class:`NotPureJson`.
+    """
+    flagged = False
+    limit = _max_digits()
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal flagged
+        obj = dict(items)
+        if len(obj) == len(items):
+            return obj
+        flagged = True
+        return _Duplicated(items)
+
+    def integer(literal: str) -> Any:
+        nonlocal flagged
+        if len(literal) - literal.startswith("-") > limit:
+            flagged = True
+            return _Unconvertible()
+        return int(literal)
+
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        value = json.loads(
+            text, object_pairs_hook=pairs, parse_int=integer, parse_constant=_reject_constant
+        )
+    except NotPureJson:
+        raise
+    except UnicodeDecodeError:
+        raise NotPureJson("not valid UTF-8") from None
+    except RecursionError:
+        raise NotPureJson(f"nesting deeper than {MAX_DEPTH}") from None
+    except ValueError:
+        raise NotPureJson("not well-formed JSON") from None
+    return value, (_first_problem(value) if flagged else None)
+
+
+def _first_problem(value: Any) -> NotPureJson | None:
+    """The first marker left by :func:`scan_json_text`, in document order, with its pointer."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, _Unconvertible):
+            return NotPureJson(_INTEGER_RANGE, where)
+        if isinstance(item, _Duplicated):
+            return NotPureJson("an object has a duplicate key", where)
+        if isinstance(item, dict):
+            children = [(child, f"{where}/{_escape(key)}") for key, child in item.items()]
+        elif isinstance(item, list):
+            children = [(child, f"{where}/{i}") for i, child in enumerate(item)]
+        else:
+            continue
+        stack.extend(reversed(children))
+    return None
+
+
+def parse_request_text(data: str | bytes) -> Any:
+    """THE parser of a request given as JSON text, on every surface.
+
+    Raises :class:`NotPureJson` (with the pointer of the problem) for a text that is not
+    well-formed JSON, has a duplicate member name in any object, holds an integer literal with
+    more digits than the runtime converts, or nests deeper than the parser goes. The other
+    pure-JSON rules (nulls, the integer range, depth 32) are the request check's, which follows.
+    """
+    value, problem = scan_json_text(data)
+    if problem is not None:
+        raise problem
+    return value
 
 
 def whole_numbers_as_integers(value: Any) -> Any:

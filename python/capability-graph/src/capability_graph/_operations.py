@@ -19,7 +19,13 @@ from ._documents import media_type_for
 from ._errors import GraphError
 from ._frozen import freeze
 from ._generated.taxonomy import ErrorCode, Phase
-from ._json import NotPureJson, check_pure_value, dump_bytes, whole_numbers_as_integers
+from ._json import (
+    NotPureJson,
+    check_pure_value,
+    dump_bytes,
+    parse_request_text,
+    whole_numbers_as_integers,
+)
 from ._schemas import check_shape, pointer_message
 from ._snapshot import RELATION_KINDS, Capability, Snapshot
 
@@ -28,9 +34,11 @@ __all__ = [
     "Operation",
     "check_result_size",
     "describe",
+    "invalid_arguments_text",
     "list_capabilities",
     "match_catalog",
     "oversized_request",
+    "parse_arguments_text",
     "prepare_request",
     "resolve",
 ]
@@ -93,6 +101,37 @@ def oversized_request(tool: str) -> GraphError:
     if operation is None:
         return GraphError.of(ErrorCode.CG_INPUT_INVALID, Phase.QUERY, variant="unknownTool")
     return GraphError.of(ErrorCode.CG_INPUT_TOO_LARGE, operation.phase)
+
+
+def parse_arguments_text(
+    tool: str, data: str | bytes, *, max_input_bytes: int | None = None
+) -> Any:
+    """A tool's arguments given as JSON text -> the value :meth:`CapabilityGraph.call` takes.
+
+    Every surface that receives arguments as text (the CLI's ``--arguments``, ``--arguments-file``
+    and ``--context`` values, MCP ``tools/call`` frames, an SDK caller's JSON text) reads them
+    here: more than ``max_input_bytes`` bytes is ``CG_INPUT_TOO_LARGE``; a text that is not
+    well-formed, has a duplicate member name in any object, or holds an integer literal with more
+    digits than the runtime converts is ``CG_INPUT_INVALID`` in the tool's phase, with a pointer
+    message (see :func:`capability_graph._json.parse_request_text`).
+    """
+    if max_input_bytes is not None:
+        operation = OPERATIONS.get(tool)
+        phase = operation.phase if operation is not None else Phase.QUERY
+        size = len(data) if isinstance(data, bytes) else len(data.encode("utf-8", "surrogatepass"))
+        if size > max_input_bytes:
+            raise GraphError.of(ErrorCode.CG_INPUT_TOO_LARGE, phase)
+    try:
+        return parse_request_text(data)
+    except NotPureJson as problem:
+        raise invalid_arguments_text(tool, problem) from None
+
+
+def invalid_arguments_text(tool: str, problem: NotPureJson) -> GraphError:
+    """The error for a tool's arguments text that the request-text rules reject."""
+    operation = OPERATIONS.get(tool)
+    phase = operation.phase if operation is not None else Phase.QUERY
+    return _input_invalid(phase, pointer_message(problem.pointer, problem.reason))
 
 
 def _surely_larger_than(value: Any, limit: int) -> bool:
@@ -252,7 +291,7 @@ def list_capabilities(
     )
     offset = 0
     if "cursor" in request:
-        offset = decode_cursor(request["cursor"], snapshot.revision, key)
+        offset = decode_cursor(config.cursor_key, request["cursor"], snapshot.revision, key)
     authorized = sum(
         len(snapshot.providers[p].capabilities) for p in scoped_providers(snapshot, config)
     )
@@ -266,7 +305,9 @@ def list_capabilities(
         "items": [c.summary() for c in page[:limit]],
     }
     if len(page) > limit:
-        result["nextCursor"] = encode_cursor(snapshot.revision, key, offset + limit)
+        result["nextCursor"] = encode_cursor(
+            config.cursor_key, snapshot.revision, key, offset + limit
+        )
     return result
 
 

@@ -42,7 +42,7 @@ from .._errors import GraphError
 from .._generated.taxonomy import REGISTRY, ErrorCode, NextAction, Phase
 from . import COMMON_KEYS, MatchJob, read_common
 from ._config import ConfigReader
-from ._prompt import OUTPUT_SCHEMA, SYSTEM_PROMPT, drop_empty_reasons, payload
+from ._prompt import OUTPUT_SCHEMA, SYSTEM_PROMPT, drop_empty_reasons, parse_model_json, payload
 from ._threads import in_daemon_thread
 
 __all__ = ["MIN_VERSION", "CodexExecutor", "parse_version"]
@@ -218,7 +218,7 @@ def _read_answer(path: Path, max_output_bytes: int) -> object:
     if len(data) > max_output_bytes:
         raise _error(ErrorCode.CG_MODEL_OUTPUT_TOO_LARGE)
     try:
-        output = json.loads(data.decode("utf-8").strip())
+        output = parse_model_json(data.decode("utf-8").strip())
     except (UnicodeDecodeError, ValueError):
         raise invalid from None
     return drop_empty_reasons(output)

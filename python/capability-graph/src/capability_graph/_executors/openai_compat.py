@@ -14,27 +14,30 @@ buffered whole: ``CG_MODEL_OUTPUT_TOO_LARGE``.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import importlib
-import json
 import os
 import re
 import ssl
+import threading
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from .._errors import GraphError
 from .._generated.taxonomy import REGISTRY, ErrorCode, NextAction, Phase
 from . import COMMON_KEYS, MatchJob, read_common
 from ._config import ConfigReader
-from ._prompt import OUTPUT_SCHEMA, SYSTEM_PROMPT, drop_empty_reasons, payload
-from ._threads import in_daemon_thread
+from ._prompt import OUTPUT_SCHEMA, SYSTEM_PROMPT, drop_empty_reasons, parse_model_json, payload
 
 if TYPE_CHECKING:
     import openai
 
 __all__ = ["OpenAICompatExecutor"]
+
+T = TypeVar("T")
 
 _ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 # config.schema.json#/$defs/BaseUrl and OpenAIExecutorConfig.model, verbatim.
@@ -67,9 +70,16 @@ def _unavailable(action: NextAction) -> GraphError:
     return _error(ErrorCode.CG_MODEL_UNAVAILABLE, action)
 
 
+#: How long ``aclose`` waits for a preparation still running (an import cannot be interrupted).
+_PREPARATION_JOIN_S: Final = 30.0
+
+
 class OpenAICompatExecutor:
     """One executor per configuration; a fresh SDK client per match (bound to that match's
-    event loop, closed when the match ends or is cancelled)."""
+    event loop, closed when the match ends or is cancelled).
+
+    The SDK is imported and the TLS context made once per executor, on one thread however many
+    matches start at once; ``aclose`` waits for that thread, so nothing outlives the graph."""
 
     name: Final = "openai"
 
@@ -78,6 +88,10 @@ class OpenAICompatExecutor:
         self.model = model
         self.api_key_env = api_key_env
         self._prepared: tuple[Any, ssl.SSLContext] | None = None
+        self._preparation: concurrent.futures.Future[tuple[Any, ssl.SSLContext] | None] | None
+        self._preparation = None
+        self._preparing: threading.Thread | None = None
+        self._lock = threading.Lock()
 
     @classmethod
     def from_config(cls, model: Mapping[str, Any], where: str) -> OpenAICompatExecutor:
@@ -126,14 +140,41 @@ class OpenAICompatExecutor:
     async def _prepare(self) -> tuple[Any, ssl.SSLContext]:
         """The SDK module and a TLS context, made once per executor off the event loop: the
         import takes ~1 s cold and loading CA certificates ~50 ms, which would otherwise block
-        the loop (and the deadline) on every match."""
+        the loop (and the deadline) on every match. Concurrent first matches share one thread."""
         prepared = self._prepared
         if prepared is None:
-            prepared = await in_daemon_thread(_import_sdk, "cg-openai")
+            prepared = await _settled(self._start_preparation())
             if prepared is None:
                 raise _unavailable(NextAction.CHECK_CONFIG)
             self._prepared = prepared
         return prepared
+
+    def _start_preparation(self) -> concurrent.futures.Future[tuple[Any, ssl.SSLContext] | None]:
+        with self._lock:
+            if self._preparation is None:
+                future: concurrent.futures.Future[tuple[Any, ssl.SSLContext] | None]
+                future = concurrent.futures.Future()
+                future.set_running_or_notify_cancel()  # nobody can cancel it: it is shared
+
+                def work() -> None:
+                    try:
+                        future.set_result(_import_sdk())
+                    except BaseException as exc:  # noqa: BLE001 -- handed to every waiter
+                        future.set_exception(exc)
+
+                self._preparing = threading.Thread(target=work, name="cg-openai", daemon=True)
+                self._preparing.start()
+                self._preparation = future
+            return self._preparation
+
+    async def aclose(self) -> None:
+        """Wait (bounded) for a preparation still running, so no thread outlives the graph."""
+        thread = self._preparing
+        if thread is None or not thread.is_alive():
+            return
+        limit = time.monotonic() + _PREPARATION_JOIN_S
+        while thread.is_alive() and time.monotonic() < limit:
+            await asyncio.sleep(0.005)
 
     async def _request(self, client: openai.AsyncOpenAI, job: MatchJob) -> bytes:
         cap = _TRANSPORT_FACTOR * job.max_output_bytes + _TRANSPORT_SLACK
@@ -162,6 +203,20 @@ class OpenAICompatExecutor:
         return b"".join(chunks)
 
 
+async def _settled(future: concurrent.futures.Future[T]) -> T:
+    """Await a thread's future from this loop without ever cancelling it (it is shared)."""
+    loop = asyncio.get_running_loop()
+    waiter: asyncio.Future[None] = loop.create_future()
+
+    def wake(_: object) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits any more
+            loop.call_soon_threadsafe(lambda: waiter.done() or waiter.set_result(None))
+
+    future.add_done_callback(wake)
+    await waiter
+    return future.result()
+
+
 def _import_sdk() -> tuple[Any, ssl.SSLContext] | None:
     try:
         import openai
@@ -182,7 +237,7 @@ def _answer(body: bytes, max_output_bytes: int) -> object:
     """The chat-completions body -> the raw executor output (a parsed JSON value)."""
     invalid = _error(ErrorCode.CG_MODEL_OUTPUT_INVALID)
     try:
-        completion = json.loads(body)
+        completion = parse_model_json(body)
         choice = completion["choices"][0]
         message = choice["message"]
         finish = choice.get("finish_reason")
@@ -201,7 +256,7 @@ def _answer(body: bytes, max_output_bytes: int) -> object:
     if len(content.encode("utf-8", "surrogatepass")) > max_output_bytes:
         raise _error(ErrorCode.CG_MODEL_OUTPUT_TOO_LARGE)
     try:
-        output = json.loads(content)
+        output = parse_model_json(content)
     except ValueError:
         raise invalid from None
     return drop_empty_reasons(output)

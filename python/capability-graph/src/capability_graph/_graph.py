@@ -19,7 +19,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Coroutine, Mapping
-from concurrent.futures import Future
+from concurrent.futures import CancelledError, Future
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -371,6 +371,13 @@ class BlockingCapabilityGraph:
 
     It runs the async graph on a private event loop in a daemon thread, so it may be used from
     several threads at once; ``close()`` stops running matches and then the loop.
+
+    Calls and ``close()`` may race from any number of threads. One lock orders them: a call is
+    handed to the loop only while the graph is open, and ``close()`` marks the graph closing
+    under the same lock before it stops anything, so every call handed over becomes a task
+    before the loop's final drain, which settles it. A call the drain cancelled (a reload in
+    flight, a read) answers ``CG_GRAPH_CLOSED``; the first ``close()`` does the work and every
+    other waits for it; nothing is left running when any of them returns.
     """
 
     def __init__(
@@ -379,6 +386,10 @@ class BlockingCapabilityGraph:
         self._loop = loop
         self._thread = thread
         self._graph = graph
+        self._state = threading.Lock()  # orders hand-overs to the loop and the start of close
+        self._closing = False
+        self._closer = threading.Lock()  # held by the close that does the work
+        self._stopped = threading.Event()
 
     @classmethod
     def open(cls, config: Any, *, executor: Executor | None = None) -> BlockingCapabilityGraph:
@@ -395,10 +406,14 @@ class BlockingCapabilityGraph:
         return cls(loop, thread, graph)
 
     def _run(self, factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
-        if self._graph.closed or not self._thread.is_alive():
-            raise GraphError(ErrorCode.CG_GRAPH_CLOSED)
-        future: Future[T] = asyncio.run_coroutine_threadsafe(factory(), self._loop)
-        return future.result()
+        with self._state:
+            if self._closing or self._graph.closed:
+                raise GraphError(ErrorCode.CG_GRAPH_CLOSED)
+            future: Future[T] = asyncio.run_coroutine_threadsafe(factory(), self._loop)
+        try:
+            return future.result()
+        except CancelledError:  # the final drain of close() cancelled it
+            raise GraphError(ErrorCode.CG_GRAPH_CLOSED) from None
 
     def call(
         self, tool: str, arguments: Any, *, cancel: CancelToken | None = None
@@ -453,11 +468,19 @@ class BlockingCapabilityGraph:
         return self._run(lambda: self._graph.reload(providers=providers))
 
     def close(self) -> None:
-        """Close the graph (running matches fail with ``CG_GRAPH_CLOSED``). Idempotent."""
-        if not self._thread.is_alive():
-            return
-        asyncio.run_coroutine_threadsafe(self._graph.close(), self._loop).result()
-        _stop_loop(self._loop, self._thread)
+        """Close the graph (running matches fail with ``CG_GRAPH_CLOSED``). Idempotent and safe
+        from any number of threads at once: each returns once the loop has stopped."""
+        with self._state:
+            self._closing = True
+        with self._closer:
+            if self._stopped.is_set():
+                return
+            try:
+                if self._thread.is_alive():
+                    asyncio.run_coroutine_threadsafe(self._graph.close(), self._loop).result()
+            finally:
+                _stop_loop(self._loop, self._thread)
+                self._stopped.set()
 
     @property
     def closed(self) -> bool:

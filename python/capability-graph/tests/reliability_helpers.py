@@ -1,0 +1,163 @@
+"""Engines shared by the reliability tests and ``tools/stress.py`` / ``tools/bench``: a storm of
+threads mixing ``close()``, ``reload()`` and queries on the blocking twin, and an event-loop
+ticker that measures how long the loop was kept from running while an executor worked."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from capability_graph import BlockingCapabilityGraph, GraphError
+
+# --- the blocking twin under threads ----------------------------------------------------------
+
+
+@dataclass
+class TwinStorm:
+    """What a storm of closing, reloading and querying threads saw."""
+
+    rounds: int = 0
+    calls: Counter[str] = field(default_factory=Counter)  # "result" or an error code
+    wrong: list[str] = field(default_factory=list)  # anything but a result or a GraphError
+    hung: int = 0  # threads still running after the bound
+    worst_close_s: float = 0.0
+    threads_left: int = 0
+    loops_open: int = 0
+
+    def figures(self) -> dict[str, Any]:
+        return {
+            "rounds": self.rounds,
+            "calls": sum(self.calls.values()),
+            "outcomes": dict(sorted(self.calls.items())),
+            "wrong_endings": len(self.wrong),
+            "hung_threads": self.hung,
+            "worst_close_s": round(self.worst_close_s, 3),
+            "threads_left": self.threads_left,
+            "loops_left_open": self.loops_open,
+        }
+
+
+def twin_storm(
+    config: Any,
+    *,
+    rounds: int,
+    closers: int = 8,
+    workers: int = 8,
+    calls_per_worker: int = 5,
+    bound_s: float = 60.0,
+) -> TwinStorm:
+    """Per round: open a blocking graph, then ``closers`` threads call ``close()`` twice while
+    ``workers`` threads run reloads, lists, matches and describes, all released at once."""
+    storm = TwinStorm()
+    baseline = {t.ident for t in threading.enumerate()}
+    lock = threading.Lock()
+    for _ in range(rounds):
+        graph = BlockingCapabilityGraph.open(config)
+        start = threading.Barrier(closers + workers)
+
+        def close(graph: BlockingCapabilityGraph = graph, start: threading.Barrier = start) -> None:
+            start.wait()
+            began = time.monotonic()
+            try:
+                graph.close()
+                graph.close()
+            except BaseException as error:
+                with lock:
+                    storm.wrong.append(f"close: {error!r}")
+            with lock:
+                storm.worst_close_s = max(storm.worst_close_s, time.monotonic() - began)
+
+        def work(
+            number: int, graph: BlockingCapabilityGraph = graph, start: threading.Barrier = start
+        ) -> None:
+            start.wait()
+            for step in range(calls_per_worker):
+                operation = (number + step) % 4
+                try:
+                    if operation == 0:
+                        graph.reload()
+                    elif operation == 1:
+                        graph.list()
+                    elif operation == 2:
+                        graph.match(request="find a")
+                    else:
+                        graph.describe()
+                    outcome = "result"
+                except GraphError as error:
+                    outcome = str(error.code)
+                except BaseException as error:
+                    outcome = "wrong"
+                    with lock:
+                        storm.wrong.append(f"call: {error!r}")
+                with lock:
+                    storm.calls[outcome] += 1
+
+        threads = [threading.Thread(target=close) for _ in range(closers)]
+        threads += [threading.Thread(target=work, args=(n,)) for n in range(workers)]
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + bound_s
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        storm.hung += sum(thread.is_alive() for thread in threads)
+        storm.loops_open += not graph._loop.is_closed()
+        storm.rounds += 1
+    settle = time.monotonic() + 5.0  # a thread that has finished its work may still be exiting
+    while time.monotonic() < settle:
+        left = [t for t in threading.enumerate() if t.ident not in baseline]
+        if not left:
+            break
+        time.sleep(0.01)
+    storm.threads_left = len([t for t in threading.enumerate() if t.ident not in baseline])
+    return storm
+
+
+# --- event-loop responsiveness ----------------------------------------------------------------
+
+
+@dataclass
+class Ticks:
+    """What a ticker on the event loop saw while a coroutine ran."""
+
+    outcome: Any
+    ticks: int
+    max_stall_s: float
+    elapsed_s: float
+
+    def figures(self) -> dict[str, Any]:
+        return {
+            "ticks": self.ticks,
+            "max_stall_ms": round(self.max_stall_s * 1000, 1),
+            "elapsed_ms": round(self.elapsed_s * 1000, 1),
+        }
+
+
+async def with_ticker(work: Any, period_s: float = 0.005) -> Ticks:
+    """Await ``work`` while a task ticks every ``period_s``; the longest gap between two ticks
+    beyond the period is the stall the work caused (plus the machine's own scheduling noise)."""
+    stop = asyncio.Event()
+    gaps: list[float] = []
+
+    async def tick() -> None:
+        last = time.monotonic()
+        while not stop.is_set():
+            await asyncio.sleep(period_s)
+            now = time.monotonic()
+            gaps.append(now - last - period_s)
+            last = now
+
+    ticker = asyncio.ensure_future(tick())
+    await asyncio.sleep(0)  # the ticker runs before the work starts
+    started = time.monotonic()
+    try:
+        outcome: Any = await work
+    except GraphError as error:
+        outcome = error.to_json()
+    elapsed = time.monotonic() - started
+    stop.set()
+    await ticker
+    return Ticks(outcome, len(gaps), max(gaps, default=0.0), elapsed)

@@ -161,3 +161,30 @@ async def with_ticker(work: Any, period_s: float = 0.005) -> Ticks:
     stop.set()
     await ticker
     return Ticks(outcome, len(gaps), max(gaps, default=0.0), elapsed)
+
+
+#: Words for long, legal capability texts (ASCII letters: the tokenizer's common case).
+_WORDS = (
+    "request body schema route validate contract payment invoice refund customer account "
+    "token session cache queue retry webhook upload download stream render template query "
+    "index search filter export import report metric trace log alert deploy build release"
+).split()
+
+
+def long_catalog_definition(count: int, *, text_chars: int, provider_id: str = "big") -> Any:
+    """A provider of ``count`` capabilities whose description and whenToUse are each about
+    ``text_chars`` characters of ordinary words (at most the schema's 8,192)."""
+    capabilities = []
+    for number in range(count):
+        words = [_WORDS[(number * 7 + i * 13) % len(_WORDS)] for i in range(text_chars // 6)]
+        text = " ".join(words)[: min(text_chars, 8192)]
+        capabilities.append(
+            {
+                "id": f"c{number}",
+                "name": f"{_WORDS[number % len(_WORDS)]} capability {number}",
+                "description": text,
+                "whenToUse": text[::-1].strip() or text,
+                "tags": [_WORDS[number % 11], f"n{number}"],
+            }
+        )
+    return {"providerId": provider_id, "name": "Big", "version": "1", "capabilities": capabilities}

@@ -33,12 +33,13 @@ from ._generated.taxonomy import ErrorCode, Phase
 from ._match import run_match
 from ._operations import (
     OPERATIONS,
+    catalog_size,
     check_named_providers,
     check_result_size,
     describe,
     find_capabilities,
     list_capabilities,
-    match_catalog,
+    match_catalog_steps,
     prepare_request,
     resolve,
 )
@@ -178,16 +179,17 @@ class CapabilityGraph:
             check_named_providers(snapshot, self._config, named, phase)
         if self._executor is None:
             raise GraphError.of(ErrorCode.CG_MODEL_NOT_CONFIGURED)
-        entries = match_catalog(snapshot, self._config, named)
-        if len(entries) > self._config.budgets.max_catalog_entries:
-            raise GraphError.of(ErrorCode.CG_CATALOG_TOO_LARGE, phase)
         timeout_ms = request.get("timeoutMs", configured_timeout_ms(self._config.model))
+        deadline = time.monotonic() + timeout_ms / 1000
+        if catalog_size(snapshot, self._config, named) > self._config.budgets.max_catalog_entries:
+            raise GraphError.of(ErrorCode.CG_CATALOG_TOO_LARGE, phase)
+        entries = await self._catalog(snapshot, named, deadline, cancel)
         job = MatchJob(
             request=request["request"],
             context=context,
             catalog=entries,
             limit=request.get("limit", 5),
-            deadline=time.monotonic() + timeout_ms / 1000,
+            deadline=deadline,
         )
         outcome = await run_match(
             self._executor,
@@ -202,6 +204,31 @@ class CapabilityGraph:
             "executor": self._executor_name,
             "candidates": outcome.candidates,
         }
+
+    async def _catalog(
+        self,
+        snapshot: Snapshot,
+        named: Strings | None,
+        deadline: float,
+        cancel: CancelToken | None,
+    ) -> tuple[Any, ...]:
+        """The match catalog of ``snapshot``: built once per snapshot and selection, in time
+        slices on the loop (summarizing 100,000 capabilities takes seconds, which no other
+        request must wait for), no longer than the match's deadline -- past it the match is
+        ``CG_MODEL_TIMEOUT`` and the build keeps its progress for the next match."""
+        steps = match_catalog_steps(snapshot, self._config, named)
+        while True:
+            try:
+                next(steps)
+            except StopIteration as done:
+                catalog: tuple[Any, ...] = done.value
+                return catalog
+            await asyncio.sleep(0)
+            self._check_open()
+            if cancel is not None and cancel.cancelled:
+                raise GraphError.of(ErrorCode.CG_MODEL_CANCELLED)
+            if time.monotonic() >= deadline:
+                raise GraphError.of(ErrorCode.CG_MODEL_TIMEOUT)
 
     async def _read_document(
         self, snapshot: Snapshot, request: Mapping[str, Any]

@@ -8,6 +8,8 @@ providers and capabilities -> existence -> budgets on the work -> execution -> r
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
@@ -27,16 +29,19 @@ from ._json import (
     whole_numbers_as_integers,
 )
 from ._schemas import check_shape, pointer_message
+from ._slices import SharedSteps, Slicer, Steps, run_to_end
 from ._snapshot import RELATION_KINDS, Capability, Snapshot
 
 __all__ = [
     "OPERATIONS",
     "Operation",
+    "catalog_size",
     "check_result_size",
     "describe",
     "invalid_arguments_text",
     "list_capabilities",
     "match_catalog",
+    "match_catalog_steps",
     "oversized_request",
     "parse_arguments_text",
     "prepare_request",
@@ -321,6 +326,20 @@ def _catalog(
                 yield capability
 
 
+def _catalog_key(named: Sequence[str] | None) -> tuple[str, ...] | None:
+    return tuple(sorted(set(named))) if named else None
+
+
+def catalog_size(snapshot: Snapshot, config: HostConfig, named: Sequence[str] | None) -> int:
+    """How many entries the match catalog of this selection has (without building it)."""
+    providers = (
+        [p for p in snapshot.providers if p in set(named)]
+        if named
+        else scoped_providers(snapshot, config)
+    )
+    return sum(len(snapshot.providers[p].capabilities) for p in providers)
+
+
 def match_catalog(
     snapshot: Snapshot, config: HostConfig, named: Sequence[str] | None
 ) -> tuple[Any, ...]:
@@ -329,17 +348,55 @@ def match_catalog(
     Built once per snapshot and provider selection and shared by every match on it, so an
     executor that indexes the catalog (lexical) can key its cache on the very same object.
     """
-    key = tuple(sorted(set(named))) if named else None
+    return run_to_end(match_catalog_steps(snapshot, config, named))
+
+
+#: Catalog builds in progress, by (snapshot, selection); each holds its snapshot. Bounded: a
+#: build dropped here (its snapshot long replaced) is simply started again if ever needed.
+_CATALOG_BUILDS: Final[OrderedDict[tuple[int, Any], tuple[Snapshot, SharedSteps[Any]]]] = (
+    OrderedDict()
+)
+_CATALOG_BUILDS_LOCK: Final = threading.Lock()
+_CATALOG_BUILDS_MAX: Final = 8
+
+
+def match_catalog_steps(
+    snapshot: Snapshot, config: HostConfig, named: Sequence[str] | None
+) -> Steps[tuple[Any, ...]]:
+    """:func:`match_catalog` in time slices (summarizing 100,000 capabilities takes seconds),
+    one build shared by every match that waits for it."""
+    key = _catalog_key(named)
     cached = snapshot.catalogs.get(key)
-    if cached is None:
-        entries = []
-        for capability in authorized_catalog(snapshot, config, named):
-            entry = capability.summary()
-            if "whenToUse" in capability.declaration:
-                entry["whenToUse"] = capability.declaration["whenToUse"]
-            entries.append(freeze(entry))
-        cached = snapshot.catalogs[key] = tuple(entries)
-    return cached
+    if cached is not None:
+        return cached
+    with _CATALOG_BUILDS_LOCK:
+        building = _CATALOG_BUILDS.get((id(snapshot), key))
+        if building is None or building[0] is not snapshot:
+            work = SharedSteps(_build_match_catalog(snapshot, config, named, key))
+            building = _CATALOG_BUILDS[(id(snapshot), key)] = (snapshot, work)
+            while len(_CATALOG_BUILDS) > _CATALOG_BUILDS_MAX:
+                _CATALOG_BUILDS.popitem(last=False)
+    catalog: tuple[Any, ...] = yield from building[1].wait()
+    with _CATALOG_BUILDS_LOCK:
+        if _CATALOG_BUILDS.get((id(snapshot), key)) is building:
+            del _CATALOG_BUILDS[(id(snapshot), key)]
+    return catalog
+
+
+def _build_match_catalog(
+    snapshot: Snapshot, config: HostConfig, named: Sequence[str] | None, key: Any
+) -> Steps[tuple[Any, ...]]:
+    slicer = Slicer()
+    entries = []
+    for capability in authorized_catalog(snapshot, config, named):
+        entry = capability.summary()
+        if "whenToUse" in capability.declaration:
+            entry["whenToUse"] = capability.declaration["whenToUse"]
+        entries.append(freeze(entry))
+        if slicer.due():
+            yield
+    catalog = snapshot.catalogs[key] = tuple(entries)
+    return catalog
 
 
 def authorized_catalog(

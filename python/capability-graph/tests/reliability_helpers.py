@@ -5,13 +5,18 @@ ticker that measures how long the loop was kept from running while an executor w
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
+import os
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from capability_graph import BlockingCapabilityGraph, GraphError
+from capability_graph import BlockingCapabilityGraph, CapabilityGraph, GraphError
 
 # --- the blocking twin under threads ----------------------------------------------------------
 
@@ -164,11 +169,44 @@ async def with_ticker(work: Any, period_s: float = 0.005) -> Ticks:
 
 
 #: Words for long, legal capability texts (ASCII letters: the tokenizer's common case).
-_WORDS = (
-    "request body schema route validate contract payment invoice refund customer account "
-    "token session cache queue retry webhook upload download stream render template query "
-    "index search filter export import report metric trace log alert deploy build release"
-).split()
+_WORDS = [
+    "request",
+    "body",
+    "schema",
+    "route",
+    "validate",
+    "contract",
+    "payment",
+    "invoice",
+    "refund",
+    "customer",
+    "account",
+    "token",
+    "session",
+    "cache",
+    "queue",
+    "retry",
+    "webhook",
+    "upload",
+    "download",
+    "stream",
+    "render",
+    "template",
+    "query",
+    "index",
+    "search",
+    "filter",
+    "export",
+    "import",
+    "report",
+    "metric",
+    "trace",
+    "log",
+    "alert",
+    "deploy",
+    "build",
+    "release",
+]
 
 
 def long_catalog_definition(count: int, *, text_chars: int, provider_id: str = "big") -> Any:
@@ -188,3 +226,90 @@ def long_catalog_definition(count: int, *, text_chars: int, provider_id: str = "
             }
         )
     return {"providerId": provider_id, "name": "Big", "version": "1", "capabilities": capabilities}
+
+
+# --- one hanging match per executor, for the ticker ----------------------------------------------
+
+#: The executors a ticker watches, and the catalog sizes of the lexical one.
+TICKER_KINDS = ("scripted", "lexical-1k", "lexical-100k", "openai", "codex")
+_KEY_ENV = "CG_TICKER_OPENAI_KEY"
+
+
+@contextlib.contextmanager
+def hanging_match(kind: str, folder: Path) -> Iterator[dict[str, Any]]:
+    """A host configuration whose match keeps ``kind``'s executor working past any short
+    deadline: a scripted sleep, a cold lexical index (999 capabilities with texts at the
+    schema's maximum length, or 100,000 short ones), an OpenAI-compatible loopback server that
+    holds its answer, a fake ``codex`` on PATH that sleeps with a child process."""
+    from match_chat_server import ChatServer, Reply, completion
+    from match_fake_codex import install_fake_codex, path_with
+
+    saved = {name: os.environ.get(name) for name in ("PATH", _KEY_ENV)}
+    try:
+        if kind == "scripted":
+            model: dict[str, Any] = {
+                "executor": "scripted",
+                "steps": [{"sleepMs": 600_000, "then": {"return": {}}}],
+            }
+            yield _ticker_config(1, model)
+        elif kind in ("lexical-1k", "lexical-100k"):
+            count, chars = (999, 8192) if kind == "lexical-1k" else (100_000, 40)
+            definition = long_catalog_definition(count, text_chars=chars)
+            yield {
+                "providers": [{"definition": definition}],
+                "model": {"executor": "lexical"},
+                "budgets": {"maxCatalogEntries": count, "maxCapabilities": max(count, 100_000)},
+            }
+        elif kind == "openai":
+            os.environ[_KEY_ENV] = "ticker-key"
+            with ChatServer(Reply(body=completion("{}"), delay_s=600)) as server:
+                model = {
+                    "executor": "openai",
+                    "baseUrl": server.url,
+                    "model": "m",
+                    "apiKeyEnv": _KEY_ENV,
+                }
+                yield _ticker_config(3, model)
+        elif kind == "codex":
+            fake = install_fake_codex(folder / "codex-bin")
+            fake.behave(exec={"sleep": 600, "child": True, "last_message": "{}"})
+            os.environ["PATH"] = path_with(fake.folder)
+            yield _ticker_config(3, {"executor": "codex"})
+        else:
+            raise ValueError(kind)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _ticker_config(count: int, model: dict[str, Any]) -> dict[str, Any]:
+    capabilities = [
+        {"id": f"c{n}", "name": f"C{n}", "description": f"Does c{n}."} for n in range(count)
+    ]
+    definition = {"providerId": "p", "name": "P", "version": "1", "capabilities": capabilities}
+    return {"providers": [{"definition": definition}], "model": model}
+
+
+async def tick_through_matches(
+    config: dict[str, Any], *, timeout_ms: int, matches: int = 1, freeze_gc: bool = False
+) -> list[Ticks]:
+    """Open ``config`` and run ``matches`` matches one after the other, each under a ticker.
+
+    ``freeze_gc`` moves everything alive after ``open`` out of the cyclic collector's reach
+    (``gc.freeze()``, as a host may do), whose full passes over a large graph stall every
+    thread of the process."""
+    graph = await CapabilityGraph.open(config)
+    if freeze_gc:
+        gc.freeze()
+    try:
+        arguments = {"request": "validate the request body schema", "timeoutMs": timeout_ms}
+        return [
+            await with_ticker(graph.call("match_capabilities", arguments)) for _ in range(matches)
+        ]
+    finally:
+        await graph.close()
+        if freeze_gc:
+            gc.unfreeze()

@@ -313,3 +313,48 @@ async def tick_through_matches(
         await graph.close()
         if freeze_gc:
             gc.unfreeze()
+
+
+# --- forged cursors (random-driven, for the long battery) --------------------------------------
+
+
+def b64url(data: bytes) -> str:
+    import base64
+
+    return base64.urlsafe_b64encode(data).decode("ascii").rstrip("=")
+
+
+def forge_cursor(rng: Any, revision: str, real: str, filters: str) -> str:
+    """A cursor the graph did not issue, close to real ones: random text and bytes, payloads
+    with no or a random MAC (huge, negative, fractional and nested offsets, other versions,
+    revisions and filter keys), deep nesting, and a real cursor with one byte changed."""
+    import base64
+    import json as _json
+    import sys as _sys
+
+    kind = rng.choice(("text", "bytes", "payload", "macless", "nested", "tampered"))
+    if kind == "text":
+        alphabet = 'ABCxyz019-_=+/ .{}[]"\\\u00e9\u4e2d\x00'
+        return "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 300)))
+    if kind == "bytes":
+        return b64url(rng.randbytes(rng.randint(1, 400)))
+    if kind in ("payload", "macless"):
+        offset = rng.choice(
+            [0, 1, -1, 2, _sys.maxsize, -_sys.maxsize - 1, 2**64, 10**400, 0.5, "1", None, [1]]
+        )
+        body = _json.dumps(
+            {
+                "v": rng.choice([1, 2, 3, "2"]),
+                "r": rng.choice([revision, "r:0000000000000000"]),
+                "f": rng.choice([filters, "0" * 16]),
+                "o": offset,
+            }
+        ).encode()
+        mac = rng.randbytes(16) if kind == "payload" else b""
+        return b64url(mac + body)
+    if kind == "nested":
+        return b64url(rng.randbytes(rng.randint(0, 16)) + b"[" * rng.randint(1, 50_000))
+    raw = bytearray(base64.urlsafe_b64decode(real + "=="))
+    raw[rng.randrange(len(raw))] ^= rng.randint(1, 255)
+    forged = b64url(bytes(raw))
+    return forged if forged != real else forged + "A"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 import threading
@@ -375,3 +376,35 @@ def test_building_codex_does_not_import_flowcast() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False codex"
     assert isinstance(build_executor({"executor": "codex"}), CodexExecutor)
+
+
+def test_concurrent_first_matches_share_one_flowcast_import_and_close_leaves_no_thread(
+    fake: FakeCodex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from capability_graph._executors import codex
+
+    imports: list[str] = []
+    real = codex._import_flowcast
+
+    def counted() -> Any:
+        imports.append(threading.current_thread().name)
+        time.sleep(0.2)  # a cold import: the first matches all wait for it
+        return real()
+
+    monkeypatch.setattr(codex, "_import_flowcast", counted)
+    fake.answer({"status": "unknown", "candidates": []})
+    executor = build_executor({"executor": "codex"})
+
+    async def scenario() -> list[Any]:
+        jobs = [
+            run_match(executor, make_job(timeout_s=60), cancel=None, max_output_bytes=65536)
+            for _ in range(10)
+        ]
+        outcomes = await asyncio.gather(*jobs, return_exceptions=True)
+        await executor.aclose()
+        return outcomes
+
+    outcomes = run(scenario())
+    assert outcomes == [MatchOutcome("unknown", [])] * 10
+    assert len(imports) == 1
+    assert [t.name for t in threading.enumerate() if t.name == "cg-codex"] == []

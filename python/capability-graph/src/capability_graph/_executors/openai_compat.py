@@ -14,14 +14,11 @@ buffered whole: ``CG_MODEL_OUTPUT_TOO_LARGE``.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import contextlib
 import importlib
 import os
 import re
 import ssl
-import threading
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, TypeVar
@@ -31,6 +28,7 @@ from .._generated.taxonomy import REGISTRY, ErrorCode, NextAction, Phase
 from . import COMMON_KEYS, MatchJob, read_common
 from ._config import ConfigReader
 from ._prompt import OUTPUT_SCHEMA, SYSTEM_PROMPT, drop_empty_reasons, parse_model_json, payload
+from ._threads import Preparation
 
 if TYPE_CHECKING:
     import openai
@@ -87,11 +85,7 @@ class OpenAICompatExecutor:
         self.base_url = base_url
         self.model = model
         self.api_key_env = api_key_env
-        self._prepared: tuple[Any, ssl.SSLContext] | None = None
-        self._preparation: concurrent.futures.Future[tuple[Any, ssl.SSLContext] | None] | None
-        self._preparation = None
-        self._preparing: threading.Thread | None = None
-        self._lock = threading.Lock()
+        self._preparation = Preparation(_import_sdk, "cg-openai")
 
     @classmethod
     def from_config(cls, model: Mapping[str, Any], where: str) -> OpenAICompatExecutor:
@@ -141,40 +135,14 @@ class OpenAICompatExecutor:
         """The SDK module and a TLS context, made once per executor off the event loop: the
         import takes ~1 s cold and loading CA certificates ~50 ms, which would otherwise block
         the loop (and the deadline) on every match. Concurrent first matches share one thread."""
-        prepared = self._prepared
+        prepared = await self._preparation.get()
         if prepared is None:
-            prepared = await _settled(self._start_preparation())
-            if prepared is None:
-                raise _unavailable(NextAction.CHECK_CONFIG)
-            self._prepared = prepared
+            raise _unavailable(NextAction.CHECK_CONFIG)
         return prepared
-
-    def _start_preparation(self) -> concurrent.futures.Future[tuple[Any, ssl.SSLContext] | None]:
-        with self._lock:
-            if self._preparation is None:
-                future: concurrent.futures.Future[tuple[Any, ssl.SSLContext] | None]
-                future = concurrent.futures.Future()
-                future.set_running_or_notify_cancel()  # nobody can cancel it: it is shared
-
-                def work() -> None:
-                    try:
-                        future.set_result(_import_sdk())
-                    except BaseException as exc:  # noqa: BLE001 -- handed to every waiter
-                        future.set_exception(exc)
-
-                self._preparing = threading.Thread(target=work, name="cg-openai", daemon=True)
-                self._preparing.start()
-                self._preparation = future
-            return self._preparation
 
     async def aclose(self) -> None:
         """Wait (bounded) for a preparation still running, so no thread outlives the graph."""
-        thread = self._preparing
-        if thread is None or not thread.is_alive():
-            return
-        limit = time.monotonic() + _PREPARATION_JOIN_S
-        while thread.is_alive() and time.monotonic() < limit:
-            await asyncio.sleep(0.005)
+        await self._preparation.join(_PREPARATION_JOIN_S)
 
     async def _request(self, client: openai.AsyncOpenAI, job: MatchJob) -> bytes:
         cap = _TRANSPORT_FACTOR * job.max_output_bytes + _TRANSPORT_SLACK
@@ -201,20 +169,6 @@ class OpenAICompatExecutor:
                     raise _error(ErrorCode.CG_MODEL_OUTPUT_TOO_LARGE)
                 chunks.append(chunk)
         return b"".join(chunks)
-
-
-async def _settled(future: concurrent.futures.Future[T]) -> T:
-    """Await a thread's future from this loop without ever cancelling it (it is shared)."""
-    loop = asyncio.get_running_loop()
-    waiter: asyncio.Future[None] = loop.create_future()
-
-    def wake(_: object) -> None:
-        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits any more
-            loop.call_soon_threadsafe(lambda: waiter.done() or waiter.set_result(None))
-
-    future.add_done_callback(wake)
-    await waiter
-    return future.result()
 
 
 def _import_sdk() -> tuple[Any, ssl.SSLContext] | None:

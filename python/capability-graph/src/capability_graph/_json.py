@@ -21,6 +21,7 @@ from typing import Any, Final
 import orjson
 
 __all__ = [
+    "DUPLICATE_KEY",
     "MAX_DEPTH",
     "MAX_SAFE_INTEGER",
     "NotPureJson",
@@ -38,6 +39,8 @@ __all__ = [
 MAX_DEPTH: Final = 32
 MAX_SAFE_INTEGER: Final = 2**53
 _SURROGATE_ESCAPE: Final = re.compile(rb"\\u[dD][89a-fA-F]")
+#: The reason given for a duplicate member name (every parser of this module rejects them).
+DUPLICATE_KEY: Final = "an object has a duplicate key"
 
 
 class NotPureJson(ValueError):
@@ -56,7 +59,7 @@ def _reject_constant(_name: str) -> Any:
 def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj = dict(pairs)
     if len(obj) != len(pairs):
-        raise NotPureJson("an object has a duplicate key")
+        raise NotPureJson(DUPLICATE_KEY)
     if None in obj.values():
         raise _NullFound
     return obj
@@ -98,7 +101,7 @@ def parse_pure_json(data: bytes, *, check_values: bool = True, allow_null: bool 
 def _unique_pairs_with_nulls(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj = dict(pairs)
     if len(obj) != len(pairs):
-        raise NotPureJson("an object has a duplicate key")
+        raise NotPureJson(DUPLICATE_KEY)
     return obj
 
 
@@ -227,7 +230,7 @@ def _first_problem(value: Any) -> NotPureJson | None:
         if isinstance(item, _Unconvertible):
             return NotPureJson(_INTEGER_RANGE, where)
         if isinstance(item, _Duplicated):
-            return NotPureJson("an object has a duplicate key", where)
+            return NotPureJson(DUPLICATE_KEY, where)
         if isinstance(item, dict):
             children = [(child, f"{where}/{_escape(key)}") for key, child in item.items()]
         elif isinstance(item, list):

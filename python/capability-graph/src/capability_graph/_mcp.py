@@ -53,7 +53,7 @@ from mcp.shared.message import SessionMessage
 
 from ._cancel import CancelToken
 from ._errors import GraphError
-from ._json import NotPureJson, dumps, duplicated_names, scan_json_text
+from ._json import DUPLICATE_KEY, NotPureJson, dumps, duplicated_names, scan_json_text
 from ._operations import invalid_arguments_text
 from ._tools import tool_definitions
 
@@ -172,10 +172,10 @@ def screen_frame(line: str | bytes, tools: frozenset[str]) -> types.JSONRPCMessa
     if problem is None or not isinstance(frame, dict) or "id" in duplicated_names(frame):
         return None
     ident, method = frame.get("id"), frame.get("method")
-    if type(ident) not in (str, int) or not isinstance(method, str):
+    if isinstance(ident, bool) or not isinstance(ident, str | int) or not isinstance(method, str):
         return None
     if method != "tools/call":
-        if problem.reason == "an object has a duplicate key":
+        if problem.reason == DUPLICATE_KEY:
             return None  # the SDK keeps the last member: its protocol, not a tool's arguments
         return types.JSONRPCError(
             jsonrpc="2.0",

@@ -353,7 +353,7 @@ def forge_cursor(rng: Any, revision: str, real: str, filters: str) -> str:
         mac = rng.randbytes(16) if kind == "payload" else b""
         return b64url(mac + body)
     if kind == "nested":
-        return b64url(rng.randbytes(rng.randint(0, 16)) + b"[" * rng.randint(1, 50_000))
+        return b64url(rng.randbytes(rng.randint(0, 16)) + b"[" * rng.randint(1, 40_000))
     raw = bytearray(base64.urlsafe_b64decode(real + "=="))
     raw[rng.randrange(len(raw))] ^= rng.randint(1, 255)
     forged = b64url(bytes(raw))

@@ -285,7 +285,8 @@ def _claim_stdin() -> tuple[BinaryIO, Callable[[], None]]:
             raise OSError
         private = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
     except (AttributeError, OSError, ValueError):
-        return (stdin.buffer if stdin is not None else open(os.devnull, "rb")), lambda: None
+        wire = stdin.buffer if stdin is not None else io.BytesIO()  # no stdin: at its end
+        return wire, lambda: None
     null = os.open(os.devnull, os.O_RDONLY)
     try:
         os.dup2(null, 0)

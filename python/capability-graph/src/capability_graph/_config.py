@@ -232,34 +232,21 @@ def _resolve(raw: Mapping[str, Any], base: Path) -> HostConfig:
         max_model_output_bytes=merged["maxModelOutputBytes"],
     )
     model = raw.get("model")
-    identity = _identity(sources, scope_ids, bodies, budgets, model)
-    return HostConfig(tuple(sources), scope_ids, bodies, budgets, model, raw, cursor_key(identity))
+    return HostConfig(
+        tuple(sources), scope_ids, bodies, budgets, model, raw, cursor_key(_identity(raw))
+    )
 
 
-def _identity(
-    sources: list[Source],
-    scope: tuple[str, ...] | None,
-    bodies: Literal["all", "none"] | frozenset[str],
-    budgets: Budgets,
-    model: Mapping[str, Any] | None,
-) -> dict[str, Any]:
-    """The canonical form of a resolved configuration: equal for the same file read from any
-    working directory, different when anything a caller can observe could differ. An inline
-    definition stands by its position (its content is bound by the revision in a cursor)."""
-    return {
-        "sources": [
-            {
-                "path": str(source.path) if source.path is not None else None,
-                "inline": source.path is None,
-                "documentRoot": str(source.document_root) if source.document_root else None,
-            }
-            for source in sources
-        ],
-        "scope": list(scope) if scope is not None else None,
-        "bodies": bodies if isinstance(bodies, str) else sorted(bodies),
-        "budgets": budgets.to_json(),
-        "model": dict(model) if model is not None else None,
-    }
+def _identity(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The canonical form of a configuration as written, for the cursor key: the same text
+    gives the same key wherever it lies (a copy of a project, each surface of a conformance
+    run); any difference a caller could observe gives another. An inline definition stands by
+    its position: its content is bound by the revision that every cursor carries."""
+    sources = [
+        {key: (True if key == "definition" else value) for key, value in entry.items()}
+        for entry in raw["providers"]
+    ]
+    return {**raw, "providers": sources}
 
 
 def _absolute(base: Path, path: str) -> Path:

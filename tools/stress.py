@@ -49,7 +49,19 @@ from capability_graph import (  # noqa: E402
     ToolAdapter,
 )
 
-SECTIONS = ("leakage", "fuzz", "mcp", "reload", "close", "memory", "client_files")
+SECTIONS = (
+    "leakage",
+    "fuzz",
+    "mcp",
+    "reload",
+    "close",
+    "memory",
+    "client_files",
+    "cursors",
+    "frames",
+    "twin",
+    "ticker",
+)
 
 
 class Budget:
@@ -585,6 +597,194 @@ def _mcp_frame_memory(directory: Path, size_mb: int) -> dict[str, Any]:
     }
 
 
+# --- forged cursors on every surface -------------------------------------------------------------
+
+
+def cursors(args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    """Forged cursors through the SDK, the Tool Adapter, MCP over stdio and the CLI: each must be
+    exactly CG_INPUT_INVALID/query/fix_input on all four, and the same object on all four."""
+    import reliability_helpers as rh
+    from surface_helpers import INITIALIZE, INITIALIZED, RawMcp, write_graph
+
+    directory = work / "cursors"
+    directory.mkdir()
+    config = write_graph(directory)
+    rng = random.Random(args.seed)
+    tally = Tally()
+    budget = Budget(args.duration, max(1, args.iterations // 4))
+    server = RawMcp(config)
+    server.send(INITIALIZE)
+    server.receive(timeout=60)
+    server.send(INITIALIZED)
+    try:
+        with BlockingCapabilityGraph.open(config) as graph:
+            tools = BlockingToolAdapter(graph)
+            first = graph.call("list_capabilities", {"limit": 1})
+            filters = _no_filters_key()
+            for number in budget:
+                cursor = rh.forge_cursor(rng, first["revision"], first["nextCursor"], filters)
+                arguments = {"limit": 1, "cursor": cursor}
+                seen: dict[str, Any] = {}
+                try:
+                    seen["sdk"] = graph.call("list_capabilities", arguments)
+                except GraphError as error:
+                    seen["sdk"] = error.to_json()
+                outcome = tools.call("list_capabilities", arguments)
+                seen["tool"] = outcome.get("error", outcome)
+                server.send(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": number,
+                        "method": "tools/call",
+                        "params": {"name": "list_capabilities", "arguments": arguments},
+                    }
+                )
+                answer = server.receive(timeout=60)["result"]
+                seen["mcp"] = (
+                    json.loads(answer["content"][0]["text"]) if answer.get("isError") else answer
+                )
+                status, _, stderr = bh.run_cli(
+                    ["list", "--limit", "1", f"--cursor={cursor}", "--config", str(config)]
+                )
+                seen["cli"] = json.loads(stderr)["error"] if status == 1 else {"exit": status}
+                tally.counts["forged_cursors"] += 1
+                tally.counts["surface_checks"] += len(seen)
+                for surface, value in seen.items():
+                    if (value.get("code"), value.get("phase"), value.get("nextAction")) != (
+                        "CG_INPUT_INVALID",
+                        "query",
+                        "fix_input",
+                    ):
+                        tally.violations.append(f"{surface} accepted {cursor[:60]!r}: {value}")
+                if len({json.dumps(v, sort_keys=True) for v in seen.values()}) != 1:
+                    tally.violations.append(f"surfaces disagree on {cursor[:60]!r}")
+                if seen["sdk"].get("message", "").startswith("Cursor"):
+                    tally.counts["registry_cursor_message"] += 1
+    finally:
+        status, stderr = server.close()
+    if status != 0 or b"Traceback" in stderr:
+        tally.violations.append(f"the MCP server exited {status}")
+    return {**tally.figures(), "seconds": round(budget.elapsed, 1), "_tally": tally}
+
+
+def _no_filters_key() -> str:
+    from capability_graph._cursor import filter_key
+
+    return filter_key({"providers": None, "tags": []})
+
+
+# --- request frames with duplicate names and unconvertible integers -------------------------------
+
+
+def frames(args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    """tools/call frames whose arguments hold a duplicate member name or an integer of more
+    digits than the runtime converts: every one answered, exactly once, with CG_INPUT_INVALID."""
+    from surface_helpers import INITIALIZE, INITIALIZED, RawMcp, write_graph
+
+    directory = work / "frames"
+    directory.mkdir()
+    rng = random.Random(args.seed)
+    tally = Tally()
+    budget = Budget(args.duration, max(1, args.iterations // 4))
+    server = RawMcp(write_graph(directory))
+    server.send(INITIALIZE)
+    server.receive(timeout=60)
+    server.send(INITIALIZED)
+    try:
+        for number in budget:
+            name = rng.choice(["limit", "tags", "providers", "x", "cursor"])
+            if rng.random() < 0.5:
+                arguments = f'{{"{name}": 1, "other": [1, {{"k": 2}}], "{name}": 2}}'
+                kind = "duplicate"
+            else:
+                digits = rng.randint(4301, 20_000)
+                arguments = f'{{"{name}": [{"-" if rng.random() < 0.5 else ""}{"7" * digits}]}}'
+                kind = "huge_integer"
+            frame = (
+                f'{{"jsonrpc": "2.0", "id": {number}, "method": "tools/call", '
+                f'"params": {{"name": "list_capabilities", "arguments": {arguments}}}}}'
+            )
+            server.send(frame.encode())
+            tally.counts[f"{kind}_frames"] += 1
+            try:
+                answer = server.receive(timeout=60)
+            except Exception:  # noqa: BLE001 -- silence: counted
+                tally.violations.append(f"no answer to a {kind} frame")
+                continue
+            result = answer.get("result", {})
+            error = json.loads(result["content"][0]["text"]) if result.get("isError") else None
+            if answer.get("id") != number or error is None or error["code"] != "CG_INPUT_INVALID":
+                tally.violations.append(f"{kind}: {str(answer)[:200]}")
+            else:
+                tally.counts["answered_input_invalid"] += 1
+    finally:
+        status, stderr = server.close()
+    if status != 0 or b"Traceback" in stderr:
+        tally.violations.append(f"the MCP server exited {status}")
+    return {**tally.figures(), "seconds": round(budget.elapsed, 1), "_tally": tally}
+
+
+# --- the blocking twin: close, reload and queries from many threads -------------------------------
+
+
+def twin(args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    """Rounds of 8 threads closing (twice each) while 8 threads reload, list, match, describe."""
+    import reliability_helpers as rh
+
+    config = {
+        **inline(provider("acme", *(capability(f"c{n}") for n in range(40)))),
+        "model": {"executor": "lexical"},
+    }
+    tally = Tally()
+    budget = Budget(args.duration, max(1, args.iterations // 100))
+    total = rh.TwinStorm()
+    for _ in budget:
+        storm = rh.twin_storm(config, rounds=1, closers=8, workers=8)
+        total.rounds += storm.rounds
+        total.calls.update(storm.calls)
+        total.wrong += storm.wrong
+        total.hung += storm.hung
+        total.loops_open += storm.loops_open
+        total.worst_close_s = max(total.worst_close_s, storm.worst_close_s)
+        total.threads_left = max(total.threads_left, storm.threads_left)
+    tally.violations += total.wrong
+    if total.hung or total.loops_open or total.threads_left:
+        tally.violations.append(f"left behind: {total.figures()}")
+    if set(total.calls) - {"result", "CG_GRAPH_CLOSED"}:
+        tally.violations.append(f"unexpected outcomes: {dict(total.calls)}")
+    return {**total.figures(), "_tally": tally}
+
+
+# --- a ticker on the event loop while each executor works -----------------------------------------
+
+
+def ticker(args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    """Per executor: the longest event-loop stall and the lateness past a 100 ms deadline, over
+    several matches on one graph (the first includes one-time preparation)."""
+    import reliability_helpers as rh
+
+    tally = Tally()
+    figures: dict[str, Any] = {}
+    matches = max(2, min(10, args.iterations // 200))
+    for kind in rh.TICKER_KINDS:
+        folder = work / f"ticker-{kind}"
+        folder.mkdir()
+        with rh.hanging_match(kind, folder) as config:
+            runs = asyncio.run(rh.tick_through_matches(config, timeout_ms=100, matches=matches))
+        stalls = [run.max_stall_s * 1000 for run in runs]
+        figures[kind] = {
+            "matches": len(runs),
+            "max_stall_ms": round(max(stalls), 1),
+            "max_late_ms": round(max(run.elapsed_s * 1000 - 100 for run in runs), 1),
+            "stalls_over_50ms": sum(stall > 50 for stall in stalls),
+        }
+        for run in runs:
+            if not isinstance(run.outcome, dict) or run.outcome.get("code") != "CG_MODEL_TIMEOUT":
+                tally.violations.append(f"{kind}: {run.outcome}")
+    figures["stalls_over_50ms"] = sum(f["stalls_over_50ms"] for f in figures.values())
+    return {**figures, "_tally": tally}
+
+
 # --- the summary ----------------------------------------------------------------------------------
 
 
@@ -601,6 +801,12 @@ def summary(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
     }
     storm = results.get("reload", {})
     closing = results.get("close", {})
+    forged = results.get("cursors", {})
+    rejected_frames = results.get("frames", {})
+    out["bad inputs tried"]["forged cursors (x4 surfaces)"] = forged.get("forged_cursors", 0)
+    out["bad inputs tried"]["frames with duplicate names or huge integers"] = rejected_frames.get(
+        "duplicate_frames", 0
+    ) + rejected_frames.get("huge_integer_frames", 0)
     out["faults survived"] = {
         "executor faults projected": leak.get("executor_faults", 0) + leak.get("cli_faults", 0),
         "invalid reloads refused": storm.get("async", {}).get("reloads_failed", 0)
@@ -620,6 +826,12 @@ def summary(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
         "worst close -> last rejection, codex trees (s)": closing.get(
             "codex_worst_close_to_last_rejection_s", 0
         ),
+        "twin storm rounds (8 closers + 8 callers)": results.get("twin", {}).get("rounds", 0),
+        "twin storm worst close (s)": results.get("twin", {}).get("worst_close_s", 0),
+        "threads left after twin storms": results.get("twin", {}).get("threads_left", 0),
+        "event-loop stalls over 50 ms (all executors)": results.get("ticker", {}).get(
+            "stalls_over_50ms", 0
+        ),
     }
 
     def count(section: str) -> int:
@@ -635,6 +847,10 @@ def summary(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
         "probes unanswered after a garbage frame": unanswered,
     }
     out["problems"] = {
+        "forged cursors accepted or surfaces disagreeing": count("cursors"),
+        "rejected frames unanswered or misanswered": count("frames"),
+        "twin storm wrong endings, hangs, threads or loops left": count("twin"),
+        "matches not ended by their deadline (ticker)": count("ticker"),
         "leaks": count("leakage"),
         "undefined errors, crashes, hangs": count("fuzz") + count("mcp") - unanswered,
         "resource bounds exceeded (file inputs)": count("memory"),

@@ -7,9 +7,9 @@ max in milliseconds over N runs.
 
     python tools/bench/bench_match_timeout.py [--runs 50] [--deadline-ms 100] [--json]
 
-Kinds: ``scripted`` (an asyncio sleep), ``lexical`` (a cold 40k-entry index being built on a
-worker thread), ``openai`` (a loopback server that never answers), ``codex`` (a fake ``codex``
-on PATH that sleeps with a child process; TERM honoured).
+Kinds: ``scripted`` (an asyncio sleep), ``lexical`` (a cold 40k-entry index being built in
+slices on the event loop), ``openai`` (a loopback server that never answers), ``codex`` (a fake
+``codex`` on PATH that sleeps with a child process; TERM honoured).
 """
 
 from __future__ import annotations

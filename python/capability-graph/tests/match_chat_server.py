@@ -106,7 +106,7 @@ class ChatServer:
                 except (BrokenPipeError, ConnectionResetError):
                     server.disconnected.set()
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = _Server(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}
@@ -137,6 +137,11 @@ class ChatServer:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join()
+
+
+class _Server(ThreadingHTTPServer):
+    # Many matches may connect at once: the default backlog of 5 would refuse some of them.
+    request_queue_size = 256
 
 
 def _peer_closed(connection: socket.socket) -> bool:

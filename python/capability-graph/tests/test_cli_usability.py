@@ -328,7 +328,7 @@ def test_duplicate_names_in_arguments_are_input_invalid(config: Path) -> None:
     )
     assert (done.returncode, done.stdout) == (1, "")
     assert json.loads(done.stderr)["error"] == expected(
-        "CG_INPUT_INVALID", "query", "/ must not have duplicate member names"
+        "CG_INPUT_INVALID", "query", "/ an object has a duplicate key"
     )
 
 
@@ -339,25 +339,25 @@ def test_duplicate_names_in_arguments_are_input_invalid(config: Path) -> None:
             "resolve_capabilities",
             '{"ids": ["acme::a"], "relations": {"depth": 1, "depth": 2}}',
             "query",
-            "/relations must not have duplicate member names",
+            "/relations an object has a duplicate key",
         ),
         (
             "match_capabilities",
             '{"request": "x", "request": "y"}',
             "match",
-            "/ must not have duplicate member names",
+            "/ an object has a duplicate key",
         ),
         (
             "read_document",
             '{"capabilityId": "acme::a", "documentId": "guide", "documentId": "gone"}',
             "document",
-            "/ must not have duplicate member names",
+            "/ an object has a duplicate key",
         ),
         (
             "no_such_tool",
             '{"a": 1, "a": 1}',
             "query",
-            "/ must not have duplicate member names",
+            "/ an object has a duplicate key",
         ),
         (
             "list_capabilities",
@@ -388,7 +388,7 @@ def test_request_text_without_one_meaning_is_input_invalid_in_the_tools_phase(
 def test_duplicate_names_in_a_context_value_are_input_invalid(config: Path) -> None:
     run = cli("match", "x", "--context", 'k:={"a": 1, "a": 2}', "--config", str(config))
     assert envelope(run) == expected(
-        "CG_INPUT_INVALID", "match", "/context must not have duplicate member names"
+        "CG_INPUT_INVALID", "match", "/context an object has a duplicate key"
     )
 
 

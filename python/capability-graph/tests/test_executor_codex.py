@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 import threading
@@ -185,13 +186,23 @@ def test_prerequisites_are_checked_once_per_binary_identity(fake: FakeCodex) -> 
     assert match(executor) == UNSAFE
 
 
+def prepared_codex(fake: FakeCodex) -> Any:
+    """A codex executor whose prerequisites (version, sandbox) are already checked: under load
+    the probes alone may outlast a short deadline, before ``exec`` ever starts."""
+    executor = build_executor({"executor": "codex"})
+    fake.answer({"status": "unknown", "candidates": []})
+    assert match(executor, timeout_s=60) == MatchOutcome("unknown", [])
+    return executor
+
+
 def test_hanging_codex_times_out_and_its_process_tree_is_killed(fake: FakeCodex) -> None:
+    executor = prepared_codex(fake)
     fake.behave(exec={"sleep": 60, "child": True, "last_message": "{}"})
     job_started = time.monotonic()
-    result = match(timeout_s=0.5)
+    result = match(executor, timeout_s=1.0)
     elapsed = time.monotonic() - job_started
     assert result == model_error(ErrorCode.CG_MODEL_TIMEOUT)
-    assert elapsed < 2.0
+    assert elapsed < 30  # the deadline ended it, long before the 60 s sleep would have
     pids = fake.pids()
     assert len(pids) == 2
     assert wait_dead(pids, timeout_s=0.2) == []  # already gone when the error arrives
@@ -202,8 +213,9 @@ def test_codex_ignoring_sigterm_is_killed_after_the_grace(
 ) -> None:
     fake = install_fake_codex(tmp_path / "bin", ignore_term_in_child=True)
     monkeypatch.setenv("PATH", path_with(fake.folder))
+    executor = prepared_codex(fake)
     fake.behave(exec={"sleep": 60, "child": True, "ignore_term": True, "last_message": "{}"})
-    assert match(timeout_s=0.5) == model_error(ErrorCode.CG_MODEL_TIMEOUT)
+    assert match(executor, timeout_s=1.0) == model_error(ErrorCode.CG_MODEL_TIMEOUT)
     assert wait_dead(fake.pids(), timeout_s=0.2) == []  # KILLed before the error arrived
 
 
@@ -268,6 +280,8 @@ def test_non_zero_exit_is_projected_from_its_output(
             {"last_message": '{"status": "matched", "candidates": []}'},
             ErrorCode.CG_MODEL_OUTPUT_INVALID,
         ),
+        ({"last_message": "[" * 4000}, ErrorCode.CG_MODEL_OUTPUT_INVALID),  # deeper than json goes
+        ({"last_message": '{"status":' + "[" * 4000}, ErrorCode.CG_MODEL_OUTPUT_INVALID),
         ({"last_message": FABRICATED}, ErrorCode.CG_MODEL_INVALID_SELECTION),
         ({"last_message": DUPLICATE}, ErrorCode.CG_MODEL_INVALID_SELECTION),
         (
@@ -372,3 +386,35 @@ def test_building_codex_does_not_import_flowcast() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False codex"
     assert isinstance(build_executor({"executor": "codex"}), CodexExecutor)
+
+
+def test_concurrent_first_matches_share_one_flowcast_import_and_close_leaves_no_thread(
+    fake: FakeCodex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from capability_graph._executors import codex
+
+    imports: list[str] = []
+    real = codex._import_flowcast
+
+    def counted() -> Any:
+        imports.append(threading.current_thread().name)
+        time.sleep(0.2)  # a cold import: the first matches all wait for it
+        return real()
+
+    monkeypatch.setattr(codex, "_import_flowcast", counted)
+    fake.answer({"status": "unknown", "candidates": []})
+    executor = build_executor({"executor": "codex"})
+
+    async def scenario() -> list[Any]:
+        jobs = [
+            run_match(executor, make_job(timeout_s=60), cancel=None, max_output_bytes=65536)
+            for _ in range(10)
+        ]
+        outcomes = await asyncio.gather(*jobs, return_exceptions=True)
+        await executor.aclose()
+        return outcomes
+
+    outcomes = run(scenario())
+    assert outcomes == [MatchOutcome("unknown", [])] * 10
+    assert len(imports) == 1
+    assert [t.name for t in threading.enumerate() if t.name == "cg-codex"] == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import threading
 import time
@@ -152,6 +153,13 @@ def test_success_sends_a_strict_json_schema_request_and_validates_the_answer(key
         (Reply(body=completion(None)), (ErrorCode.CG_MODEL_OUTPUT_INVALID, None)),
         (Reply(body=f"{{not json {SECRET}"), (ErrorCode.CG_MODEL_OUTPUT_INVALID, None)),
         (Reply(body={"choices": []}), (ErrorCode.CG_MODEL_OUTPUT_INVALID, None)),
+        # Nested deeper than the JSON parser goes: the body itself, and the answer it carries.
+        (Reply(body=b'{"choices":' + b"[" * 100_000), (ErrorCode.CG_MODEL_OUTPUT_INVALID, None)),
+        (Reply(body=completion("[" * 30_000)), (ErrorCode.CG_MODEL_OUTPUT_INVALID, None)),
+        (
+            Reply(body=completion('{"status":' + "[" * 30_000)),
+            (ErrorCode.CG_MODEL_OUTPUT_INVALID, None),
+        ),
         (Reply(body={"choices": [{"message": "text"}]}), (ErrorCode.CG_MODEL_OUTPUT_INVALID, None)),
         (
             answer(
@@ -209,14 +217,47 @@ def test_oversized_transport_body_is_refused_while_streaming(key: str) -> None:
         )
 
 
+#: How long a stalled loopback server holds its answer: far beyond any deadline in these tests,
+#: so "the connection was dropped" is observed as an ordering (the client hung up before the
+#: server answered), never as a latency a loaded machine could miss.
+STALL_S = 120.0
+#: A generous bound for an event that should follow at once (a loaded CI machine may be slow).
+SETTLE_S = 30.0
+
+
 def test_hanging_server_times_out_at_the_deadline_and_the_connection_is_dropped(key: str) -> None:
-    with ChatServer(Reply(body=completion("{}"), delay_s=2.0)) as server:
+    arrived = threading.Event()
+
+    def first_answers_then_stall(request: Received) -> Reply:
+        if not arrived.is_set() and len(server.requests) == 1:  # the warm-up match
+            return answer({"status": "unknown", "candidates": []})
+        arrived.set()
+        return Reply(body=completion("{}"), delay_s=STALL_S)
+
+    with ChatServer(first_answers_then_stall) as server:
+        executor = executor_for(server.url)
+
+        async def warm_then_hang() -> Any:
+            # The first match prepares the executor (the SDK import, the TLS context): under
+            # load that alone may outlast a short deadline, before any request is sent.
+            await run_match(
+                executor, make_job(timeout_s=SETTLE_S), cancel=None, max_output_bytes=65536
+            )
+            try:
+                return await run_match(
+                    executor, make_job(timeout_s=0.5), cancel=None, max_output_bytes=65536
+                )
+            except GraphError as error:
+                return error.to_json()
+
         started = time.monotonic()
-        result = match(server.url, timeout_s=0.2)
+        result = run(warm_then_hang())
         elapsed = time.monotonic() - started
-        assert server.disconnected.wait(1.0)  # the client closed the connection: work stopped
+        assert arrived.is_set()  # the stalled request was sent ...
+        # ... and the client closed its connection (work stopped) while the server held it.
+        assert server.disconnected.wait(SETTLE_S)
     assert result == model_error(ErrorCode.CG_MODEL_TIMEOUT)
-    assert elapsed < 1.0
+    assert elapsed < SETTLE_S * 2  # the deadline ended it, not the server's answer
 
 
 def test_cancel_during_the_request_is_model_cancelled_and_drops_the_connection(key: str) -> None:
@@ -225,20 +266,20 @@ def test_cancel_during_the_request_is_model_cancelled_and_drops_the_connection(k
 
     def slow(request: Received) -> Reply:
         arrived.set()
-        return Reply(body=completion("{}"), delay_s=3.0)
+        return Reply(body=completion("{}"), delay_s=STALL_S)
 
     def cancel_once_sent() -> None:
-        arrived.wait(5)
+        arrived.wait(SETTLE_S)
         token.cancel()
 
     with ChatServer(slow) as server:
         canceller = threading.Thread(target=cancel_once_sent)
         canceller.start()
         try:
-            result = match(server.url, cancel=token)
+            result = match(server.url, cancel=token, timeout_s=SETTLE_S * 2)
         finally:
             canceller.join()
-        assert server.disconnected.wait(1.0)
+        assert server.disconnected.wait(SETTLE_S)
     assert result == model_error(ErrorCode.CG_MODEL_CANCELLED)
 
 
@@ -358,3 +399,45 @@ def test_required_openai_options(key_name: str) -> None:
     with pytest.raises(GraphError) as info:
         build_executor(model)
     assert info.value.message == f"/model/{key_name} is required"
+
+
+def test_concurrent_first_matches_share_one_preparation_and_close_leaves_no_thread(
+    key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cg_testing import capability, inline, provider
+
+    from capability_graph import CapabilityGraph
+    from capability_graph._executors import openai_compat
+
+    preparations: list[str] = []
+    real = openai_compat._import_sdk
+
+    def counted() -> Any:
+        preparations.append(threading.current_thread().name)
+        time.sleep(0.2)  # a cold import takes about a second: the first matches all wait for it
+        return real()
+
+    monkeypatch.setattr(openai_compat, "_import_sdk", counted)
+    graphs, matches = 5, 20
+
+    async def scenario(url: str) -> list[Any]:
+        model = {"executor": "openai", "baseUrl": url, "model": "m", "apiKeyEnv": KEY_ENV}
+        config = {**inline(provider("acme", capability("a"))), "model": model}
+        opened = [await CapabilityGraph.open(config) for _ in range(graphs)]
+        calls = [
+            graph.call("match_capabilities", {"request": "validate"})
+            for graph in opened
+            for _ in range(matches)
+        ]
+        outcomes = await asyncio.gather(*calls, return_exceptions=True)
+        for graph in opened:
+            await graph.close()
+        return outcomes
+
+    with ChatServer(answer({"status": "no_match", "candidates": []})) as server:
+        outcomes = run(scenario(server.url))
+    odd = [o for o in outcomes if not (isinstance(o, dict) and o["status"] == "no_match")]
+    assert odd == []
+    assert len(preparations) == graphs  # one per executor, not one per concurrent first match
+    # close() waited for its preparation: nothing of the executor is left running.
+    assert [t.name for t in threading.enumerate() if t.name == "cg-openai"] == []

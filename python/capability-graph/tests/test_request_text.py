@@ -1,130 +1,218 @@
-"""A request received as JSON text has one meaning: duplicate member names and integer literals
-too long to convert are CG_INPUT_INVALID, never "the last one wins" and never a crash."""
+"""Requests given as JSON text: one parser on every surface (duplicate member names and integer
+literals too long to convert are ``CG_INPUT_INVALID``, never "last wins", never silence).
+
+The core function is :func:`capability_graph._operations.parse_arguments_text`; the MCP server
+screens every frame with the same rules before the SDK parses it (the SDK keeps the last of
+duplicate names, and drops a frame with an integer of more than 4,300 digits unanswered).
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from battery_helpers import battery_settings
 from cg_testing import expected
 from hypothesis import given
 from hypothesis import strategies as st
+from surface_helpers import INITIALIZE, INITIALIZED, RawMcp, write_graph
 
 from capability_graph import GraphError
-from capability_graph._json import MalformedJson, NotPureJson, parse_request_json
-from capability_graph._operations import parse_request_text
 
-KEYS = st.text(alphabet="ab/~", min_size=1, max_size=3)
-VALUES = st.recursive(
-    st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=5),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(KEYS, children, max_size=3),
-    max_leaves=12,
+
+def parse_arguments_text(tool: str, text: str | bytes, **options: Any) -> Any:
+    from capability_graph._operations import parse_arguments_text as core
+
+    return core(tool, text, **options)
+
+
+DUPLICATE_AT_ROOT = expected("CG_INPUT_INVALID", "query", "/ an object has a duplicate key")
+HUGE = "9" * 5000
+LIMIT_HUGE = '{"limit": ' + HUGE + "}"
+
+
+def error_of_text(tool: str, text: str | bytes) -> dict[str, Any]:
+    with pytest.raises(GraphError) as caught:
+        parse_arguments_text(tool, text)
+    return caught.value.to_json()
+
+
+# --- the core function --------------------------------------------------------------------------
+
+
+def test_a_duplicate_member_name_is_input_invalid_in_the_tools_phase() -> None:
+    assert error_of_text("list_capabilities", '{"limit": 1, "limit": 2}') == DUPLICATE_AT_ROOT
+    assert error_of_text("match_capabilities", '{"request": "a", "request": "b"}') == expected(
+        "CG_INPUT_INVALID", "match", "/ an object has a duplicate key"
+    )
+
+
+def test_a_duplicate_in_a_nested_object_names_its_pointer() -> None:
+    text = '{"request": "x", "context": {"facts": {"a": 1, "a": 2}}}'
+    error = error_of_text("match_capabilities", text)
+    assert error["code"] == "CG_INPUT_INVALID"
+    assert error["message"].endswith("an object has a duplicate key")
+    assert error["message"] != "/ an object has a duplicate key"  # it names where
+
+
+def test_an_integer_too_long_to_convert_is_input_invalid() -> None:
+    assert error_of_text("list_capabilities", LIMIT_HUGE) == expected(
+        "CG_INPUT_INVALID", "query", "/limit integers must stay within +/-2^53"
+    )
+    assert error_of_text("list_capabilities", '{"limit": -' + HUGE + "}")["code"] == (
+        "CG_INPUT_INVALID"
+    )
+
+
+def test_a_well_formed_text_is_its_value() -> None:
+    text = '{"request": "x", "context": {"n": 1}, "limit": 3}'
+    assert parse_arguments_text("match_capabilities", text) == json.loads(text)
+
+
+def test_a_text_over_max_input_bytes_is_input_too_large_before_it_is_parsed() -> None:
+    with pytest.raises(GraphError) as caught:
+        parse_arguments_text("list_capabilities", "[" * 100, max_input_bytes=10)
+    assert caught.value.to_json() == expected("CG_INPUT_TOO_LARGE", "query")
+
+
+@given(text=st.one_of(st.text(max_size=200), st.binary(max_size=200).map(bytes)))
+@battery_settings(200)
+def test_any_text_is_a_value_or_input_invalid(text: str | bytes) -> None:
+    outcome: Any
+    try:
+        outcome = parse_arguments_text("describe_graph", text)
+    except GraphError as error:
+        outcome = error.to_json()
+        assert (outcome["code"], outcome["phase"]) == ("CG_INPUT_INVALID", "query")
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
+    max_leaves=20,
 )
 
 
-def _escape(name: str) -> str:
-    return name.replace("~", "~0").replace("/", "~1")
+@given(
+    value=st.dictionaries(st.text(max_size=4), JSON_VALUES, min_size=1, max_size=4), data=st.data()
+)
+@battery_settings(100)
+def test_a_duplicate_inserted_anywhere_is_always_refused(
+    value: dict[str, Any], data: st.DataObject
+) -> None:
+    name = data.draw(st.sampled_from(sorted(value)))
+    text = json.dumps(value)
+    # Repeat the first member at the end of the root object.
+    doubled = text[:-1] + ", " + json.dumps(name) + ": " + json.dumps(value[name]) + "}"
+    assert error_of_text("list_capabilities", doubled) == DUPLICATE_AT_ROOT
 
 
-def with_first_member_twice(value: Any, pointer: str = "") -> tuple[str, str | None]:
-    """``value`` as JSON text where the first non-empty object (in text order) repeats its first
-    member; and that object's pointer (None when there is no such object)."""
-    if isinstance(value, dict) and value:
-        first = next(iter(value))
-        members = [(first, value[first]), *value.items()]
-        text = "{" + ",".join(f"{json.dumps(k)}:{json.dumps(v)}" for k, v in members) + "}"
-        return text, pointer
-    if isinstance(value, (dict, list)):
-        items = value.items() if isinstance(value, dict) else enumerate(value)
-        parts, found = [], None
-        for name, child in items:
-            if found is None:
-                part, found = with_first_member_twice(child, f"{pointer}/{_escape(str(name))}")
-            else:
-                part = json.dumps(child)
-            parts.append(f"{json.dumps(name)}:{part}" if isinstance(value, dict) else part)
-        opening, closing = ("{", "}") if isinstance(value, dict) else ("[", "]")
-        return opening + ",".join(parts) + closing, found
-    return json.dumps(value), None
+# --- MCP over real stdio, raw frames ------------------------------------------------------------
 
 
-@given(VALUES)
-def test_a_text_with_unique_names_parses_as_json_does(value: Any) -> None:
-    assert parse_request_json(json.dumps(value)) == value
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RawMcp]:
+    mcp = RawMcp(write_graph(tmp_path_factory.mktemp("frames")))
+    mcp.send(INITIALIZE)
+    mcp.receive(timeout=60)
+    mcp.send(INITIALIZED)
+    yield mcp
+    status, stderr = mcp.close()
+    assert status == 0
+    assert b"Traceback" not in stderr
 
 
-@given(VALUES)
-def test_a_duplicate_name_anywhere_is_named_by_the_pointer_of_its_object(value: Any) -> None:
-    text, pointer = with_first_member_twice(value)
-    if pointer is None:
-        assert parse_request_json(text) == value
-        return
-    with pytest.raises(NotPureJson) as excinfo:
-        parse_request_json(text, "/context")
-    assert (excinfo.value.reason, excinfo.value.pointer) == (
-        "must not have duplicate member names",
-        "/context" + pointer,
-    )
+def call_frame(ident: Any, name: str, arguments_text: str) -> bytes:
+    envelope = {"jsonrpc": "2.0", "id": ident, "method": "tools/call", "params": {"name": name}}
+    text = json.dumps(envelope)
+    # The arguments text goes in verbatim: json.dumps would merge duplicates and refuse HUGE.
+    return (text[:-2] + ', "arguments": ' + arguments_text + "}}").encode()
 
 
-def test_the_first_problem_in_text_order_is_reported() -> None:
-    text = '{"a": [1, {"b": 1, "b": 2}], "c": {"d": 1, "d": 1}, "e": ' + "9" * 500 + "}"
-    with pytest.raises(NotPureJson) as excinfo:
-        parse_request_json(text)
-    assert excinfo.value.pointer == "/a/1"
+def tool_error(answer: dict[str, Any]) -> dict[str, Any]:
+    result = answer["result"]
+    assert result["isError"] is True
+    assert "structuredContent" not in result
+    (item,) = result["content"]
+    error: dict[str, Any] = json.loads(item["text"])
+    return error
 
 
-@pytest.mark.parametrize("digits", [401, 5000, 100_000])
-def test_an_integer_literal_too_long_to_convert_is_not_pure(digits: int) -> None:
-    with pytest.raises(NotPureJson) as excinfo:
-        parse_request_json('{"limit": [-' + "7" * digits + "]}")
-    assert (excinfo.value.reason, excinfo.value.pointer) == (
-        "integers must stay within +/-2^53",
-        "/limit/0",
-    )
-
-
-def test_a_text_nested_deeper_than_the_parser_follows_is_too_deep() -> None:
-    with pytest.raises(NotPureJson) as excinfo:
-        parse_request_json('{"a": "[", "b": ' + "[" * 100_000 + "]" * 100_000 + "}", "/context")
-    assert (excinfo.value.reason, excinfo.value.pointer) == ("nesting deeper than 32", "/context")
-
-
-def test_a_400_digit_integer_is_left_to_the_range_check() -> None:
-    assert parse_request_json("1" * 400) == int("1" * 400)
+def still_serving(server: RawMcp) -> None:
+    server.send(call_frame(99, "list_capabilities", '{"limit": 1}'))
+    answer = server.receive(timeout=60)
+    assert answer["id"] == 99
+    assert answer["result"]["structuredContent"]["items"][0]["id"] == "acme::a"
 
 
 @pytest.mark.parametrize(
-    "text",
-    ["", "{", '{"a": 1,}', '[{"a": 1, "a": 2}, ', '{"a": 1, "a": 2} x', "NaN x", "[" * 100_000],
-    ids=["empty", "open", "trailing comma", "unclosed", "trailing text", "NaN", "deep unclosed"],
+    "arguments_text",
+    ['{"limit": 1, "limit": 2}', '{"providers": ["acme"], "tags": ["http"], "providers": ["x"]}'],
 )
-def test_a_text_that_is_not_json_is_malformed_even_after_a_duplicate(text: str) -> None:
-    with pytest.raises(MalformedJson):
-        parse_request_json(text)
+def test_tools_call_arguments_with_a_duplicate_name_are_input_invalid(
+    server: RawMcp, arguments_text: str
+) -> None:
+    server.send(call_frame(7, "list_capabilities", arguments_text))
+    answer = server.receive(timeout=60)
+    assert answer["id"] == 7
+    assert tool_error(answer) == DUPLICATE_AT_ROOT
+    still_serving(server)
 
 
-@pytest.mark.parametrize(
-    ("tool", "phase"),
-    [
-        ("describe_graph", "query"),
-        ("list_capabilities", "query"),
-        ("resolve_capabilities", "query"),
-        ("match_capabilities", "match"),
-        ("read_document", "document"),
-        ("no_such_tool", "query"),
-    ],
-)
-def test_parse_request_text_is_input_invalid_in_the_tools_phase(tool: str, phase: str) -> None:
-    with pytest.raises(GraphError) as excinfo:
-        parse_request_text(tool, '{"limit": 1, "limit": 2}')
-    assert excinfo.value.to_json() == expected(
-        "CG_INPUT_INVALID", phase, "/ must not have duplicate member names"
+def test_a_nested_duplicate_in_tools_call_arguments_is_input_invalid(server: RawMcp) -> None:
+    arguments_text = '{"request": "x", "context": {"a": {"b": 1, "b": 2}}}'
+    server.send(call_frame("n", "match_capabilities", arguments_text))
+    answer = server.receive(timeout=60)
+    assert answer["id"] == "n"
+    assert tool_error(answer) == error_of_text("match_capabilities", arguments_text)
+
+
+def test_tools_call_with_a_5000_digit_integer_is_answered_input_invalid(server: RawMcp) -> None:
+    server.send(call_frame(8, "list_capabilities", LIMIT_HUGE))
+    answer = server.receive(timeout=60)
+    assert answer["id"] == 8
+    assert tool_error(answer) == expected(
+        "CG_INPUT_INVALID", "query", "/limit integers must stay within +/-2^53"
     )
+    still_serving(server)
 
 
-def test_a_pointer_never_names_a_key_outside_the_contract() -> None:
-    with pytest.raises(GraphError) as excinfo:
-        parse_request_text("list_capabilities", '{"sk-SECRET": {"x": 1, "x": 2}}')
-    assert excinfo.value.message == "/ must not have duplicate member names"
+def test_another_request_with_a_5000_digit_integer_is_answered_parse_error(
+    server: RawMcp,
+) -> None:
+    frame = '{"jsonrpc": "2.0", "id": 9, "method": "tools/list", "params": {"_meta": {"n": %s}}}'
+    server.send((frame % HUGE).encode())
+    assert server.receive(timeout=60) == {
+        "jsonrpc": "2.0",
+        "id": 9,
+        "error": {"code": -32700, "message": "Parse error"},
+    }
+    still_serving(server)
+
+
+def test_a_duplicate_in_an_unknown_tools_call_is_the_unknown_tool_error(server: RawMcp) -> None:
+    server.send(call_frame(10, "no_such_tool", '{"a": 1, "a": 2}'))
+    answer = server.receive(timeout=60)
+    assert answer["id"] == 10
+    assert answer["error"]["code"] == -32602
+
+
+@given(
+    value=st.dictionaries(
+        st.sampled_from(["limit", "tags", "providers", "x"]), JSON_VALUES, min_size=1, max_size=3
+    ),
+    digits=st.integers(4301, 6000),
+)
+@battery_settings(25)
+def test_every_rejected_frame_gets_exactly_one_answer(
+    server: RawMcp, value: dict[str, Any], digits: int
+) -> None:
+    text = json.dumps(value)[:-1] + ', "big": ' + "7" * digits + "}"
+    server.send(call_frame(11, "list_capabilities", text))
+    answer = server.receive(timeout=60)
+    assert answer["id"] == 11
+    assert tool_error(answer)["code"] == "CG_INPUT_INVALID"

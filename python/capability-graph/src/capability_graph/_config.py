@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from ._cursor import cursor_key
 from ._errors import GraphError
 from ._generated.taxonomy import ErrorCode, Phase
 from ._json import NotPureJson, check_pure_value, parse_pure_json, whole_numbers_as_integers
@@ -84,6 +85,8 @@ class HostConfig:
     budgets: Budgets
     model: Mapping[str, Any] | None
     raw: Mapping[str, Any] = field(repr=False)
+    #: The MAC key of this configuration's list cursors (see ``_cursor``).
+    cursor_key: bytes = field(default=b"", repr=False)
 
 
 def _unreadable() -> GraphError:
@@ -228,7 +231,22 @@ def _resolve(raw: Mapping[str, Any], base: Path) -> HostConfig:
         max_definition_bytes=merged["maxDefinitionBytes"],
         max_model_output_bytes=merged["maxModelOutputBytes"],
     )
-    return HostConfig(tuple(sources), scope_ids, bodies, budgets, raw.get("model"), raw)
+    model = raw.get("model")
+    return HostConfig(
+        tuple(sources), scope_ids, bodies, budgets, model, raw, cursor_key(_identity(raw))
+    )
+
+
+def _identity(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The canonical form of a configuration as written, for the cursor key: the same text
+    gives the same key wherever it lies (a copy of a project, each surface of a conformance
+    run); any difference a caller could observe gives another. An inline definition stands by
+    its position: its content is bound by the revision that every cursor carries."""
+    sources = [
+        {key: (True if key == "definition" else value) for key, value in entry.items()}
+        for entry in raw["providers"]
+    ]
+    return {**raw, "providers": sources}
 
 
 def _absolute(base: Path, path: str) -> Path:

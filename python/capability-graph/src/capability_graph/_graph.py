@@ -23,7 +23,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Coroutine, Generator, Mapping
-from concurrent.futures import Future
+from concurrent.futures import CancelledError, Future
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Generic, Self, TypeVar
@@ -38,12 +38,13 @@ from ._generated.taxonomy import ErrorCode, Phase
 from ._match import run_match
 from ._operations import (
     OPERATIONS,
+    catalog_size,
     check_named_providers,
     check_result_size,
     describe,
     find_capabilities,
     list_capabilities,
-    match_catalog,
+    match_catalog_steps,
     prepare_request,
     resolve,
 )
@@ -266,16 +267,17 @@ class CapabilityGraph:
             check_named_providers(snapshot, self._config, named, phase)
         if self._executor is None:
             raise GraphError.of(ErrorCode.CG_MODEL_NOT_CONFIGURED)
-        entries = match_catalog(snapshot, self._config, named)
-        if len(entries) > self._config.budgets.max_catalog_entries:
-            raise GraphError.of(ErrorCode.CG_CATALOG_TOO_LARGE, phase)
         timeout_ms = request.get("timeoutMs", configured_timeout_ms(self._config.model))
+        deadline = time.monotonic() + timeout_ms / 1000
+        if catalog_size(snapshot, self._config, named) > self._config.budgets.max_catalog_entries:
+            raise GraphError.of(ErrorCode.CG_CATALOG_TOO_LARGE, phase)
+        entries = await self._catalog(snapshot, named, deadline, cancel)
         job = MatchJob(
             request=request["request"],
             context=context,
             catalog=entries,
             limit=request.get("limit", 5),
-            deadline=time.monotonic() + timeout_ms / 1000,
+            deadline=deadline,
         )
         outcome = await run_match(
             self._executor,
@@ -290,6 +292,31 @@ class CapabilityGraph:
             "executor": self._executor_name,
             "candidates": outcome.candidates,
         }
+
+    async def _catalog(
+        self,
+        snapshot: Snapshot,
+        named: Strings | None,
+        deadline: float,
+        cancel: CancelToken | None,
+    ) -> tuple[Any, ...]:
+        """The match catalog of ``snapshot``: built once per snapshot and selection, in time
+        slices on the loop (summarizing 100,000 capabilities takes seconds, which no other
+        request must wait for), no longer than the match's deadline -- past it the match is
+        ``CG_MODEL_TIMEOUT`` and the build keeps its progress for the next match."""
+        steps = match_catalog_steps(snapshot, self._config, named)
+        while True:
+            try:
+                next(steps)
+            except StopIteration as done:
+                catalog: tuple[Any, ...] = done.value
+                return catalog
+            await asyncio.sleep(0)
+            self._check_open()
+            if cancel is not None and cancel.cancelled:
+                raise GraphError.of(ErrorCode.CG_MODEL_CANCELLED)
+            if time.monotonic() >= deadline:
+                raise GraphError.of(ErrorCode.CG_MODEL_TIMEOUT)
 
     async def _read_document(
         self, snapshot: Snapshot, request: Mapping[str, Any]
@@ -478,6 +505,13 @@ class BlockingCapabilityGraph:
 
     It runs the async graph on a private event loop in a daemon thread, so it may be used from
     several threads at once; ``close()`` stops running matches and then the loop.
+
+    Calls and ``close()`` may race from any number of threads. One lock orders them: a call is
+    handed to the loop only while the graph is open, and ``close()`` marks the graph closing
+    under the same lock before it stops anything, so every call handed over becomes a task
+    before the loop's final drain, which settles it. A call the drain cancelled (a reload in
+    flight, a read) answers ``CG_GRAPH_CLOSED``; the first ``close()`` does the work and every
+    other waits for it; nothing is left running when any of them returns.
     """
 
     def __init__(
@@ -486,6 +520,10 @@ class BlockingCapabilityGraph:
         self._loop = loop
         self._thread = thread
         self._graph = graph
+        self._state = threading.Lock()  # orders hand-overs to the loop and the start of close
+        self._closing = False
+        self._closer = threading.Lock()  # held by the close that does the work
+        self._stopped = threading.Event()
 
     @classmethod
     def open(cls, config: Any, *, executor: Executor | None = None) -> Self:
@@ -504,10 +542,14 @@ class BlockingCapabilityGraph:
         return cls(loop, thread, graph)
 
     def _run(self, factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
-        if self._graph.closed or not self._thread.is_alive():
-            raise GraphError(ErrorCode.CG_GRAPH_CLOSED)
-        future: Future[T] = asyncio.run_coroutine_threadsafe(factory(), self._loop)
-        return future.result()
+        with self._state:
+            if self._closing or self._graph.closed:
+                raise GraphError(ErrorCode.CG_GRAPH_CLOSED)
+            future: Future[T] = asyncio.run_coroutine_threadsafe(factory(), self._loop)
+        try:
+            return future.result()
+        except CancelledError:  # the final drain of close() cancelled it
+            raise GraphError(ErrorCode.CG_GRAPH_CLOSED) from None
 
     def call(
         self, tool: str, arguments: Any, *, cancel: CancelToken | None = None
@@ -570,11 +612,19 @@ class BlockingCapabilityGraph:
         return self._run(lambda: self._graph.reload(providers=providers))
 
     def close(self) -> None:
-        """Close the graph (running matches fail with ``CG_GRAPH_CLOSED``). Idempotent."""
-        if not self._thread.is_alive():
-            return
-        asyncio.run_coroutine_threadsafe(self._graph.close(), self._loop).result()
-        _stop_loop(self._loop, self._thread)
+        """Close the graph (running matches fail with ``CG_GRAPH_CLOSED``). Idempotent and safe
+        from any number of threads at once: each returns once the loop has stopped."""
+        with self._state:
+            self._closing = True
+        with self._closer:
+            if self._stopped.is_set():
+                return
+            try:
+                if self._thread.is_alive():
+                    asyncio.run_coroutine_threadsafe(self._graph.close(), self._loop).result()
+            finally:
+                _stop_loop(self._loop, self._thread)
+                self._stopped.set()
 
     @property
     def closed(self) -> bool:

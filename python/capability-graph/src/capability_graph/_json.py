@@ -15,12 +15,14 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from typing import Any, Final
 
 import orjson
 import rfc8785
 
 __all__ = [
+    "DUPLICATE_KEY",
     "MAX_DEPTH",
     "MAX_SAFE_INTEGER",
     "MalformedJson",
@@ -29,14 +31,18 @@ __all__ = [
     "check_pure_value",
     "dump_bytes",
     "dumps",
+    "duplicated_names",
     "parse_pure_json",
-    "parse_request_json",
+    "parse_request_text",
+    "scan_json_text",
     "whole_numbers_as_integers",
 ]
 
 MAX_DEPTH: Final = 32
 MAX_SAFE_INTEGER: Final = 2**53
 _SURROGATE_ESCAPE: Final = re.compile(rb"\\u[dD][89a-fA-F]")
+#: The reason given for a duplicate member name (every parser of this module rejects them).
+DUPLICATE_KEY: Final = "an object has a duplicate key"
 
 
 class NotPureJson(ValueError):
@@ -55,7 +61,7 @@ def _reject_constant(_name: str) -> Any:
 def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj = dict(pairs)
     if len(obj) != len(pairs):
-        raise NotPureJson("an object has a duplicate key")
+        raise NotPureJson(DUPLICATE_KEY)
     if None in obj.values():
         raise _NullFound
     return obj
@@ -97,7 +103,7 @@ def parse_pure_json(data: bytes, *, check_values: bool = True, allow_null: bool 
 def _unique_pairs_with_nulls(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj = dict(pairs)
     if len(obj) != len(pairs):
-        raise NotPureJson("an object has a duplicate key")
+        raise NotPureJson(DUPLICATE_KEY)
     return obj
 
 
@@ -134,62 +140,98 @@ def _check_string(text: str, pointer: str) -> None:
         raise NotPureJson("a string has a lone surrogate", pointer) from None
 
 
-class MalformedJson(ValueError):
-    """The text is not JSON at all: the surface's own input error, not the request's."""
+# -- request JSON texts ------------------------------------------------------------------------
+#
+# A request that arrives as JSON text (CLI --arguments, --arguments-file and --context values,
+# MCP tools/call frames, a JSON text handed to the SDK) is read by one parser with two rules
+# the stdlib and the MCP SDK's parser do not apply: a duplicate member name in any object is an
+# error (never "last wins"), and an integer literal with more digits than the runtime converts
+# is an error (never an exception, never silence). The parse is lenient first -- duplicates and
+# oversized literals leave markers -- so that the first problem can be located by a walk.
+
+#: The reason given for an integer literal too long to convert; it is outside +/-2^53 too.
+_INTEGER_RANGE: Final = "integers must stay within +/-2^53"
 
 
-class _Pairs(list[tuple[str, Any]]):
-    """An object as parsed, every member kept, so that a duplicate can be located."""
+class MalformedJson(NotPureJson):
+    """The text is not JSON at all (not UTF-8, not well-formed, brackets that never close).
+
+    A CLI reports it as its own usage error; every other surface as the request's
+    ``CG_INPUT_INVALID``, like the other :class:`NotPureJson` problems.
+    """
 
 
-class _TooLongInteger:
+class _Duplicated(dict[str, Any]):
+    """An object that had a duplicate member name (the last value of each name is kept)."""
+
+    def __init__(self, items: list[tuple[str, Any]]) -> None:
+        super().__init__(items)
+        seen: set[str] = set()
+        self.duplicated: set[str] = set()
+        for name, _ in items:
+            if name in seen:
+                self.duplicated.add(name)
+            seen.add(name)
+
+
+class _Unconvertible:
     """An integer literal with more digits than the runtime converts."""
 
-
-_DUPLICATE_NAMES: Final = "must not have duplicate member names"
-_TOO_LONG_INTEGER: Final = "integers must stay within +/-2^53"
+    __slots__ = ()
 
 
-def _checked_int(literal: str) -> int:
-    if len(literal) > _MAX_INTEGER_DIGITS:
-        raise NotPureJson(_TOO_LONG_INTEGER)
-    return int(literal)
+def duplicated_names(value: Any) -> frozenset[str]:
+    """The member names that occurred more than once in an object from :func:`scan_json_text`."""
+    return frozenset(value.duplicated) if isinstance(value, _Duplicated) else frozenset()
 
 
-# Far beyond +/-2^53 (16 digits), far below the runtime's conversion limit (4300 by default).
-_MAX_INTEGER_DIGITS: Final = 400
+def _max_digits() -> int:
+    limit = sys.get_int_max_str_digits()
+    return limit if limit > 0 else 1 << 62
 
 
-def parse_request_json(text: str, pointer: str = "") -> Any:
-    """Parse the JSON text of a request as a surface received it (a CLI argument or file).
+def scan_json_text(data: str | bytes, pointer: str = "") -> tuple[Any, NotPureJson | None]:
+    """Parse a JSON text leniently: the value and the first problem of the request rules.
 
-    A request text must have one meaning: a duplicate member name in any object, an integer
-    literal too long to convert, or nesting deeper than the parser can follow is
-    :class:`NotPureJson` naming the pointer (under ``pointer``) where it was found; the surface
-    reports it as the request's ``CG_INPUT_INVALID``. A text that is not JSON is
-    :class:`MalformedJson`. Every other rule (null, NaN, range, depth) is the request check's.
+    The value keeps the last of duplicated members and a marker in place of an unconvertible
+    integer; the problem (duplicate member name, or such an integer) names its JSON pointer
+    (under ``pointer``, when the text is one value of a larger request). A text that is not JSON
+    at all raises :class:`MalformedJson`; one that nests deeper than the runtime's parser goes,
+    :class:`NotPureJson`.
     """
+    flagged = False
+    limit = _max_digits()
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal flagged
+        obj = dict(items)
+        if len(obj) == len(items):
+            return obj
+        flagged = True
+        return _Duplicated(items)
+
+    def integer(literal: str) -> Any:
+        nonlocal flagged
+        if len(literal) - literal.startswith("-") > limit:
+            flagged = True
+            return _Unconvertible()
+        return int(literal)
+
     try:
-        return json.loads(text, object_pairs_hook=_unique_request_pairs, parse_int=_checked_int)
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        value = json.loads(text, object_pairs_hook=pairs, parse_int=integer)
     except NotPureJson:
-        pass
+        raise
+    except UnicodeDecodeError:
+        raise MalformedJson("not valid UTF-8") from None
     except RecursionError:
         raise _too_deep(text, pointer) from None
     except ValueError:
         raise MalformedJson("not well-formed JSON") from None
-    # Rare: parse again keeping every member, to name where the problem is (or to find that
-    # the text, read to its end, is not JSON after all).
-    try:
-        raw = json.loads(text, object_pairs_hook=_Pairs, parse_int=_locate_int)
-    except RecursionError:
-        raise _too_deep(text, pointer) from None
-    except ValueError:
-        raise MalformedJson("not well-formed JSON") from None
-    where, reason = _first_ambiguity(raw, pointer)
-    raise NotPureJson(reason, where)
+    return value, (_first_problem(value, pointer) if flagged else None)
 
 
-def _too_deep(text: str, pointer: str) -> ValueError:
+def _too_deep(text: str, pointer: str) -> NotPureJson:
     """The parser gave up on depth: far too deep if the brackets close, else not JSON at all."""
     depth = 0
     in_string = escaped = False
@@ -214,34 +256,38 @@ def _too_deep(text: str, pointer: str) -> ValueError:
     return NotPureJson(f"nesting deeper than {MAX_DEPTH}", pointer)
 
 
-def _unique_request_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        raise NotPureJson(_DUPLICATE_NAMES)
-    return obj
-
-
-def _locate_int(literal: str) -> int | _TooLongInteger:
-    return _TooLongInteger() if len(literal) > _MAX_INTEGER_DIGITS else int(literal)
-
-
-def _first_ambiguity(value: Any, pointer: str) -> tuple[str, str]:
-    """The pointer and reason of the first duplicate name or too long integer, in text order."""
+def _first_problem(value: Any, pointer: str) -> NotPureJson | None:
+    """The first marker left by :func:`scan_json_text`, in document order, with its pointer."""
     stack: list[tuple[Any, str]] = [(value, pointer)]
     while stack:
         item, where = stack.pop()
-        if isinstance(item, _TooLongInteger):
-            return where, _TOO_LONG_INTEGER
-        if isinstance(item, _Pairs):
-            if len({name for name, _ in item}) != len(item):
-                return where, _DUPLICATE_NAMES
-            children = [(child, f"{where}/{_escape(name)}") for name, child in item]
+        if isinstance(item, _Unconvertible):
+            return NotPureJson(_INTEGER_RANGE, where)
+        if isinstance(item, _Duplicated):
+            return NotPureJson(DUPLICATE_KEY, where)
+        if isinstance(item, dict):
+            children = [(child, f"{where}/{_escape(key)}") for key, child in item.items()]
         elif isinstance(item, list):
             children = [(child, f"{where}/{i}") for i, child in enumerate(item)]
         else:
             continue
         stack.extend(reversed(children))
-    raise AssertionError("parse_request_json found a problem the second parse does not")
+    return None
+
+
+def parse_request_text(data: str | bytes, pointer: str = "") -> Any:
+    """THE parser of a request given as JSON text, on every surface.
+
+    Raises :class:`NotPureJson` (with the pointer of the problem) for a text that is not
+    well-formed JSON, has a duplicate member name in any object, holds an integer literal with
+    more digits than the runtime converts, or nests deeper than the parser goes (the text not
+    being JSON at all is :class:`MalformedJson`). The other pure-JSON rules (nulls, the integer
+    range, depth 32) are the request check's, which follows.
+    """
+    value, problem = scan_json_text(data, pointer)
+    if problem is not None:
+        raise problem
+    return value
 
 
 def whole_numbers_as_integers(value: Any) -> Any:

@@ -8,6 +8,8 @@ providers and capabilities -> existence -> budgets on the work -> execution -> r
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
@@ -23,21 +25,25 @@ from ._json import (
     NotPureJson,
     check_pure_value,
     dump_bytes,
-    parse_request_json,
+    parse_request_text,
     whole_numbers_as_integers,
 )
 from ._schemas import check_shape, pointer_message
+from ._slices import SharedSteps, Slicer, Steps, run_to_end
 from ._snapshot import RELATION_KINDS, Capability, Snapshot
 
 __all__ = [
     "OPERATIONS",
     "Operation",
+    "catalog_size",
     "check_result_size",
     "describe",
+    "invalid_arguments_text",
     "list_capabilities",
     "match_catalog",
+    "match_catalog_steps",
     "oversized_request",
-    "parse_request_text",
+    "parse_arguments_text",
     "prepare_request",
     "resolve",
 ]
@@ -102,21 +108,35 @@ def oversized_request(tool: str) -> GraphError:
     return GraphError.of(ErrorCode.CG_INPUT_TOO_LARGE, operation.phase)
 
 
-def parse_request_text(tool: str, text: str, pointer: str = "") -> Any:
-    """A request received as JSON text (or, under ``pointer``, a value of one), parsed.
+def parse_arguments_text(
+    tool: str, data: str | bytes, *, max_input_bytes: int | None = None
+) -> Any:
+    """A tool's arguments given as JSON text -> the value :meth:`CapabilityGraph.call` takes.
 
-    A text without one meaning (a duplicate member name in any object, an integer literal too
-    long to convert) is ``CG_INPUT_INVALID`` in the tool's phase (``query`` for a tool that does
-    not exist), never "the last one wins". A text that is not JSON at all raises
-    :class:`~capability_graph._json.MalformedJson`, which the surface reports as its own input
-    error.
+    Every surface that receives arguments as text (the CLI's ``--arguments``, ``--arguments-file``
+    and ``--context`` values, MCP ``tools/call`` frames, an SDK caller's JSON text) reads them
+    here: more than ``max_input_bytes`` bytes is ``CG_INPUT_TOO_LARGE``; a text that is not
+    well-formed, has a duplicate member name in any object, or holds an integer literal with more
+    digits than the runtime converts is ``CG_INPUT_INVALID`` in the tool's phase, with a pointer
+    message (see :func:`capability_graph._json.parse_request_text`).
     """
-    try:
-        return parse_request_json(text, pointer)
-    except NotPureJson as problem:
+    if max_input_bytes is not None:
         operation = OPERATIONS.get(tool)
         phase = operation.phase if operation is not None else Phase.QUERY
-        raise _input_invalid(phase, pointer_message(problem.pointer, problem.reason)) from None
+        size = len(data) if isinstance(data, bytes) else len(data.encode("utf-8", "surrogatepass"))
+        if size > max_input_bytes:
+            raise GraphError.of(ErrorCode.CG_INPUT_TOO_LARGE, phase)
+    try:
+        return parse_request_text(data)
+    except NotPureJson as problem:
+        raise invalid_arguments_text(tool, problem) from None
+
+
+def invalid_arguments_text(tool: str, problem: NotPureJson) -> GraphError:
+    """The error for a tool's arguments text that the request-text rules reject."""
+    operation = OPERATIONS.get(tool)
+    phase = operation.phase if operation is not None else Phase.QUERY
+    return _input_invalid(phase, pointer_message(problem.pointer, problem.reason))
 
 
 def _surely_larger_than(value: Any, limit: int) -> bool:
@@ -273,7 +293,7 @@ def list_capabilities(
     )
     offset = 0
     if "cursor" in request:
-        offset = decode_cursor(request["cursor"], snapshot.revision, key)
+        offset = decode_cursor(config.cursor_key, request["cursor"], snapshot.revision, key)
     authorized = sum(
         len(snapshot.providers[p].capabilities) for p in scoped_providers(snapshot, config)
     )
@@ -287,7 +307,9 @@ def list_capabilities(
         "items": [c.summary() for c in page[:limit]],
     }
     if len(page) > limit:
-        result["nextCursor"] = encode_cursor(snapshot.revision, key, offset + limit)
+        result["nextCursor"] = encode_cursor(
+            config.cursor_key, snapshot.revision, key, offset + limit
+        )
     return result
 
 
@@ -301,6 +323,20 @@ def _catalog(
                 yield capability
 
 
+def _catalog_key(named: Sequence[str] | None) -> tuple[str, ...] | None:
+    return tuple(sorted(set(named))) if named else None
+
+
+def catalog_size(snapshot: Snapshot, config: HostConfig, named: Sequence[str] | None) -> int:
+    """How many entries the match catalog of this selection has (without building it)."""
+    providers = (
+        [p for p in snapshot.providers if p in set(named)]
+        if named
+        else scoped_providers(snapshot, config)
+    )
+    return sum(len(snapshot.providers[p].capabilities) for p in providers)
+
+
 def match_catalog(
     snapshot: Snapshot, config: HostConfig, named: Sequence[str] | None
 ) -> tuple[Any, ...]:
@@ -309,17 +345,55 @@ def match_catalog(
     Built once per snapshot and provider selection and shared by every match on it, so an
     executor that indexes the catalog (lexical) can key its cache on the very same object.
     """
-    key = tuple(sorted(set(named))) if named else None
+    return run_to_end(match_catalog_steps(snapshot, config, named))
+
+
+#: Catalog builds in progress, by (snapshot, selection); each holds its snapshot. Bounded: a
+#: build dropped here (its snapshot long replaced) is simply started again if ever needed.
+_CATALOG_BUILDS: Final[OrderedDict[tuple[int, Any], tuple[Snapshot, SharedSteps[Any]]]] = (
+    OrderedDict()
+)
+_CATALOG_BUILDS_LOCK: Final = threading.Lock()
+_CATALOG_BUILDS_MAX: Final = 8
+
+
+def match_catalog_steps(
+    snapshot: Snapshot, config: HostConfig, named: Sequence[str] | None
+) -> Steps[tuple[Any, ...]]:
+    """:func:`match_catalog` in time slices (summarizing 100,000 capabilities takes seconds),
+    one build shared by every match that waits for it."""
+    key = _catalog_key(named)
     cached = snapshot.catalogs.get(key)
-    if cached is None:
-        entries = []
-        for capability in authorized_catalog(snapshot, config, named):
-            entry = capability.summary()
-            if "whenToUse" in capability.declaration:
-                entry["whenToUse"] = capability.declaration["whenToUse"]
-            entries.append(freeze(entry))
-        cached = snapshot.catalogs[key] = tuple(entries)
-    return cached
+    if cached is not None:
+        return cached
+    with _CATALOG_BUILDS_LOCK:
+        building = _CATALOG_BUILDS.get((id(snapshot), key))
+        if building is None or building[0] is not snapshot:
+            work = SharedSteps(_build_match_catalog(snapshot, config, named, key))
+            building = _CATALOG_BUILDS[(id(snapshot), key)] = (snapshot, work)
+            while len(_CATALOG_BUILDS) > _CATALOG_BUILDS_MAX:
+                _CATALOG_BUILDS.popitem(last=False)
+    catalog: tuple[Any, ...] = yield from building[1].wait()
+    with _CATALOG_BUILDS_LOCK:
+        if _CATALOG_BUILDS.get((id(snapshot), key)) is building:
+            del _CATALOG_BUILDS[(id(snapshot), key)]
+    return catalog
+
+
+def _build_match_catalog(
+    snapshot: Snapshot, config: HostConfig, named: Sequence[str] | None, key: Any
+) -> Steps[tuple[Any, ...]]:
+    slicer = Slicer()
+    entries = []
+    for capability in authorized_catalog(snapshot, config, named):
+        entry = capability.summary()
+        if "whenToUse" in capability.declaration:
+            entry["whenToUse"] = capability.declaration["whenToUse"]
+        entries.append(freeze(entry))
+        if slicer.due():
+            yield
+    catalog = snapshot.catalogs[key] = tuple(entries)
+    return catalog
 
 
 def authorized_catalog(

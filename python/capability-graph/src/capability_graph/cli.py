@@ -60,10 +60,10 @@ from typing import TYPE_CHECKING, Any, Final, Literal, NoReturn, TextIO, cast
 
 from ._errors import GraphError
 from ._generated.taxonomy import ErrorCode, Phase
-from ._json import MalformedJson, NotPureJson, dumps, parse_request_json
+from ._json import MalformedJson, NotPureJson, dumps, parse_request_text
 from ._mcp_install import CLIENTS as _CLIENTS
 from ._mcp_install import ENV_NAME as _ENV_NAME
-from ._operations import OPERATIONS, oversized_request, parse_request_text
+from ._operations import OPERATIONS, invalid_arguments_text, oversized_request
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
@@ -241,7 +241,7 @@ def _context_item(text: str) -> tuple[str, str | _JsonText]:
         raise argparse.ArgumentTypeError("expected KEY=TEXT or KEY:=JSON")
     if key.endswith(":"):
         try:
-            parse_request_json(value)
+            parse_request_text(value)
         except MalformedJson:
             raise argparse.ArgumentTypeError("the value after := must be JSON") from None
         except NotPureJson:
@@ -781,7 +781,7 @@ def _match_request(args: argparse.Namespace) -> tuple[str, Any]:
             if key in context:
                 raise _Usage("argument --context: a KEY is given twice")
             if isinstance(value, _JsonText):
-                value = parse_request_text("match_capabilities", value.text, "/context/" + key)
+                value = _parse_request("match_capabilities", value.text, "/context/" + key)
             context[key] = value
         request["context"] = context
     if args.providers is not None:
@@ -815,9 +815,21 @@ def _parse_arguments(tool: str, data: bytes, what: str) -> Any:
     except UnicodeDecodeError:
         raise _Usage(f"argument {what}: not UTF-8 text") from None
     try:
-        return parse_request_text(tool, text)
+        return _parse_request(tool, text)
     except MalformedJson:
         raise _Usage(f"argument {what}: not valid JSON") from None
+
+
+def _parse_request(tool: str, text: str, pointer: str = "") -> Any:
+    """A request (or, under ``pointer``, one value of it) given as JSON text: its value, or the
+    core's ``CG_INPUT_INVALID`` when it has no one meaning. :class:`MalformedJson` (not JSON at
+    all) is left to the caller: for the CLI it is a usage error."""
+    try:
+        return parse_request_text(text, pointer)
+    except MalformedJson:
+        raise
+    except NotPureJson as problem:
+        raise invalid_arguments_text(tool, problem) from None
 
 
 class _ArgumentsFile:

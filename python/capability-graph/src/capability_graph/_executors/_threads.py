@@ -1,44 +1,75 @@
-"""Run blocking work off the event loop without anyone ever waiting for it."""
+"""Run an executor's one-time blocking work (an SDK import) off the event loop, once."""
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import threading
+import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Generic, TypeVar
 
-__all__ = ["in_daemon_thread"]
+__all__ = ["Preparation"]
 
 T = TypeVar("T")
 
 
-async def in_daemon_thread(fn: Callable[[], T], name: str = "cg-executor") -> T:
-    """Run ``fn`` on a fresh daemon thread and await its result.
+class Preparation(Generic[T]):
+    """Work an executor does once (importing its SDK, making a TLS context), on one daemon
+    thread however many matches start at once, and awaited by each of them from its own loop.
 
-    Unlike ``asyncio.to_thread`` (the loop's default executor, which ``asyncio.run`` joins at
-    exit), nothing ever waits for the thread: when the awaiting match is cancelled (deadline,
-    cancel, close) it returns at once and the thread's late result is dropped. Use it for
-    CPU-bound or import-heavy work that must not block the loop (so the deadline fires on time).
+    A match that is cancelled while waiting leaves the work running for the others (it is
+    never cancelled: an import cannot be interrupted); :meth:`join` lets the executor's
+    ``aclose`` wait for it, so that nothing of the executor outlives the graph.
     """
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[T] = loop.create_future()
 
-    def deliver(result: T | None, error: BaseException | None) -> None:
-        if future.done():
-            return
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(result)  # type: ignore[arg-type]  # T when error is None
+    def __init__(self, fn: Callable[[], T], name: str) -> None:
+        self._fn = fn
+        self._name = name
+        self._lock = threading.Lock()
+        self._future: concurrent.futures.Future[T] | None = None
+        self._thread: threading.Thread | None = None
 
-    def work() -> None:
-        try:
-            result, error = fn(), None
-        except BaseException as exc:  # noqa: BLE001 -- handed to the awaiting coroutine
-            result, error = None, exc
-        with contextlib.suppress(RuntimeError):  # the loop is gone: the match was abandoned
-            loop.call_soon_threadsafe(deliver, result, error)
+    def _start(self) -> concurrent.futures.Future[T]:
+        with self._lock:
+            if self._future is None:
+                future: concurrent.futures.Future[T] = concurrent.futures.Future()
+                future.set_running_or_notify_cancel()  # shared: nobody may cancel it
 
-    threading.Thread(target=work, name=name, daemon=True).start()
-    return await future
+                def work() -> None:
+                    try:
+                        future.set_result(self._fn())
+                    except BaseException as exc:  # noqa: BLE001 -- handed to every waiter
+                        future.set_exception(exc)
+
+                self._thread = threading.Thread(target=work, name=self._name, daemon=True)
+                self._thread.start()
+                self._future = future
+            return self._future
+
+    async def get(self) -> T:
+        """The work's result (or its exception), started on first use."""
+        future = self._start()
+        if not future.done():
+            loop = asyncio.get_running_loop()
+            waiter: asyncio.Future[None] = loop.create_future()
+
+            def settle() -> None:
+                if not waiter.done():
+                    waiter.set_result(None)
+
+            def wake(_: object) -> None:
+                with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits
+                    loop.call_soon_threadsafe(settle)
+
+            future.add_done_callback(wake)
+            await waiter
+        return future.result()
+
+    async def join(self, limit_s: float) -> None:
+        """Wait (at most ``limit_s``) until the thread doing the work has ended."""
+        thread = self._thread
+        limit = time.monotonic() + limit_s
+        while thread is not None and thread.is_alive() and time.monotonic() < limit:
+            await asyncio.sleep(0.005)

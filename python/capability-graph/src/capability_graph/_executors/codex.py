@@ -44,8 +44,8 @@ from .._errors import GraphError
 from .._generated.taxonomy import REGISTRY, ErrorCode, NextAction, Phase
 from . import COMMON_KEYS, MatchJob, read_common
 from ._config import ConfigReader
-from ._prompt import OUTPUT_SCHEMA, SYSTEM_PROMPT, drop_empty_reasons, payload
-from ._threads import in_daemon_thread
+from ._prompt import OUTPUT_SCHEMA, SYSTEM_PROMPT, drop_empty_reasons, parse_model_json, payload
+from ._threads import Preparation
 
 __all__ = ["MIN_VERSION", "CodexExecutor", "parse_version"]
 
@@ -84,6 +84,10 @@ def parse_version(output: str) -> tuple[int, int, int] | None:
     return major, minor, patch
 
 
+#: How long ``aclose`` waits for the flowcast import still running (it cannot be interrupted).
+_IMPORT_JOIN_S: Final = 30.0
+
+
 def _import_flowcast() -> Any:
     """flowcast's module, or None when the ``codex`` extra is not installed."""
     try:
@@ -102,6 +106,7 @@ class CodexExecutor:
         self.model = model
         self._checked: set[tuple[Any, ...]] = set()
         self._lock = threading.Lock()
+        self._flowcast = Preparation(_import_flowcast, "cg-codex")
 
     @classmethod
     def from_config(cls, model: Mapping[str, Any], where: str) -> CodexExecutor:
@@ -121,7 +126,7 @@ class CodexExecutor:
         binary = shutil.which("codex")
         if binary is None:
             raise _error(ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.CHECK_CONFIG)
-        flowcast = await in_daemon_thread(_import_flowcast, "cg-codex")
+        flowcast = await self._flowcast.get()
         if flowcast is None:
             raise _error(ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.CHECK_CONFIG)
         try:
@@ -132,6 +137,11 @@ class CodexExecutor:
             raise
         except (flowcast.SpawnError, flowcast.TimeoutError, flowcast.SchemaError) as exc:
             raise _project_flowcast_error(flowcast, exc) from None
+
+    async def aclose(self) -> None:
+        """Wait (bounded) for the flowcast import if it is still running: no thread outlives
+        the graph."""
+        await self._flowcast.join(_IMPORT_JOIN_S)
 
     async def _check_prerequisites(
         self, flowcast: Any, binary: str, platform: str, deadline: float
@@ -225,7 +235,7 @@ def _read_answer(path: Path, max_output_bytes: int) -> object:
     if len(data) > max_output_bytes:
         raise _error(ErrorCode.CG_MODEL_OUTPUT_TOO_LARGE)
     try:
-        output = json.loads(data.decode("utf-8").strip())
+        output = parse_model_json(data.decode("utf-8").strip())
     except (UnicodeDecodeError, ValueError):
         raise invalid from None
     return drop_empty_reasons(output)

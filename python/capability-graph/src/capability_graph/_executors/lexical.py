@@ -10,9 +10,10 @@ confidence = score / ((k1 + 1) * sum of the query terms' idf), rounded to 4 deci
 at or above 0.05, best first, ties by id; no query term -> ``unknown``; nothing above the
 threshold -> ``no_match``. The request's ``context`` is not used.
 
-The index of a catalog is cached (a few catalogs, keyed by the content of their ranked fields),
-and a large catalog is indexed and scored on a worker
-thread, so the event loop keeps serving (the deadline fires on time) while it runs.
+The index of a catalog is cached (a few catalogs, keyed by the content of their ranked fields).
+Indexing (999 long texts take seconds) and ranking run on the event loop in time slices of a few
+milliseconds, so the loop keeps serving every other request and the deadline fires on time; a
+worker thread would not do better, since the GIL lets only one of them run Python at a time.
 """
 
 from __future__ import annotations
@@ -21,16 +22,15 @@ import heapq
 import math
 import re
 import threading
-import time
 import unicodedata
 from array import array
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from .._slices import SharedSteps, Slicer, Steps, run_in_slices, run_to_end
 from . import COMMON_KEYS, MatchJob, read_common
 from ._config import ConfigReader
-from ._threads import in_daemon_thread
 
 __all__ = ["LexicalExecutor", "rank", "tokenize"]
 
@@ -69,14 +69,8 @@ _CJK_ANY: Final = re.compile(f"[{_CJK_RANGES}]")
 _ASCII_WORD: Final = re.compile(r"[a-z]+")
 
 
-class _Abandoned(Exception):
-    """The match that asked for this work is gone."""
-
-
-#: While indexing on a worker thread: check for abandonment and yield the GIL this often.
-_YIELD_EVERY: Final = 256
-# Catalogs with at least this many entries are indexed and scored on a worker thread.
-_THREAD_THRESHOLD: Final = 1000
+#: Postings scored between two looks at the clock.
+_CHUNK: Final = 2048
 _CACHE_SIZE: Final = 4
 
 
@@ -155,36 +149,19 @@ class _Index:
 
     A posting's BM25 contribution ``idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))``
     depends only on the catalog, so it is computed once per term (on first use) and cached.
+    Build it with :func:`_build_index` (in slices).
     """
 
     __slots__ = ("entries", "ids", "norms", "postings", "weights")
 
     def __init__(
-        self, catalog: Sequence[Mapping[str, Any]], abandoned: Callable[[], bool] | None = None
+        self,
+        entries: tuple[Mapping[str, Any], ...],
+        postings: dict[str, tuple[array[int], array[float]]],
+        lengths: list[float],
     ) -> None:
-        self.entries = tuple(catalog)
-        self.ids = [str(entry["id"]) for entry in self.entries]
-        postings: dict[str, tuple[array[int], array[float]]] = {}
-        lengths = []
-        for index, entry in enumerate(self.entries):
-            if abandoned is not None and index % _YIELD_EVERY == 0:
-                if abandoned():
-                    raise _Abandoned
-                time.sleep(0)  # hand the GIL to the event loop now and then: deadlines stay sharp
-            counts: dict[str, float] = {}
-            length = 0.0
-            for weight, text in _field_texts(entry):
-                terms = tokenize(text)
-                length += weight * len(terms)
-                for term in terms:
-                    counts[term] = counts.get(term, 0.0) + weight
-            lengths.append(length)
-            for term, tf in counts.items():
-                posting = postings.get(term)
-                if posting is None:
-                    posting = postings[term] = (array("l"), array("d"))
-                posting[0].append(index)
-                posting[1].append(tf)
+        self.entries = entries
+        self.ids = [str(entry["id"]) for entry in entries]
         self.postings = postings
         avgdl = math.fsum(lengths) / len(lengths) if lengths else 0.0
         avgdl = avgdl or 1.0  # every entry is empty: no term can match anyway
@@ -196,22 +173,33 @@ class _Index:
         df = len(self.postings[term][0]) if term in self.postings else 0
         return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
-    def _weights(self, term: str) -> array[float]:
+    def _weights(self, term: str, slicer: Slicer) -> Steps[array[float]]:
         weights = self.weights.get(term)
         if weights is None:
             docs, tfs = self.postings[term]
             idf, norms = self._idf(term), self.norms
-            weights = array(
-                "d",
-                (
+            weights = array("d")
+            for start in range(0, len(docs), _CHUNK):
+                weights.extend(
                     idf * tf * (K1 + 1) / (tf + norms[doc])
-                    for doc, tf in zip(docs, tfs, strict=True)
-                ),
-            )
+                    for doc, tf in zip(
+                        docs[start : start + _CHUNK], tfs[start : start + _CHUNK], strict=True
+                    )
+                )
+                if slicer.due():
+                    yield
             self.weights[term] = weights
         return weights
 
-    def rank(self, request: str, limit: int) -> dict[str, Any]:
+    def postings_touched(self, request: str) -> int:
+        """How many postings ranking ``request`` walks (the cost of :meth:`rank`)."""
+        return sum(
+            len(self.postings[term][0])
+            for term in dict.fromkeys(tokenize(request))
+            if term in self.postings
+        )
+
+    def rank(self, request: str, limit: int, slicer: Slicer) -> Steps[dict[str, Any]]:
         query = list(dict.fromkeys(tokenize(request)))
         if not query:
             return {"status": "unknown", "candidates": []}
@@ -222,9 +210,14 @@ class _Index:
             if term not in self.postings:
                 continue
             docs = self.postings[term][0]
-            touched.update(docs)
-            for doc, weight in zip(docs, self._weights(term), strict=True):
-                scores[doc] += weight
+            weights = yield from self._weights(term, slicer)
+            for start in range(0, len(docs), _CHUNK):
+                chunk = docs[start : start + _CHUNK]
+                touched.update(chunk)
+                for doc, weight in zip(chunk, weights[start : start + _CHUNK], strict=True):
+                    scores[doc] += weight
+                if slicer.due():
+                    yield
         if not touched:
             return {"status": "no_match", "candidates": []}
         # The best `limit` by raw score, widened to every entry that could round to the same
@@ -249,8 +242,33 @@ class _Index:
         }
 
 
+def _build_index(catalog: Sequence[Mapping[str, Any]], slicer: Slicer) -> Steps[_Index]:
+    entries = tuple(catalog)
+    postings: dict[str, tuple[array[int], array[float]]] = {}
+    lengths = []
+    for index, entry in enumerate(entries):
+        counts: dict[str, float] = {}
+        length = 0.0
+        for weight, text in _field_texts(entry):
+            if slicer.due():
+                yield
+            terms = tokenize(text)
+            length += weight * len(terms)
+            for term in terms:
+                counts[term] = counts.get(term, 0.0) + weight
+        lengths.append(length)
+        for term, tf in counts.items():
+            posting = postings.get(term)
+            if posting is None:
+                posting = postings[term] = (array("l"), array("d"))
+            posting[0].append(index)
+            posting[1].append(tf)
+    return _Index(entries, postings, lengths)
+
+
 class _IndexCache:
-    """A small LRU of indexes keyed by the *content* of a catalog's ranked fields.
+    """A small LRU of indexes keyed by the *content* of a catalog's ranked fields, and the
+    builds in progress (at most as many), keyed by the catalog object.
 
     Building the key costs a pass over the catalog (string hashes are cached by Python, and
     equal keys compare by identity first), far less than indexing it again; the same tuple
@@ -261,23 +279,51 @@ class _IndexCache:
         self._size = size
         self._lock = threading.Lock()
         self._items: OrderedDict[tuple[Any, ...], _Index] = OrderedDict()
+        self._building: OrderedDict[int, tuple[Sequence[Any], SharedSteps[_Index]]]
+        self._building = OrderedDict()
 
-    def get(
-        self, catalog: Sequence[Mapping[str, Any]], abandoned: Callable[[], bool] | None = None
-    ) -> _Index:
+    def cached(self, catalog: Sequence[Mapping[str, Any]]) -> _Index | None:
+        """The index of this very catalog object, if cached (no pass over the catalog)."""
         with self._lock:
-            for cached in self._items.values():
-                if cached.entries is catalog:  # the very same tuple: immutable
-                    return cached
-        key = tuple(map(_content_key, catalog))
+            for index in self._items.values():
+                if index.entries is catalog:  # the very same tuple: immutable
+                    return index
+        return None
+
+    def get(self, catalog: Sequence[Mapping[str, Any]]) -> Steps[_Index]:
+        cached = self.cached(catalog)
+        if cached is not None:
+            return cached
         with self._lock:
-            index = self._items.get(key)
+            building = self._building.get(id(catalog))
+            if building is None or building[0] is not catalog:
+                building = (catalog, SharedSteps(self._indexed(catalog, Slicer())))
+                self._building[id(catalog)] = building
+                while len(self._building) > self._size:
+                    self._building.popitem(last=False)
+        index = yield from building[1].wait()
+        with self._lock:
+            if self._building.get(id(catalog)) is building:
+                del self._building[id(catalog)]
+        return index
+
+    def _indexed(self, catalog: Sequence[Mapping[str, Any]], slicer: Slicer) -> Steps[_Index]:
+        keys = []
+        for entry in catalog:
+            key = _content_key(entry)
+            hash(key)  # hashes (and caches the hashes of) the long texts within this slice
+            keys.append(key)
+            if slicer.due():
+                yield
+        content = tuple(keys)
+        with self._lock:
+            index = self._items.get(content)
             if index is not None:
-                self._items.move_to_end(key)
+                self._items.move_to_end(content)
                 return index
-        index = _Index(catalog, abandoned)
+        index = yield from _build_index(catalog, slicer)
         with self._lock:
-            self._items[key] = index
+            self._items[content] = index
             while len(self._items) > self._size:
                 self._items.popitem(last=False)
         return index
@@ -297,20 +343,19 @@ def _content_key(entry: Mapping[str, Any]) -> tuple[Any, ...]:
 _CACHE: Final = _IndexCache(_CACHE_SIZE)
 
 
-def rank(
-    catalog: Sequence[Mapping[str, Any]],
-    request: str,
-    limit: int,
-    abandoned: Callable[[], bool] | None = None,
-) -> dict[str, Any]:
-    """The lexical executor's raw output for ``request`` over ``catalog`` (synchronous).
-
-    ``abandoned`` is polled while a catalog is indexed; when it returns True the work stops
-    (raising an internal exception) — the match that wanted it is gone.
-    """
+def _rank_steps(
+    catalog: Sequence[Mapping[str, Any]], request: str, limit: int
+) -> Steps[dict[str, Any]]:
     if not catalog:
         return {"status": "no_match", "candidates": []}
-    return _CACHE.get(catalog, abandoned).rank(request, limit)
+    index = yield from _CACHE.get(catalog)
+    result = yield from index.rank(request, limit, Slicer())
+    return result
+
+
+def rank(catalog: Sequence[Mapping[str, Any]], request: str, limit: int) -> dict[str, Any]:
+    """The lexical executor's raw output for ``request`` over ``catalog`` (synchronous)."""
+    return run_to_end(_rank_steps(catalog, request, limit))
 
 
 class LexicalExecutor:
@@ -324,13 +369,7 @@ class LexicalExecutor:
         return cls()
 
     async def match(self, job: MatchJob) -> object:
-        catalog, request, limit = job.catalog, job.request, job.limit
-        if len(catalog) < _THREAD_THRESHOLD:
-            return rank(catalog, request, limit)
-        abandoned = threading.Event()
-        try:
-            return await in_daemon_thread(
-                lambda: rank(catalog, request, limit, abandoned.is_set), "cg-lexical"
-            )
-        finally:
-            abandoned.set()  # deadline, cancel or close: stop indexing (no-op once finished)
+        """Index (once per catalog) and rank on the event loop, in slices of at most
+        ``_SLICE_S`` with the loop serving in between: other requests and the deadline never
+        wait for more than a slice, and a cancelled match stops at the next slice."""
+        return await run_in_slices(_rank_steps(job.catalog, job.request, job.limit))

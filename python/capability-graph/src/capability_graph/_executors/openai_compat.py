@@ -16,25 +16,26 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import json
 import os
 import re
 import ssl
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from .._errors import GraphError
 from .._generated.taxonomy import REGISTRY, ErrorCode, NextAction, Phase
 from . import COMMON_KEYS, MatchJob, read_common
 from ._config import ConfigReader
-from ._prompt import OUTPUT_SCHEMA, SYSTEM_PROMPT, drop_empty_reasons, payload
-from ._threads import in_daemon_thread
+from ._prompt import OUTPUT_SCHEMA, SYSTEM_PROMPT, drop_empty_reasons, parse_model_json, payload
+from ._threads import Preparation
 
 if TYPE_CHECKING:
     import openai
 
 __all__ = ["OpenAICompatExecutor"]
+
+T = TypeVar("T")
 
 _ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 # config.schema.json#/$defs/BaseUrl and OpenAIExecutorConfig.model, verbatim.
@@ -67,9 +68,16 @@ def _unavailable(action: NextAction) -> GraphError:
     return _error(ErrorCode.CG_MODEL_UNAVAILABLE, action)
 
 
+#: How long ``aclose`` waits for a preparation still running (an import cannot be interrupted).
+_PREPARATION_JOIN_S: Final = 30.0
+
+
 class OpenAICompatExecutor:
     """One executor per configuration; a fresh SDK client per match (bound to that match's
-    event loop, closed when the match ends or is cancelled)."""
+    event loop, closed when the match ends or is cancelled).
+
+    The SDK is imported and the TLS context made once per executor, on one thread however many
+    matches start at once; ``aclose`` waits for that thread, so nothing outlives the graph."""
 
     name: Final = "openai"
 
@@ -77,7 +85,7 @@ class OpenAICompatExecutor:
         self.base_url = base_url
         self.model = model
         self.api_key_env = api_key_env
-        self._prepared: tuple[Any, ssl.SSLContext] | None = None
+        self._preparation = Preparation(_import_sdk, "cg-openai")
 
     @classmethod
     def from_config(cls, model: Mapping[str, Any], where: str) -> OpenAICompatExecutor:
@@ -126,14 +134,15 @@ class OpenAICompatExecutor:
     async def _prepare(self) -> tuple[Any, ssl.SSLContext]:
         """The SDK module and a TLS context, made once per executor off the event loop: the
         import takes ~1 s cold and loading CA certificates ~50 ms, which would otherwise block
-        the loop (and the deadline) on every match."""
-        prepared = self._prepared
+        the loop (and the deadline) on every match. Concurrent first matches share one thread."""
+        prepared = await self._preparation.get()
         if prepared is None:
-            prepared = await in_daemon_thread(_import_sdk, "cg-openai")
-            if prepared is None:
-                raise _unavailable(NextAction.CHECK_CONFIG)
-            self._prepared = prepared
+            raise _unavailable(NextAction.CHECK_CONFIG)
         return prepared
+
+    async def aclose(self) -> None:
+        """Wait (bounded) for a preparation still running, so no thread outlives the graph."""
+        await self._preparation.join(_PREPARATION_JOIN_S)
 
     async def _request(self, client: openai.AsyncOpenAI, job: MatchJob) -> bytes:
         cap = _TRANSPORT_FACTOR * job.max_output_bytes + _TRANSPORT_SLACK
@@ -182,7 +191,7 @@ def _answer(body: bytes, max_output_bytes: int) -> object:
     """The chat-completions body -> the raw executor output (a parsed JSON value)."""
     invalid = _error(ErrorCode.CG_MODEL_OUTPUT_INVALID)
     try:
-        completion = json.loads(body)
+        completion = parse_model_json(body)
         choice = completion["choices"][0]
         message = choice["message"]
         finish = choice.get("finish_reason")
@@ -201,7 +210,7 @@ def _answer(body: bytes, max_output_bytes: int) -> object:
     if len(content.encode("utf-8", "surrogatepass")) > max_output_bytes:
         raise _error(ErrorCode.CG_MODEL_OUTPUT_TOO_LARGE)
     try:
-        output = json.loads(content)
+        output = parse_model_json(content)
     except ValueError:
         raise invalid from None
     return drop_empty_reasons(output)

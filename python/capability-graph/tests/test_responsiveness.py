@@ -1,0 +1,63 @@
+"""The event loop keeps serving while each executor works.
+
+A ticker task runs on the graph's event loop while a match keeps its executor busy past the
+deadline (a cold lexical index of 999 capabilities with texts at the schema's maximum length, an
+OpenAI-compatible loopback server holding its answer, a fake ``codex`` sleeping, a scripted
+sleep). Asserted here: the deadline ends the match (``CG_MODEL_TIMEOUT``) and the ticker ran
+again and again *during* the match. Latencies (the longest stall, the lateness past the
+deadline) depend on the machine's load; ``tools/bench/bench_responsiveness.py`` reports them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from cg_testing import expected
+from reliability_helpers import hanging_match, long_catalog_definition, tick_through_matches
+
+from capability_graph import CapabilityGraph, GraphError
+
+TIMEOUT = expected("CG_MODEL_TIMEOUT", "match")
+#: Ticks the loop must have served during a 300 ms match: a blocked loop serves none (on an
+#: idle machine it serves about 60; a loaded one still serves dozens).
+MIN_TICKS = 3
+
+
+@pytest.mark.parametrize("kind", ["scripted", "lexical-1k", "openai", "codex"])
+def test_the_loop_keeps_serving_while_the_executor_works_and_the_deadline_ends_it(
+    kind: str, tmp_path: Path
+) -> None:
+    with hanging_match(kind, tmp_path) as config:
+        # Two matches: the first includes each executor's one-time preparation (the SDK import,
+        # codex's prerequisite probes, the catalog summaries), the second is steady state.
+        runs = asyncio.run(tick_through_matches(config, timeout_ms=300, matches=2))
+    for ticks in runs:
+        assert ticks.outcome == TIMEOUT, (kind, ticks.outcome)
+        assert ticks.ticks >= MIN_TICKS, (kind, ticks.figures())
+
+
+def test_a_cold_lexical_index_is_built_across_matches_until_one_answers() -> None:
+    config = {
+        "providers": [{"definition": long_catalog_definition(999, text_chars=2000)}],
+        "model": {"executor": "lexical"},
+    }
+
+    async def scenario() -> tuple[list[object], object]:
+        graph = await CapabilityGraph.open(config)
+        try:
+            short = {"request": "validate the request body", "timeoutMs": 30}
+            timeouts = []
+            for _ in range(3):  # each short deadline advances the one shared build
+                with pytest.raises(GraphError) as caught:
+                    await graph.call("match_capabilities", short)
+                timeouts.append(caught.value.to_json())
+            patient = await graph.call("match_capabilities", {**short, "timeoutMs": 120_000})
+            return timeouts, patient["status"]
+        finally:
+            await graph.close()
+
+    timeouts, status = asyncio.run(scenario())
+    assert timeouts == [TIMEOUT] * 3
+    assert status == "matched"

@@ -60,10 +60,12 @@ def _mutate(mutation: str, role: str, argv: list[str]) -> None:
 
         original_init = cli._init
 
-        def init(directory: Path, *, dry_run: bool) -> Any:
+        def init(directory: str | None, config: str | None, *, dry_run: bool) -> Any:
             if not dry_run:
-                (directory / "capability-graph.json").unlink(missing_ok=True)
-            return original_init(directory, dry_run=dry_run)
+                folder = Path(directory or ".")
+                target = Path(config) if config else folder / "capability-graph.json"
+                target.unlink(missing_ok=True)
+            return original_init(directory, config, dry_run=dry_run)
 
         cli._init = init
     elif mutation == "stale-tool-definitions":

@@ -119,7 +119,7 @@ DocumentPath = TypeAliasType(
     ],
 )
 """
-A relative POSIX path of 1..1024 characters: '/'-separated non-empty segments, no leading '/', no '..' segment, no backslash, colon, NUL or other control character.
+A relative POSIX path of 1..1024 characters: '/'-separated non-empty segments, no leading '/', no '.' or '..' segment, no backslash, colon, NUL or other control character (CG-DEF-5). The pattern is the shape check and admits '.' segments; a '.' segment is refused at load after it, with the CG-MSG-10 message of CG-DEF-5.
 """
 
 

@@ -181,8 +181,10 @@ def test_the_html_matrix_names_its_own_icon_so_a_served_copy_requests_nothing_el
         "implementation": {"name": "impl", "version": "1", "language": "Python"},
         "suite": {"version": "1", "vectors": 0, "contract": "c", "contractVersion": "1"},
         "verdict": "pass",
+        "verdictText": "PASS",
         "durationMs": 0,
         "summary": {"checks": 0},
+        "surfaces": {s: {"verdict": "pass"} for s in ("sdk", "tool", "mcp", "cli")},
         "reasons": [],
         "cases": [],
     }

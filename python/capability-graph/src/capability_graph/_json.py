@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import sys
 from typing import Any, Final
 
 import orjson
@@ -24,6 +23,7 @@ import rfc8785
 __all__ = [
     "DUPLICATE_KEY",
     "MAX_DEPTH",
+    "MAX_INTEGER_DIGITS",
     "MAX_SAFE_INTEGER",
     "MalformedJson",
     "NotPureJson",
@@ -145,7 +145,7 @@ def _check_string(text: str, pointer: str) -> None:
 # A request that arrives as JSON text (CLI --arguments, --arguments-file and --context values,
 # MCP tools/call frames, a JSON text handed to the SDK) is read by one parser with two rules
 # the stdlib and the MCP SDK's parser do not apply: a duplicate member name in any object is an
-# error (never "last wins"), and an integer literal with more digits than the runtime converts
+# error (never "last wins"), and an integer literal with more than 400 digits (MAX_INTEGER_DIGITS)
 # is an error (never an exception, never silence). The parse is lenient first -- duplicates and
 # oversized literals leave markers -- so that the first problem can be located by a walk.
 
@@ -175,7 +175,7 @@ class _Duplicated(dict[str, Any]):
 
 
 class _Unconvertible:
-    """An integer literal with more digits than the runtime converts."""
+    """An integer literal longer than MAX_INTEGER_DIGITS."""
 
     __slots__ = ()
 
@@ -185,9 +185,10 @@ def duplicated_names(value: Any) -> frozenset[str]:
     return frozenset(value.duplicated) if isinstance(value, _Duplicated) else frozenset()
 
 
-def _max_digits() -> int:
-    limit = sys.get_int_max_str_digits()
-    return limit if limit > 0 else 1 << 62
+#: The longest integer literal a request text may hold (CG-CONV-6): far beyond +/-2^53 (16
+#: digits), far below any runtime's conversion limit (Python's is 4,300 by default), and the same
+#: for every implementation.
+MAX_INTEGER_DIGITS: Final = 400
 
 
 def scan_json_text(data: str | bytes, pointer: str = "") -> tuple[Any, NotPureJson | None]:
@@ -200,7 +201,7 @@ def scan_json_text(data: str | bytes, pointer: str = "") -> tuple[Any, NotPureJs
     :class:`NotPureJson`.
     """
     flagged = False
-    limit = _max_digits()
+    limit = MAX_INTEGER_DIGITS
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
         nonlocal flagged
@@ -280,7 +281,7 @@ def parse_request_text(data: str | bytes, pointer: str = "") -> Any:
 
     Raises :class:`NotPureJson` (with the pointer of the problem) for a text that is not
     well-formed JSON, has a duplicate member name in any object, holds an integer literal with
-    more digits than the runtime converts, or nests deeper than the parser goes (the text not
+    more than 400 digits (MAX_INTEGER_DIGITS), or nests deeper than the parser goes (the text not
     being JSON at all is :class:`MalformedJson`). The other pure-JSON rules (nulls, the integer
     range, depth 32) are the request check's, which follows.
     """

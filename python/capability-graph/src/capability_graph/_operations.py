@@ -116,9 +116,9 @@ def parse_arguments_text(
     Every surface that receives arguments as text (the CLI's ``--arguments``, ``--arguments-file``
     and ``--context`` values, MCP ``tools/call`` frames, an SDK caller's JSON text) reads them
     here: more than ``max_input_bytes`` bytes is ``CG_INPUT_TOO_LARGE``; a text that is not
-    well-formed, has a duplicate member name in any object, or holds an integer literal with more
-    digits than the runtime converts is ``CG_INPUT_INVALID`` in the tool's phase, with a pointer
-    message (see :func:`capability_graph._json.parse_request_text`).
+    well-formed, has a duplicate member name in any object, or holds an integer literal of more
+    than ``MAX_INTEGER_DIGITS`` (400) digits is ``CG_INPUT_INVALID`` in the tool's phase, with a
+    pointer message (see :func:`capability_graph._json.parse_request_text`).
     """
     if max_input_bytes is not None:
         operation = OPERATIONS.get(tool)

@@ -286,7 +286,10 @@ def relation_problem(
 
 def _document_root(source: Source) -> DocumentRoot | None:
     if source.document_root is not None:
-        return DocumentRoot.fix(source.document_root)
+        # The message names the provider's field (spec/capability-graph/spec/03, CG-CFG-5).
+        return DocumentRoot.fix(
+            source.document_root, pointer=f"/providers/{source.index}/documentRoot"
+        )
     if source.path is not None:
         return DocumentRoot.fix(source.path.parent)
     return None

@@ -7,7 +7,8 @@ callers turn it into the GraphError of their phase.
 
 Parsing uses the stdlib C decoder with an ``object_pairs_hook`` (duplicate keys) and
 ``parse_constant`` (NaN/Infinity). Depth and integer range are checked in one walk; the walk is
-skipped for definitions, whose schema bounds depth and admits no numbers, by ``check_values=False``.
+skipped for definition files, whose schema admits no numbers, by ``check_values=False``; their
+depth is checked by :func:`check_depth`, which visits only containers.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ __all__ = [
     "MalformedJson",
     "NotPureJson",
     "canonical_bytes",
+    "check_depth",
     "check_pure_value",
     "dump_bytes",
     "dumps",
@@ -347,6 +349,32 @@ def check_pure_value(value: Any, pointer: str = "") -> None:
             raise NotPureJson(
                 "only JSON values are allowed (no bytes, sets, tuples, objects)", where
             )
+
+
+def check_depth(value: Any, pointer: str = "") -> None:
+    """Reject a container deeper than ``MAX_DEPTH`` (the root is at depth 0), naming the first
+    in document order (spec/capability-graph/spec/01-conventions.md, CG-CONV-11).
+
+    The one pure-JSON rule a definition file's parse (``check_values=False``) does not already
+    enforce: the C decoder follows far deeper nesting. Only containers are visited.
+    """
+    stack: list[tuple[Any, str, int]] = [(value, pointer, 0)]
+    while stack:
+        item, where, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise NotPureJson(f"nesting deeper than {MAX_DEPTH}", where)
+        if type(item) is dict:
+            children = [(f"{where}/{_escape(key)}", child) for key, child in item.items()]
+        elif type(item) is list:
+            children = [(f"{where}/{i}", child) for i, child in enumerate(item)]
+        else:
+            continue
+        # Reversed, so that the stack pops the first child first: document order.
+        stack.extend(
+            (child, place, depth + 1)
+            for place, child in reversed(children)
+            if type(child) is dict or type(child) is list
+        )
 
 
 # Serialization uses orjson: byte-identical to ``json.dumps(ensure_ascii=False,

@@ -34,6 +34,7 @@ __all__ = [
     "dump_bytes",
     "dumps",
     "duplicated_names",
+    "lone_surrogate_count",
     "parse_pure_json",
     "parse_request_text",
     "scan_json_text",
@@ -43,6 +44,9 @@ __all__ = [
 MAX_DEPTH: Final = 32
 MAX_SAFE_INTEGER: Final = 2**53
 _SURROGATE_ESCAPE: Final = re.compile(rb"\\u[dD][89a-fA-F]")
+# A surrogate code point in a language string: in a parsed text only a \uD8xx-style escape makes
+# one, and a Python str holds even a high-low pair as two lone surrogates.
+_LONE_SURROGATE_CHARACTER: Final = re.compile("[\ud800-\udfff]")
 #: The reason given for a duplicate member name (every parser of this module rejects them).
 DUPLICATE_KEY: Final = "an object has a duplicate key"
 
@@ -384,8 +388,43 @@ def check_depth(value: Any, pointer: str = "") -> None:
 
 
 def dump_bytes(value: Any) -> bytes:
-    """Compact UTF-8 JSON as every surface emits it (no ASCII escaping, no whitespace)."""
-    return orjson.dumps(value)
+    """Compact UTF-8 JSON as every surface emits it (no ASCII escaping, no whitespace).
+
+    A lone surrogate, which orjson refuses, is written as its six-byte ``\\uXXXX`` escape with
+    lowercase hex (the compact serialization of spec/capability-graph/spec/01-conventions.md):
+    only the size check of a request meets one (CG-BUD-1), before the pure-JSON rules refuse it.
+    """
+    try:
+        return orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        if not _holds_lone_surrogate(value):
+            raise
+    # The stdlib encoder keeps the surrogate as a character; ``backslashreplace`` writes the
+    # only characters UTF-8 cannot encode as ``\\udxxx``, inside their string.
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.encode("utf-8", "backslashreplace")
+
+
+def lone_surrogate_count(text: str) -> int:
+    """How many lone surrogates ``text`` holds (each is six bytes in the compact serialization)."""
+    return len(_LONE_SURROGATE_CHARACTER.findall(text))
+
+
+def _holds_lone_surrogate(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _LONE_SURROGATE_CHARACTER.search(item):
+                return True
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                if isinstance(key, str) and _LONE_SURROGATE_CHARACTER.search(key):
+                    return True
+                stack.append(child)
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return False
 
 
 def dumps(value: Any) -> str:

@@ -392,6 +392,16 @@ def test_duplicate_names_in_a_context_value_are_input_invalid(config: Path) -> N
     )
 
 
+def test_an_env_name_that_is_not_a_variable_name_names_the_format_whole(config: Path) -> None:
+    run = cli("mcp-install", "--client", "cursor", "--env", "1BAD", "--config", str(config))
+    usage_error(
+        run,
+        "mcp-install",
+        "argument --env: must be an environment variable name: "
+        "A-Z a-z _, then up to 127 of A-Z a-z 0-9 _",
+    )
+
+
 def test_a_text_that_is_not_json_stays_a_usage_error(config: Path) -> None:
     run = cli(
         "call", "describe_graph", "--arguments", '[{"a": 1, "a": 2}, ', "--config", str(config)

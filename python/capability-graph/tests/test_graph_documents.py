@@ -159,3 +159,21 @@ def test_no_error_or_result_names_the_root(folder: Path) -> None:
             json.dumps(read_error(graph, "acme::a", d)) for d in ("gone", "upstream", "nope")
         ]
     assert not any(str(folder) in text for text in outputs)
+
+
+def test_missing_document_root_names_its_provider_field(folder: Path) -> None:
+    path = folder / "config.json"
+    path.write_text(
+        json.dumps(
+            {"providers": [{"path": "acme.json"}, {"path": "secret.json", "documentRoot": "no"}]}
+        ),
+        encoding="utf-8",
+    )
+    with pytest.raises(GraphError) as excinfo:
+        BlockingCapabilityGraph.open(path)
+    assert excinfo.value.to_json() == {
+        "code": "CG_CONFIG_INVALID",
+        "phase": "config",
+        "message": "/providers/1/documentRoot must be an existing directory",
+        "nextAction": "check_config",
+    }

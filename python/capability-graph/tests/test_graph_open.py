@@ -271,6 +271,28 @@ def test_definition_file_that_is_not_pure_json_is_definition_invalid(
     assert open_error(config) == expected("CG_DEFINITION_INVALID", "load", message)
 
 
+def nested_lists(depth: int) -> list[Any]:
+    """A list whose innermost list is ``depth`` - 1 levels below it."""
+    value: list[Any] = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("depth", [33, 40])
+def test_definition_file_too_deep_is_the_depth_fault_at_the_first_deep_container(
+    tmp_path: Path, depth: int
+) -> None:
+    # /capabilities is at depth 1; two items, both too deep and both schema faults: the depth
+    # rule comes first, at the first container at depth 33 in document order.
+    branch = nested_lists(depth - 1)
+    write(tmp_path / "acme.json", {**provider("acme"), "capabilities": [branch, branch]})
+    config = write(tmp_path / "c.json", {"providers": [{"path": "acme.json"}]})
+    assert open_error(config) == expected(
+        "CG_DEFINITION_INVALID", "load", "/capabilities" + "/0" * 32 + " nesting deeper than 32"
+    )
+
+
 def test_definition_file_over_max_definition_bytes_is_definition_invalid(tmp_path: Path) -> None:
     write(tmp_path / "acme.json", provider("acme", capability("a")))
     config = write(

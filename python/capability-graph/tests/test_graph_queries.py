@@ -452,6 +452,20 @@ def test_a_request_of_exactly_max_input_bytes_passes_and_one_byte_more_does_not(
         )
 
 
+def test_a_lone_surrogate_counts_as_its_six_byte_escape_against_max_input_bytes() -> None:
+    # {"providers":["acme"],"tags":[""]} is 34 bytes; each lone surrogate adds six.
+    def request(surrogates: int) -> dict[str, Any]:
+        return {"providers": ["acme"], "tags": ["\udc00" * surrogates]}
+
+    with BlockingCapabilityGraph.open(inline(ACME, budgets={"maxInputBytes": 64})) as graph:
+        assert call_error(graph, "list_capabilities", request(5)) == expected(
+            "CG_INPUT_INVALID", "query", "/tags/0 a string has a lone surrogate"
+        )
+        assert call_error(graph, "list_capabilities", request(6)) == expected(
+            "CG_INPUT_TOO_LARGE", "query"
+        )
+
+
 def test_result_over_max_result_bytes_is_result_too_large_never_truncated() -> None:
     with BlockingCapabilityGraph.open(inline(ACME, budgets={"maxResultBytes": 200})) as graph:
         assert call_error(graph, "list_capabilities", {}) == expected(

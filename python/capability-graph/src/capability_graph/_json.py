@@ -7,7 +7,8 @@ callers turn it into the GraphError of their phase.
 
 Parsing uses the stdlib C decoder with an ``object_pairs_hook`` (duplicate keys) and
 ``parse_constant`` (NaN/Infinity). Depth and integer range are checked in one walk; the walk is
-skipped for definitions, whose schema bounds depth and admits no numbers, by ``check_values=False``.
+skipped for definition files, whose schema admits no numbers, by ``check_values=False``; their
+depth is checked by :func:`check_depth`, which visits only containers.
 """
 
 from __future__ import annotations
@@ -28,10 +29,12 @@ __all__ = [
     "MalformedJson",
     "NotPureJson",
     "canonical_bytes",
+    "check_depth",
     "check_pure_value",
     "dump_bytes",
     "dumps",
     "duplicated_names",
+    "lone_surrogate_count",
     "parse_pure_json",
     "parse_request_text",
     "scan_json_text",
@@ -41,6 +44,9 @@ __all__ = [
 MAX_DEPTH: Final = 32
 MAX_SAFE_INTEGER: Final = 2**53
 _SURROGATE_ESCAPE: Final = re.compile(rb"\\u[dD][89a-fA-F]")
+# A surrogate code point in a language string: in a parsed text only a \uD8xx-style escape makes
+# one, and a Python str holds even a high-low pair as two lone surrogates.
+_LONE_SURROGATE_CHARACTER: Final = re.compile("[\ud800-\udfff]")
 #: The reason given for a duplicate member name (every parser of this module rejects them).
 DUPLICATE_KEY: Final = "an object has a duplicate key"
 
@@ -350,6 +356,32 @@ def check_pure_value(value: Any, pointer: str = "") -> None:
             )
 
 
+def check_depth(value: Any, pointer: str = "") -> None:
+    """Reject a container deeper than ``MAX_DEPTH`` (the root is at depth 0), naming the first
+    in document order (spec/capability-graph/spec/01-conventions.md, CG-CONV-11).
+
+    The one pure-JSON rule a definition file's parse (``check_values=False``) does not already
+    enforce: the C decoder follows far deeper nesting. Only containers are visited.
+    """
+    stack: list[tuple[Any, str, int]] = [(value, pointer, 0)]
+    while stack:
+        item, where, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise NotPureJson(f"nesting deeper than {MAX_DEPTH}", where)
+        if type(item) is dict:
+            children = [(f"{where}/{_escape(key)}", child) for key, child in item.items()]
+        elif type(item) is list:
+            children = [(f"{where}/{i}", child) for i, child in enumerate(item)]
+        else:
+            continue
+        # Reversed, so that the stack pops the first child first: document order.
+        stack.extend(
+            (child, place, depth + 1)
+            for place, child in reversed(children)
+            if type(child) is dict or type(child) is list
+        )
+
+
 # Serialization uses orjson: byte-identical to ``json.dumps(ensure_ascii=False,
 # separators=(",", ":"))`` for JSON data without exponent floats (a test pins it; a float like
 # 6.1e-05 is spelled 0.000061, the same number) and 5-6x faster, which matters for the revision
@@ -357,8 +389,43 @@ def check_pure_value(value: Any, pointer: str = "") -> None:
 
 
 def dump_bytes(value: Any) -> bytes:
-    """Compact UTF-8 JSON as every surface emits it (no ASCII escaping, no whitespace)."""
-    return orjson.dumps(value)
+    """Compact UTF-8 JSON as every surface emits it (no ASCII escaping, no whitespace).
+
+    A lone surrogate, which orjson refuses, is written as its six-byte ``\\uXXXX`` escape with
+    lowercase hex (the compact serialization of spec/capability-graph/spec/01-conventions.md):
+    only the size check of a request meets one (CG-BUD-1), before the pure-JSON rules refuse it.
+    """
+    try:
+        return orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        if not _holds_lone_surrogate(value):
+            raise
+    # The stdlib encoder keeps the surrogate as a character; ``backslashreplace`` writes the
+    # only characters UTF-8 cannot encode as ``\\udxxx``, inside their string.
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.encode("utf-8", "backslashreplace")
+
+
+def lone_surrogate_count(text: str) -> int:
+    """How many lone surrogates ``text`` holds (each is six bytes in the compact serialization)."""
+    return len(_LONE_SURROGATE_CHARACTER.findall(text))
+
+
+def _holds_lone_surrogate(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _LONE_SURROGATE_CHARACTER.search(item):
+                return True
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                if isinstance(key, str) and _LONE_SURROGATE_CHARACTER.search(key):
+                    return True
+                stack.append(child)
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return False
 
 
 def dumps(value: Any) -> str:

@@ -25,6 +25,7 @@ from ._json import (
     NotPureJson,
     check_pure_value,
     dump_bytes,
+    lone_surrogate_count,
     parse_request_text,
     whole_numbers_as_integers,
 )
@@ -145,8 +146,9 @@ def _surely_larger_than(value: Any, limit: int) -> bool:
     Walks without copying and stops as soon as the bound passes ``limit``, so a 100 MB request
     is refused before a 100 MB serialization of it is made. The bound never exceeds the compact
     serialization (a property test holds it to that), so a request of exactly ``limit`` bytes is
-    never refused here: a string is at least its characters and two quotes, a key also its
-    colon, a container its brackets and one separator between items, any other value one byte.
+    never refused here: a string is at least its characters and two quotes (a lone surrogate
+    six, its ``\\uXXXX`` escape), a key also its colon, a container its brackets and one
+    separator between items, any other value one byte.
     """
     total = 0
     stack = [value]
@@ -154,6 +156,8 @@ def _surely_larger_than(value: Any, limit: int) -> bool:
         item = stack.pop()
         if isinstance(item, str):
             total += len(item) + 2
+            if total <= limit:  # scanned only when it still fits: the scan stays bounded
+                total += 5 * lone_surrogate_count(item)
         elif isinstance(item, dict):
             total += 2 + max(len(item) - 1, 0)
             for key, child in item.items():

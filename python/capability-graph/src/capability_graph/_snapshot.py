@@ -35,7 +35,7 @@ from ._config import Budgets, FileTooLarge, HostConfig, Source, read_bounded_fil
 from ._documents import DocumentRoot, check_document_path
 from ._errors import GraphError
 from ._generated.taxonomy import ErrorCode, Phase
-from ._json import NotPureJson, canonical_bytes, check_pure_value, parse_pure_json
+from ._json import NotPureJson, canonical_bytes, check_depth, check_pure_value, parse_pure_json
 from ._schemas import pointer_message
 from ._validation import definition_problem
 
@@ -155,6 +155,9 @@ def _read_source(source: Source, budgets: Budgets) -> Any:
         )
     try:
         value = parse_pure_json(data, check_values=False)
+        # The pure-JSON rules come before the count and the schema (CG-OPEN-1 step 4), and the
+        # parse follows nesting far deeper than 32.
+        check_depth(value)
     except NotPureJson as problem:
         raise _invalid(
             ErrorCode.CG_DEFINITION_INVALID, pointer_message(problem.pointer, problem.reason)
@@ -286,7 +289,10 @@ def relation_problem(
 
 def _document_root(source: Source) -> DocumentRoot | None:
     if source.document_root is not None:
-        return DocumentRoot.fix(source.document_root)
+        # The message names the provider's field (spec/capability-graph/spec/03, CG-CFG-5).
+        return DocumentRoot.fix(
+            source.document_root, pointer=f"/providers/{source.index}/documentRoot"
+        )
     if source.path is not None:
         return DocumentRoot.fix(source.path.parent)
     return None

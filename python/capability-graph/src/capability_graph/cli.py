@@ -64,6 +64,7 @@ from ._json import MalformedJson, NotPureJson, dumps, parse_request_text
 from ._mcp_install import CLIENTS as _CLIENTS
 from ._mcp_install import ENV_NAME as _ENV_NAME
 from ._operations import OPERATIONS, invalid_arguments_text, oversized_request
+from ._schemas import FORMATS
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
@@ -1500,9 +1501,9 @@ _SERVER_NAME_CHARS: Final = frozenset(
 
 def _env_name(text: str) -> str:
     if not _ENV_NAME.fullmatch(text):
-        raise argparse.ArgumentTypeError(
-            "must be a variable name: a letter or '_', then letters, digits, '_'"
-        )
+        # The configuration's own format text (spec messages.md, EnvVarName): it quotes nothing,
+        # so the scrub of caller text in usage errors leaves it whole.
+        raise argparse.ArgumentTypeError(f"must be {FORMATS['EnvVarName']}")
     return text
 
 

@@ -407,14 +407,17 @@ def test_ctrl_c_during_match_is_model_cancelled_and_exit_130(tmp_path: Path) -> 
     assert json.loads(stderr) == {"ok": False, "error": expected("CG_MODEL_CANCELLED", "match")}
 
 
-def test_graph_commands_never_import_the_mcp_sdk_or_tomlkit(config: Path) -> None:
+def test_graph_commands_never_import_pydantic_jsonschema_the_mcp_sdk_or_tomlkit(
+    config: Path,
+) -> None:
     code = (
         "import io, sys\n"
         "from capability_graph.cli import run\n"
         f"assert run(['describe', '--config', {str(config)!r}], io.StringIO(), sys.stderr) == 0\n"
         "assert run(['explain', 'CG_GRAPH_CLOSED'], io.StringIO(), sys.stderr) == 0\n"
         "loaded = {m.split('.')[0] for m in sys.modules}\n"
-        "print(sorted(loaded & {'mcp', 'mcp_types', 'tomlkit', 'openai'}))\n"
+        "heavy = {'mcp', 'mcp_types', 'tomlkit', 'openai', 'pydantic', 'jsonschema'}\n"
+        "print(sorted(loaded & heavy))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False

@@ -6,41 +6,13 @@ generated from ``spec/capability-graph/schemas/config.schema.json`` (``HostConfi
 parts), exported here under their schema names.
 """
 
+import importlib
 import inspect
+from typing import TYPE_CHECKING, Any
 
 from ._cancel import CancelToken
 from ._errors import GraphError
 from ._executors import Executor, MatchJob
-from ._generated.models.budgets import Budgets
-from ._generated.models.config import (
-    CodexExecutorConfig,
-    DocumentBodies,
-    DocumentBodiesMode,
-    DocumentPolicy,
-    FileProviderSource,
-    HostConfig,
-    InlineProviderSource,
-    LexicalExecutorConfig,
-    ModelConfig,
-    OpenAIExecutorConfig,
-    ProviderSource,
-    Scope,
-    ScriptedExecutorConfig,
-    ScriptedRaise,
-    ScriptedRaiseExceptionStep,
-    ScriptedRaiseStep,
-    ScriptedReturnStep,
-    ScriptedSleepStep,
-    ScriptedStep,
-)
-from ._generated.models.definition import (
-    Capability,
-    DocumentDeclaration,
-    FileDocumentDeclaration,
-    ProviderDefinition,
-    RelationDeclaration,
-    UrlDocumentDeclaration,
-)
 from ._generated.taxonomy import CONTRACT_VERSION, ErrorCode, NextAction, Phase
 from ._graph import BlockingCapabilityGraph, CapabilityGraph, GraphOpening
 from ._results import (
@@ -52,6 +24,79 @@ from ._results import (
     ResolveResult,
 )
 from ._tools import BlockingToolAdapter, ToolAdapter
+
+if TYPE_CHECKING:
+    from ._generated.models.budgets import Budgets
+    from ._generated.models.config import (
+        CodexExecutorConfig,
+        DocumentBodies,
+        DocumentBodiesMode,
+        DocumentPolicy,
+        FileProviderSource,
+        HostConfig,
+        InlineProviderSource,
+        LexicalExecutorConfig,
+        ModelConfig,
+        OpenAIExecutorConfig,
+        ProviderSource,
+        Scope,
+        ScriptedExecutorConfig,
+        ScriptedRaise,
+        ScriptedRaiseExceptionStep,
+        ScriptedRaiseStep,
+        ScriptedReturnStep,
+        ScriptedSleepStep,
+        ScriptedStep,
+    )
+    from ._generated.models.definition import (
+        Capability,
+        DocumentDeclaration,
+        FileDocumentDeclaration,
+        ProviderDefinition,
+        RelationDeclaration,
+        UrlDocumentDeclaration,
+    )
+
+#: The generated configuration and definition models, imported on first use: importing them
+#: imports Pydantic, which the CLI's start-up (and a host that passes plain JSON) never needs.
+_LAZY_MODELS = {
+    "Budgets": "budgets",
+    "Capability": "definition",
+    "CodexExecutorConfig": "config",
+    "DocumentBodies": "config",
+    "DocumentBodiesMode": "config",
+    "DocumentDeclaration": "definition",
+    "DocumentPolicy": "config",
+    "FileDocumentDeclaration": "definition",
+    "FileProviderSource": "config",
+    "HostConfig": "config",
+    "InlineProviderSource": "config",
+    "LexicalExecutorConfig": "config",
+    "ModelConfig": "config",
+    "OpenAIExecutorConfig": "config",
+    "ProviderDefinition": "definition",
+    "ProviderSource": "config",
+    "RelationDeclaration": "definition",
+    "Scope": "config",
+    "ScriptedExecutorConfig": "config",
+    "ScriptedRaise": "config",
+    "ScriptedRaiseExceptionStep": "config",
+    "ScriptedRaiseStep": "config",
+    "ScriptedReturnStep": "config",
+    "ScriptedSleepStep": "config",
+    "ScriptedStep": "config",
+    "UrlDocumentDeclaration": "definition",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY_MODELS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}._generated.models.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 #: The distribution's version; the single source (the build backend reads it from here).
 __version__ = "0.1.0"
@@ -114,6 +159,8 @@ def _show_under_the_package_name() -> None:
     ``typing.get_type_hints`` still resolves them once the class names the package.
     """
     for name in __all__:
+        if name in _LAZY_MODELS:
+            continue  # generated models keep their module
         value = globals()[name]
         module = getattr(value, "__module__", "")
         if (

@@ -20,13 +20,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import Any, Final, Literal
 
 from ._client_files import CannotEdit, JsonDocument, TomlDocument
 from ._config import FileTooLarge, read_bounded_file
-
-if TYPE_CHECKING:
-    from .cli import Report
+from ._files import Clobbered, create_new, file_identity, replace_existing, temporary_file
+from ._report import Report
 
 __all__ = ["CLIENTS", "ENV_NAME", "Client", "install", "is_ours", "server_entry", "uninstall"]
 
@@ -354,7 +353,6 @@ class _ClientFile:
 
     @classmethod
     def open(cls, report: Report, client: Client, given: str | None) -> _ClientFile | None:
-        from .cli import _identity
 
         target = Path(given) if given else client.default_path()
         shown = str(target)
@@ -375,7 +373,7 @@ class _ClientFile:
             report.check("client-config", "fail", f"{shown} {reason}: left untouched")
             report.status = "failed"
             return None
-        return cls(client, shown, real, text, data, _identity(info), info.st_mode & 0o7777)
+        return cls(client, shown, real, text, data, file_identity(info), info.st_mode & 0o7777)
 
     def document(self) -> JsonDocument | TomlDocument:
         text = self.text or ""
@@ -403,7 +401,6 @@ class _ClientFile:
         dry_run: bool,
         verb: Literal["add", "replace", "remove"],
     ) -> None:
-        from .cli import _Clobbered, _create_new, _replace_existing
 
         label, shown = self.client.label, self.shown
         try:
@@ -437,10 +434,10 @@ class _ClientFile:
                 backup = _keep_backup(self.real, self.data, self.mode)
                 report.check("backup", "ok", f"Kept the previous file as {backup}")
             if self.identity is None:
-                _create_new(self.real, new)
+                create_new(self.real, new)
             else:
-                _replace_existing(self.real, new, self.identity)
-        except _Clobbered:
+                replace_existing(self.real, new, self.identity)
+        except Clobbered:
             report.check(
                 "server", "fail", f"{shown} changed while it was being edited: not overwritten"
             )
@@ -457,9 +454,8 @@ class _ClientFile:
 def _keep_backup(real: Path, data: bytes, mode: int) -> Path:
     """Write ``data`` next to ``real`` under a new name (FILE.bak, FILE.bak.2, ...), never
     replacing a file, with the original's permissions (it may hold secrets)."""
-    from .cli import _temporary
 
-    temporary = _temporary(real.parent, data, mode)
+    temporary = temporary_file(real.parent, data, mode)
     try:
         for number in range(1, _MAX_BACKUPS + 1):
             backup = real.with_name(real.name + (".bak" if number == 1 else f".bak.{number}"))

@@ -54,16 +54,18 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal, NoReturn, TextIO, cast
+from typing import TYPE_CHECKING, Any, Final, NoReturn, TextIO, cast
 
 from ._errors import GraphError
+from ._files import Clobbered, create_new
 from ._generated.taxonomy import ErrorCode, Phase
 from ._json import MalformedJson, NotPureJson, dumps, parse_request_text
 from ._mcp_install import CLIENTS as _CLIENTS
 from ._mcp_install import ENV_NAME as _ENV_NAME
 from ._operations import OPERATIONS, invalid_arguments_text, oversized_request
+from ._report import Report
 from ._schemas import FORMATS
 
 if TYPE_CHECKING:
@@ -986,47 +988,12 @@ def _mcp_command(config: str, stderr: TextIO) -> int:
 
 # --- maintenance reports ------------------------------------------------------------------------
 
-CheckStatus = Literal["ok", "warn", "fail", "skip"]
-ReportStatus = Literal["planned", "ok", "conflict", "failed"]
-
 _REPORT_EXIT: Final = {
     "ok": EXIT_OK,
     "planned": EXIT_OK,
     "failed": EXIT_FAILED,
     "conflict": EXIT_CONFLICT,
 }
-_MAX_TEXT: Final = 1024
-
-
-def _safe_text(text: str) -> str:
-    """One line of printable text, 1..1024 characters (the report's ReportText)."""
-    cleaned = "".join(c if c.isprintable() else "?" for c in text) or "-"
-    return cleaned if len(cleaned) <= _MAX_TEXT else cleaned[: _MAX_TEXT - 3] + "..."
-
-
-@dataclass
-class Report:
-    status: ReportStatus = "ok"
-    checks: list[dict[str, str]] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    #: Next steps for a person (``hint:`` lines of the text report; not part of ``--json``).
-    hints: list[str] = field(default_factory=list)
-
-    def check(self, check_id: str, status: CheckStatus, message: str) -> None:
-        self.checks.append({"id": check_id, "status": status, "message": _safe_text(message)})
-
-    def warn(self, message: str) -> None:
-        self.warnings.append(_safe_text(message))
-
-    def hint(self, message: str) -> None:
-        self.hints.append(_safe_text(message))
-
-    def failed(self) -> bool:
-        return any(c["status"] == "fail" for c in self.checks)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"status": self.status, "checks": self.checks, "warnings": self.warnings}
-
 
 _MARKS: Final = {"ok": "ok  ", "warn": "warn", "fail": "FAIL", "skip": "skip"}
 
@@ -1274,74 +1241,6 @@ def _doctor_open(config: str, report: Report) -> None:
     )
 
 
-# --- writing files (init, mcp-install) ----------------------------------------------------------
-
-
-class _Clobbered(Exception):
-    """The target appeared (or changed) while we were writing: nothing was overwritten."""
-
-
-def _file_mode() -> int:
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-def _temporary(directory: Path, data: bytes, mode: int) -> str:
-    import tempfile
-
-    fd, temporary = tempfile.mkstemp(dir=directory, prefix=".capability-graph-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temporary, mode)
-    except BaseException:
-        os.unlink(temporary)
-        raise
-    return temporary
-
-
-def _create_new(path: Path, data: bytes) -> None:
-    """Create ``path`` atomically with ``data``; never replace an existing file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = _temporary(path.parent, data, _file_mode())
-    try:
-        os.link(temporary, path)
-    except FileExistsError:
-        raise _Clobbered from None
-    except OSError:  # no hard links here: exclusive create (complete, but not atomic to readers)
-        try:
-            fd = os.open(
-                path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666
-            )
-        except FileExistsError:
-            raise _Clobbered from None
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
-    finally:
-        os.unlink(temporary)
-
-
-def _replace_existing(path: Path, data: bytes, identity: tuple[int, ...]) -> None:
-    """Replace ``path`` atomically, keeping its mode, if it is still the file we read."""
-    info = os.stat(path)
-    temporary = _temporary(path.parent, data, info.st_mode & 0o7777)
-    try:
-        if _identity(info) != identity:
-            raise _Clobbered
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
-
-
-def _identity(info: os.stat_result) -> tuple[int, ...]:
-    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
-
-
 # --- init ---------------------------------------------------------------------------------------
 
 _INIT_CONFIG: Final = {
@@ -1450,8 +1349,8 @@ def _init(directory: str | None, config: str | None, *, dry_run: bool) -> Report
         return report
     for check_id, path, shown, data in to_write:
         try:
-            _create_new(path, data)
-        except _Clobbered:
+            create_new(path, data)
+        except Clobbered:
             report.check(check_id, "fail", f"{shown} appeared meanwhile: not overwritten")
             report.status = "conflict"
             return report

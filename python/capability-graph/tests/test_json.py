@@ -160,3 +160,15 @@ def test_depth_32_is_allowed_and_33_is_not() -> None:
     parse_pure_json(b"[" * 32 + b"]" * 32)
     with pytest.raises(NotPureJson):
         parse_pure_json(b"[" * 34 + b"]" * 34)
+
+
+def test_dump_bytes_of_a_value_too_deep_to_encode_with_a_lone_surrogate_is_a_value_error() -> None:
+    # orjson refuses both the depth and the surrogate; the stdlib fallback must not leak its
+    # RecursionError (the size check treats a ValueError as "not JSON", left to the shape check).
+    from capability_graph._json import dump_bytes
+
+    value: Any = "\ud800"
+    for _ in range(5000):
+        value = [value]
+    with pytest.raises(ValueError, match="^nesting deeper than the encoder goes$"):
+        dump_bytes(value)

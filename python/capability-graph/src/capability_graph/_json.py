@@ -402,7 +402,12 @@ def dump_bytes(value: Any) -> bytes:
             raise
     # The stdlib encoder keeps the surrogate as a character; ``backslashreplace`` writes the
     # only characters UTF-8 cannot encode as ``\\udxxx``, inside their string.
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except RecursionError:
+        # Deeper than the encoder goes (orjson refuses it too): not JSON this side of the
+        # pure-JSON rules, like the orjson error above.
+        raise ValueError("nesting deeper than the encoder goes") from None
     return text.encode("utf-8", "backslashreplace")
 
 

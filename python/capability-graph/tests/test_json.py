@@ -170,5 +170,5 @@ def test_dump_bytes_of_a_value_too_deep_to_encode_with_a_lone_surrogate_is_a_val
     value: Any = "\ud800"
     for _ in range(5000):
         value = [value]
-    with pytest.raises(ValueError, match="^nesting deeper than the encoder goes$"):
+    with pytest.raises(ValueError, match=r"^nesting deeper than the encoder goes$"):
         dump_bytes(value)

@@ -16,10 +16,10 @@ from typing import Any
 
 import jsonschema
 import pytest
-from fc_support import SPEC_DIR, VECTORS_DIR
 from referencing import Registry, Resource
 
 from capability_graph_flowcast._conformance import observe
+from capability_graph_testing.flowcast_support import SPEC_DIR, VECTORS_DIR
 
 
 def _load_vectors() -> list[dict[str, Any]]:

@@ -88,6 +88,7 @@ def typing(session: nox.Session) -> None:
     _install_packages(session)
     session.install("./conformance/harness")
     session.install(*_group("typing"))
+    _install_test_support(session)
     session.run(
         "mypy",
         "python/flowcast/src/capability_graph_flowcast",
@@ -96,6 +97,8 @@ def typing(session: nox.Session) -> None:
         "conformance/implementations/python_reference_driver.py",
         # a user's program on the public API: it must type-check strictly too
         "python/capability-graph/tests/sdk_user_script.py",
+        # the shared test code: the stress and bench tools build on it
+        "python/capability-graph-testing/src/capability_graph_testing",
         *session.posargs,
     )
 

@@ -258,11 +258,11 @@ def check_json_case(directory: Path, config: Path, client: str, text: str) -> st
     entry = as_meaning(our_entry(config, stdio_type=stdio))
     argv = ("--client", client, "--config-path", str(target))
     installed = run("mcp-install", *argv, "--config", str(config), "--force")
-    data = json.loads(installed.stdout)
+    status: str = json.loads(installed.stdout)["status"]
     new = target.read_bytes().decode("utf-8")
-    if data["status"] != "ok":
+    if status != "ok":
         assert new == text  # byte-identical
-        return data["status"]
+        return status
     assert json_meaning(new, jsonc=jsonc) == with_server(original, key, entry)
     for comment in comments_of(text):
         assert new.count(comment) >= text.count(comment)

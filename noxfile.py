@@ -30,6 +30,12 @@ def _install_packages(session: nox.Session) -> None:
     session.install("./python/flowcast", "./python/capability-graph[mcp,openai,codex]")
 
 
+def _install_test_support(session: nox.Session) -> None:
+    # The shared test code (tests, stress, bench); editable, because it reads spec/ and
+    # conformance/vectors from this checkout. Installed after the packages it depends on.
+    session.install("--editable", "./python/capability-graph-testing")
+
+
 @nox.session(default=False)
 def conformance(session: nox.Session) -> None:
     """The main job: the conformance suite against the Python reference on all four surfaces."""
@@ -46,6 +52,7 @@ def tests(session: nox.Session) -> None:
     _install_packages(session)
     session.install("./conformance/harness")
     session.install(*_group("test"), *_group("codegen"))
+    _install_test_support(session)
     session.run("python", "-m", "pytest", *session.posargs)
 
 
@@ -81,6 +88,7 @@ def typing(session: nox.Session) -> None:
     _install_packages(session)
     session.install("./conformance/harness")
     session.install(*_group("typing"))
+    _install_test_support(session)
     session.run(
         "mypy",
         "python/flowcast/src/capability_graph_flowcast",
@@ -89,6 +97,8 @@ def typing(session: nox.Session) -> None:
         "conformance/implementations/python_reference_driver.py",
         # a user's program on the public API: it must type-check strictly too
         "python/capability-graph/tests/sdk_user_script.py",
+        # the shared test code: the stress and bench tools build on it
+        "python/capability-graph-testing/src/capability_graph_testing",
         *session.posargs,
     )
 
@@ -111,7 +121,7 @@ def package(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def demo(session: nox.Session) -> None:
-    """The main job: open the quickstart graph, run every operation, reproduce the seed error."""
+    """A walk through the quickstart graph: open it, run every operation, show an error."""
     _install_packages(session)
     session.run("python", "examples/demo.py", *session.posargs)
 
@@ -134,6 +144,7 @@ def stress(session: nox.Session) -> None:
     """The long reliability battery (fuzzing, reload and close storms), printing its figures."""
     _install_packages(session)
     session.install(*_group("test"))
+    _install_test_support(session)
     session.run("python", "tools/stress.py", *session.posargs)
 
 
@@ -152,4 +163,6 @@ def mutation(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Run the benchmarks and print ratios against their baselines."""
     _install_packages(session)
+    session.install(*_group("test"))
+    _install_test_support(session)
     session.run("python", "tools/bench/run.py", *session.posargs)

@@ -1,8 +1,10 @@
-"""The main job for now: open the quickstart graph and exercise every operation through the SDK.
+"""The demo (``nox -s demo``): open the quickstart graph and exercise every operation through
+the SDK.
 
-It prints one JSON line per step, then reproduces the seed's GraphError example (resolving
-``acme::missing`` on an empty provider) and checks it is exactly the seed's JSON. Exits 1 if any
-step does not behave as the contract says.
+It prints one JSON line per step, then reproduces the contract's reference GraphError example
+(CG-ERR-7: resolving ``acme::missing`` on an empty provider; spec/capability-graph/examples/
+resolve-request/valid/seed-missing-capability.json) and checks it is exactly that JSON. Exits 1
+if any step does not behave as the contract says.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 from capability_graph import CapabilityGraph, GraphError
 
 HERE = Path(__file__).resolve().parent
-SEED_ERROR = {
+REFERENCE_ERROR = {
     "code": "CG_CAPABILITY_NOT_FOUND",
     "phase": "query",
     "message": "Requested capability does not exist",
@@ -45,7 +47,7 @@ async def main() -> int:
             )
         except GraphError as error:
             show("read_document url", error.to_json())
-    seed = await CapabilityGraph.open(
+    empty = await CapabilityGraph.open(
         {
             "providers": [
                 {
@@ -60,13 +62,13 @@ async def main() -> int:
         }
     )
     try:
-        await seed.resolve(ids=["acme::missing"])
+        await empty.resolve(ids=["acme::missing"])
     except GraphError as error:
-        show("seed error.mjs", error.to_json())
-        if error.to_json() != SEED_ERROR:
+        show("reference error", error.to_json())
+        if error.to_json() != REFERENCE_ERROR:
             return 1
     finally:
-        await seed.close()
+        await empty.close()
     return 0 if matched.status == "matched" and resolved.status == "ok" else 1
 
 

@@ -409,13 +409,17 @@ def check_install(plan: Install, wheels: dict[str, Path], dist_dir: Path, work: 
 
 
 def check_floor_tests(bin_dir: Path, requirements: Sequence[str], pins: Sequence[str]) -> None:
-    """Run FLOOR_TESTS with the test tools added; the floors stay pinned (a test tool's own pin
-    of a dependency, such as jsonschema, gives way to the floor)."""
+    """Run FLOOR_TESTS with the test tools and the test-support package added; the floors stay
+    pinned (a test tool's own pin of a dependency, such as jsonschema, gives way to the floor)."""
     from packaging.requirements import Requirement
 
     pinned = {Requirement(pin).name for pin in pins}
     tools = [r for r in requirements if Requirement(r).name not in pinned]
-    run([str(bin_dir / "python"), "-m", "pip", "install", "--quiet", *tools, *pins])
+    pip = [str(bin_dir / "python"), "-m", "pip", "install", "--quiet"]
+    run([*pip, *tools, *pins])
+    # The shared test code the modules import; without dependencies, so that the packages under
+    # test stay the installed wheels.
+    run([*pip, "--no-deps", "--editable", str(ROOT / "python" / "capability-graph-testing")])
     pytest = [str(bin_dir / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     run([*pytest, "-k", FLOOR_TESTS_DESELECTED, *FLOOR_TESTS], cwd=ROOT)
     print(

@@ -12,8 +12,8 @@ crash, a hang, a lost or wrong answer, a process left behind).
     python tools/stress.py --hostile               # include the triggers of known defects
     python tools/stress.py --json figures.json     # also write the figures as JSON
 
-The generators, checks and engines are the fast battery's (python/capability-graph/tests/
-battery_helpers.py), so a failure here reproduces there from its seed.
+The generators, checks and engines are the fast battery's (the ``capability_graph_testing``
+package, python/capability-graph-testing), so a failure here reproduces there from its seed.
 """
 
 from __future__ import annotations
@@ -35,19 +35,15 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO / "python" / "capability-graph" / "tests")]
-
-import battery_helpers as bh  # noqa: E402
-from cg_testing import capability, inline, provider  # noqa: E402
-
-from capability_graph import (  # noqa: E402
+from capability_graph import (
     BlockingCapabilityGraph,
     BlockingToolAdapter,
     CapabilityGraph,
     GraphError,
     ToolAdapter,
 )
+from capability_graph_testing import battery as bh
+from capability_graph_testing.common import capability, inline, provider
 
 SECTIONS = (
     "leakage",
@@ -128,9 +124,9 @@ def leakage(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     """Executor faults through the SDK, the Tool Adapter and MCP (in memory); scripted faults
     through the CLI (in-process) every tenth case."""
     from mcp import Client
-    from surface_helpers import wire
 
     from capability_graph._mcp import build_server
+    from capability_graph_testing.surfaces import wire
 
     rng = random.Random(args.seed)
     tally = Tally()
@@ -603,8 +599,8 @@ def _mcp_frame_memory(directory: Path, size_mb: int) -> dict[str, Any]:
 def cursors(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     """Forged cursors through the SDK, the Tool Adapter, MCP over stdio and the CLI: each must be
     exactly CG_INPUT_INVALID/query/fix_input on all four, and the same object on all four."""
-    import reliability_helpers as rh
-    from surface_helpers import INITIALIZE, INITIALIZED, RawMcp, write_graph
+    from capability_graph_testing import reliability as rh
+    from capability_graph_testing.surfaces import INITIALIZE, INITIALIZED, RawMcp, write_graph
 
     directory = work / "cursors"
     directory.mkdir()
@@ -679,7 +675,7 @@ def _no_filters_key() -> str:
 def frames(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     """tools/call frames whose arguments hold a duplicate member name or an integer of more
     digits than the runtime converts: every one answered, exactly once, with CG_INPUT_INVALID."""
-    from surface_helpers import INITIALIZE, INITIALIZED, RawMcp, write_graph
+    from capability_graph_testing.surfaces import INITIALIZE, INITIALIZED, RawMcp, write_graph
 
     directory = work / "frames"
     directory.mkdir()
@@ -729,7 +725,7 @@ def frames(args: argparse.Namespace, work: Path) -> dict[str, Any]:
 
 def twin(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     """Rounds of 8 threads closing (twice each) while 8 threads reload, list, match, describe."""
-    import reliability_helpers as rh
+    from capability_graph_testing import reliability as rh
 
     config = {
         **inline(provider("acme", *(capability(f"c{n}") for n in range(40)))),
@@ -761,7 +757,7 @@ def twin(args: argparse.Namespace, work: Path) -> dict[str, Any]:
 def ticker(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     """Per executor: the longest event-loop stall and the lateness past a 100 ms deadline, over
     several matches on one graph (the first includes one-time preparation)."""
-    import reliability_helpers as rh
+    from capability_graph_testing import reliability as rh
 
     tally = Tally()
     figures: dict[str, Any] = {}
@@ -875,8 +871,9 @@ def client_files(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     """mcp-install and mcp-uninstall on client files generated from the formats' grammars (the
     fast battery's generators and checks): a correct edit, or a failed report with the file
     byte-identical; never exit 70."""
-    import test_battery_client_files as cf
     from hypothesis import HealthCheck, Phase, given, seed, settings
+
+    from capability_graph_testing import client_files as cf
 
     tally = Tally()
     directory = work / "client-files"

@@ -25,15 +25,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "python" / "capability-graph" / "tests"))
-
-from match_chat_server import ChatServer, Reply, completion  # noqa: E402
-from match_fake_codex import install_fake_codex, path_with  # noqa: E402
-
-from capability_graph._errors import GraphError  # noqa: E402
-from capability_graph._executors import MatchJob, build_executor  # noqa: E402
-from capability_graph._match import run_match  # noqa: E402
+from capability_graph._errors import GraphError
+from capability_graph._executors import MatchJob, build_executor
+from capability_graph._match import run_match
+from capability_graph_testing.chat_server import ChatServer, Reply, completion
+from capability_graph_testing.fake_codex import install_fake_codex, path_with
 
 
 def catalog(size: int) -> tuple[dict[str, Any], ...]:

@@ -25,10 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "python" / "capability-graph" / "tests"))
-
-from reliability_helpers import (  # noqa: E402
+from capability_graph_testing.reliability import (
     TICKER_KINDS,
     hanging_match,
     tick_through_matches,

@@ -1,18 +1,11 @@
-"""Shared fixtures of the tools tests: the spec helpers (``tools/_spec.py``) are importable."""
+"""Shared fixtures of the tools tests (the tools import by name: tools/ is pytest's pythonpath)."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
+import _spec
 import pytest
-
-TOOLS = Path(__file__).resolve().parent.parent
-if str(TOOLS) not in sys.path:
-    sys.path.insert(0, str(TOOLS))
-
-import _spec  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from cg_testing import SPEC, load_json
+
+from capability_graph_testing.common import SPEC, load_json
 
 
 @pytest.fixture(scope="session")

@@ -24,7 +24,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from battery_helpers import (
+
+from capability_graph import BlockingCapabilityGraph, CapabilityGraph, GraphError
+from capability_graph_testing.battery import (
     CLOSED,
     TOOLS,
     VALID_REQUESTS,
@@ -40,9 +42,7 @@ from battery_helpers import (
     settle_threads,
     wait_dead,
 )
-from cg_testing import capability, inline, provider
-
-from capability_graph import BlockingCapabilityGraph, CapabilityGraph, GraphError
+from capability_graph_testing.common import capability, inline, provider
 
 #: The bound on close() -> the last active match rejected, for executors that stop when
 #: cancelled (the runner waits for their cleanup) on this loaded 2-core machine.

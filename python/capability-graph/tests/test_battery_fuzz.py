@@ -7,9 +7,9 @@ valid against the tool's result schema. A traceback, a crash (an exception other
 GraphError, CLI exit 70, MCP -32603), or a case running past ``CASE_BOUND_S`` fails the test.
 
 Defects this battery finds are first pinned by strict xfail tests and their triggers listed in
-``KNOWN_DEFECTS`` (battery_helpers), which the generators then leave out so that everything else
-stays checked (``tools/stress.py --hostile`` puts them back). Every defect found so far is fixed;
-its test below now pins the fix.
+``KNOWN_DEFECTS`` (``capability_graph_testing.battery``), which the generators then leave out so
+that everything else stays checked (``tools/stress.py --hostile`` puts them back). Every defect
+found so far is fixed; its test below now pins the fix.
 """
 
 from __future__ import annotations
@@ -21,7 +21,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from battery_helpers import (
+from hypothesis import given
+from hypothesis import strategies as st
+
+from capability_graph import (
+    BlockingCapabilityGraph,
+    BlockingToolAdapter,
+)
+from capability_graph_testing.battery import (
     CASE_BOUND_S,
     QUICK_MODEL,
     RESULT_SCHEMAS,
@@ -42,14 +49,7 @@ from battery_helpers import (
     run_cli,
     with_base,
 )
-from cg_testing import capability, inline, provider
-from hypothesis import given
-from hypothesis import strategies as st
-
-from capability_graph import (
-    BlockingCapabilityGraph,
-    BlockingToolAdapter,
-)
+from capability_graph_testing.common import capability, inline, provider
 
 SEEDS = st.integers(0, 2**64)
 

@@ -25,7 +25,17 @@ from typing import Any
 
 import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
-from battery_helpers import (
+from hypothesis import given
+from hypothesis import strategies as st
+
+from capability_graph import (
+    BlockingCapabilityGraph,
+    BlockingToolAdapter,
+    CapabilityGraph,
+    GraphError,
+    ToolAdapter,
+)
+from capability_graph_testing.battery import (
     PATH_MARK,
     PATHS,
     SECRET,
@@ -48,18 +58,8 @@ from battery_helpers import (
     hostile_text,
     scripted_fault,
 )
-from cg_testing import capability, inline, provider
-from hypothesis import given
-from hypothesis import strategies as st
-from surface_helpers import cli, wire
-
-from capability_graph import (
-    BlockingCapabilityGraph,
-    BlockingToolAdapter,
-    CapabilityGraph,
-    GraphError,
-    ToolAdapter,
-)
+from capability_graph_testing.common import capability, inline, provider
+from capability_graph_testing.surfaces import cli, wire
 
 MATCH = {"request": "find the capability"}
 FREE_TEXT = st.text(max_size=120)

@@ -1,11 +1,11 @@
 """Battery, resource bounds: oversized inputs are rejected by budget before memory proportional to
 their size is spent, and no subprocess outlives its timeout.
 
-Memory is measured in a child process (``battery_helpers.memory_probe``) that resets its own peak
-RSS (``/proc/self/clear_refs``) right before the call and reads ``VmHWM`` right after: the growth
-is what the call itself allocated, while an in-memory input (an SDK request, an inline
-definition) is the caller's and is allocated before the reset. The ratio is growth / input size;
-"bounded" means at most ``BOUNDED_RATIO`` of a 100 MB input.
+Memory is measured in a child process (``capability_graph_testing.battery.memory_probe``) that
+resets its own peak RSS (``/proc/self/clear_refs``) right before the call and reads ``VmHWM``
+right after: the growth is what the call itself allocated, while an in-memory input (an SDK
+request, an inline definition) is the caller's and is allocated before the reset. The ratio is
+growth / input size; "bounded" means at most ``BOUNDED_RATIO`` of a 100 MB input.
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from battery_helpers import (
+
+from capability_graph import BlockingCapabilityGraph, GraphError
+from capability_graph_testing.battery import (
     MB,
     SCENARIOS,
     RawServer,
@@ -32,9 +34,7 @@ from battery_helpers import (
     memory_probe,
     wait_dead,
 )
-from cg_testing import capability, inline, provider
-
-from capability_graph import BlockingCapabilityGraph, GraphError
+from capability_graph_testing.common import capability, inline, provider
 
 #: The input size of the fast memory probe (the issue asks for 100 MB inputs).
 SIZE_MB = 100

@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cg_testing import REPO, expected, schema_validator
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from surface_helpers import (
+
+from capability_graph import BlockingCapabilityGraph
+from capability_graph_testing.common import REPO, expected, schema_validator
+from capability_graph_testing.surfaces import (
     CLI,
     DOCUMENT_TEXT,
     MATCHED,
@@ -27,8 +29,6 @@ from surface_helpers import (
     sleeping,
     write_graph,
 )
-
-from capability_graph import BlockingCapabilityGraph
 
 SEED_MISSING_CONFIG = (
     '{"ok":false,"error":{"code":"CG_CONFIG_INVALID","phase":"config",'

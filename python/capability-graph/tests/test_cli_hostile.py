@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
-from cg_testing import expected, schema_validator
-from surface_helpers import CLI, MATCHED, scripted, write_graph
 
 from capability_graph.cli import _CLIENTS
+from capability_graph_testing.common import expected, schema_validator
+from capability_graph_testing.surfaces import CLI, MATCHED, scripted, write_graph
 
 pytestmark = pytest.mark.slow
 

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 import tomlkit
-from cg_testing import capability, expected, provider, schema_validator
-from surface_helpers import CliRun, cli, scripted, write_graph
 
 from capability_graph import ErrorCode
 from capability_graph._explain import explain_json, explain_text
 from capability_graph._generated.taxonomy import REGISTRY
+from capability_graph_testing.common import capability, expected, provider, schema_validator
+from capability_graph_testing.surfaces import CliRun, cli, scripted, write_graph
 
 REPORT = schema_validator("maintenance-report.schema.json")
 

@@ -13,10 +13,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cg_testing import expected, schema_validator
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from surface_helpers import (
+
+from capability_graph.cli import _CLIENTS, _build_parser
+from capability_graph_testing.common import expected, schema_validator
+from capability_graph_testing.surfaces import (
     CLI,
     DOCUMENT_TEXT,
     MATCHED,
@@ -26,8 +28,6 @@ from surface_helpers import (
     scripted,
     write_graph,
 )
-
-from capability_graph.cli import _CLIENTS, _build_parser
 
 CLI_ERROR = schema_validator("cli-error.schema.json")
 REPORT = schema_validator("maintenance-report.schema.json")

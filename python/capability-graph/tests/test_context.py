@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from match_helpers import SECRET
 
 from capability_graph._context import validate_context
 from capability_graph._errors import GraphError
+from capability_graph_testing.matching import SECRET
 
 
 def context_error(message: str) -> dict[str, str]:

@@ -17,11 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from battery_helpers import battery_settings
-from cg_testing import expected
 from hypothesis import given
 from hypothesis import strategies as st
-from surface_helpers import (
+
+from capability_graph import BlockingCapabilityGraph, BlockingToolAdapter, GraphError
+from capability_graph._cursor import filter_key
+from capability_graph_testing.battery import battery_settings
+from capability_graph_testing.common import expected
+from capability_graph_testing.surfaces import (
     INITIALIZE,
     INITIALIZED,
     RawMcp,
@@ -30,9 +33,6 @@ from surface_helpers import (
     env_without_config,
     write_graph,
 )
-
-from capability_graph import BlockingCapabilityGraph, BlockingToolAdapter, GraphError
-from capability_graph._cursor import filter_key
 
 #: Exactly what a cursor the graph did not issue gets (the registry's cursor message).
 FOREIGN = expected(

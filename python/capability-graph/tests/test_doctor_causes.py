@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cg_testing import capability, provider, schema_validator
-from surface_helpers import CliRun, cli
+
+from capability_graph_testing.common import capability, provider, schema_validator
+from capability_graph_testing.surfaces import CliRun, cli
 
 ENVELOPE = (
     '{"ok":false,"error":{"code":"CG_CONFIG_INVALID","phase":"config",'

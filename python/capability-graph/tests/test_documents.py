@@ -20,7 +20,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from documents_helpers import (
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+from capability_graph import GraphError
+from capability_graph._documents import (
+    MAX_SYMLINKS,
+    DocumentBody,
+    DocumentRoot,
+    check_document_path,
+    media_type_for,
+    read_document_file,
+)
+from capability_graph_testing.documents import (
     SECRET,
     STRACE,
     FifoTripwire,
@@ -36,18 +48,6 @@ from documents_helpers import (
     strace_reads,
     trace_violations,
     unwatched,
-)
-from hypothesis import event, given, settings
-from hypothesis import strategies as st
-
-from capability_graph import GraphError
-from capability_graph._documents import (
-    MAX_SYMLINKS,
-    DocumentBody,
-    DocumentRoot,
-    check_document_path,
-    media_type_for,
-    read_document_file,
 )
 
 NOT_FOUND = {

@@ -11,8 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from match_fake_codex import FakeCodex, install_fake_codex, path_with
-from match_helpers import CATALOG, SECRET, make_job, model_error, run, wait_dead
 
 import capability_graph_flowcast as flowcast
 from capability_graph._cancel import CancelToken
@@ -22,6 +20,8 @@ from capability_graph._executors._prompt import OUTPUT_SCHEMA, SYSTEM_PROMPT
 from capability_graph._executors.codex import CodexExecutor, _project_flowcast_error, parse_version
 from capability_graph._generated.taxonomy import ErrorCode, NextAction
 from capability_graph._match import MatchOutcome, run_match
+from capability_graph_testing.fake_codex import FakeCodex, install_fake_codex, path_with
+from capability_graph_testing.matching import CATALOG, SECRET, make_job, model_error, run, wait_dead
 
 pytestmark = pytest.mark.skipif(sys.platform not in ("linux", "darwin"), reason="POSIX only")
 

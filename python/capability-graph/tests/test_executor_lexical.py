@@ -11,13 +11,19 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from match_helpers import CATALOG, make_job, model_error, raises_graph_error, run
 
 from capability_graph._errors import GraphError
 from capability_graph._executors import build_executor, lexical
 from capability_graph._executors.lexical import _CACHE, rank, tokenize
 from capability_graph._generated.taxonomy import ErrorCode
 from capability_graph._match import MatchOutcome, run_match
+from capability_graph_testing.matching import (
+    CATALOG,
+    make_job,
+    model_error,
+    raises_graph_error,
+    run,
+)
 
 
 def entry(ident: str, name: str = "", description: str = "", **extra: Any) -> dict[str, Any]:
@@ -314,7 +320,7 @@ def test_lexical_module_is_not_imported_until_built() -> None:
 def test_spec_page_lists_exactly_the_stopwords_and_parameters_of_the_code() -> None:
     import re
 
-    from cg_testing import SPEC
+    from capability_graph_testing.common import SPEC
 
     page = (SPEC / "executors.md").read_text(encoding="utf-8")
     found = re.search(r"4\. Drop stopwords.*?:\n(.*?)`\.\n", page, re.S)

@@ -9,7 +9,14 @@ import time
 from typing import Any
 
 import pytest
-from match_chat_server import (
+
+from capability_graph._cancel import CancelToken
+from capability_graph._errors import GraphError
+from capability_graph._executors import build_executor
+from capability_graph._executors._prompt import OUTPUT_SCHEMA
+from capability_graph._generated.taxonomy import ErrorCode, NextAction
+from capability_graph._match import MatchOutcome, run_match
+from capability_graph_testing.chat_server import (
     ChatServer,
     Received,
     Reply,
@@ -18,14 +25,7 @@ from match_chat_server import (
     completion,
     refused_url,
 )
-from match_helpers import CATALOG, SECRET, make_job, model_error, run
-
-from capability_graph._cancel import CancelToken
-from capability_graph._errors import GraphError
-from capability_graph._executors import build_executor
-from capability_graph._executors._prompt import OUTPUT_SCHEMA
-from capability_graph._generated.taxonomy import ErrorCode, NextAction
-from capability_graph._match import MatchOutcome, run_match
+from capability_graph_testing.matching import CATALOG, SECRET, make_job, model_error, run
 
 KEY_ENV = "CG_TEST_OPENAI_KEY"
 KEY = f"sk-{SECRET}-key"
@@ -404,10 +404,9 @@ def test_required_openai_options(key_name: str) -> None:
 def test_concurrent_first_matches_share_one_preparation_and_close_leaves_no_thread(
     key: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from cg_testing import capability, inline, provider
-
     from capability_graph import CapabilityGraph
     from capability_graph._executors import openai_compat
+    from capability_graph_testing.common import capability, inline, provider
 
     preparations: list[str] = []
     real = openai_compat._import_sdk

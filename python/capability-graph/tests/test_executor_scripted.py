@@ -7,7 +7,6 @@ import time
 from typing import Any
 
 import pytest
-from match_helpers import CATALOG, SECRET, make_job, model_error, raises_graph_error, run
 
 from capability_graph._errors import GraphError
 from capability_graph._executors import (
@@ -18,6 +17,14 @@ from capability_graph._executors import (
 )
 from capability_graph._generated.taxonomy import ErrorCode, NextAction
 from capability_graph._match import MatchOutcome, run_match
+from capability_graph_testing.matching import (
+    CATALOG,
+    SECRET,
+    make_job,
+    model_error,
+    raises_graph_error,
+    run,
+)
 
 ID_A = CATALOG[0]["id"]
 MATCHED: dict[str, Any] = {
@@ -289,7 +296,7 @@ AGREEMENT_CORPUS: list[Any] = [
 
 @pytest.mark.parametrize("model", AGREEMENT_CORPUS)
 def test_build_executor_and_the_config_schema_agree(model: Any) -> None:
-    from cg_testing import schema_validator
+    from capability_graph_testing.common import schema_validator
 
     by_schema = schema_validator("config.schema.json").is_valid({"providers": [], "model": model})
     code = None

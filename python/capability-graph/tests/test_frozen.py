@@ -8,10 +8,10 @@ import pickle
 from typing import Any
 
 import pytest
-from cg_testing import capability, inline, provider, schema_validator
 
 from capability_graph import BlockingCapabilityGraph
 from capability_graph._frozen import FrozenDict, FrozenList, freeze
+from capability_graph_testing.common import capability, inline, provider, schema_validator
 
 MUTATIONS = [
     ("setitem", lambda d: d.__setitem__("id", "x")),

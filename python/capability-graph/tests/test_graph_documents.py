@@ -8,9 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cg_testing import capability, error_of, expected, provider, schema_validator
 
 from capability_graph import BlockingCapabilityGraph, GraphError
+from capability_graph_testing.common import (
+    capability,
+    error_of,
+    expected,
+    provider,
+    schema_validator,
+)
 
 DOCS = [
     {"id": "guide", "title": "Guide", "path": "knowledge/guide.md"},

@@ -7,7 +7,6 @@ import time
 from typing import Any
 
 import pytest
-from cg_testing import capability, error_of, expected, inline, provider, schema_validator
 
 from capability_graph import (
     BlockingCapabilityGraph,
@@ -15,6 +14,14 @@ from capability_graph import (
     CapabilityGraph,
     GraphError,
     MatchJob,
+)
+from capability_graph_testing.common import (
+    capability,
+    error_of,
+    expected,
+    inline,
+    provider,
+    schema_validator,
 )
 
 ACME = provider("acme", capability("a", tags=["x"]), capability("b"))

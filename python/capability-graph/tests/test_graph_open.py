@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cg_testing import capability, error_of, expected, inline, provider
 
 from capability_graph import BlockingCapabilityGraph, CapabilityGraph, GraphError
+from capability_graph_testing.common import capability, error_of, expected, inline, provider
 
 
 def open_blocking(config: Any) -> BlockingCapabilityGraph:

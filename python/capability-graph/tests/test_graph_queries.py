@@ -8,13 +8,20 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from cg_testing import capability, error_of, expected, inline, provider, schema_validator
 from hypothesis import given
 from hypothesis import strategies as st
 
 from capability_graph import BlockingCapabilityGraph, CapabilityGraph, GraphError
 from capability_graph._json import dump_bytes
 from capability_graph._operations import _surely_larger_than
+from capability_graph_testing.common import (
+    capability,
+    error_of,
+    expected,
+    inline,
+    provider,
+    schema_validator,
+)
 
 
 def rel(kind: str, target: str) -> dict[str, str]:

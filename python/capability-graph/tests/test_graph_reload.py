@@ -9,9 +9,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cg_testing import capability, error_of, expected, provider, schema_validator
 
 from capability_graph import BlockingCapabilityGraph, CapabilityGraph, GraphError
+from capability_graph_testing.common import (
+    capability,
+    error_of,
+    expected,
+    provider,
+    schema_validator,
+)
 
 
 def write(path: Path, value: Any) -> Path:

@@ -8,9 +8,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from cg_testing import capability, error_of, expected, inline, provider
 
 from capability_graph import BlockingCapabilityGraph, CapabilityGraph, GraphError
+from capability_graph_testing.common import capability, error_of, expected, inline, provider
 
 MATCHED = {"status": "matched", "candidates": [{"id": "acme::a", "confidence": 0.5}]}
 CONFIG = inline(

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 import rfc8785
-from cg_testing import SCHEMAS
 from hypothesis import given
 from hypothesis import strategies as st
 
 from capability_graph._json import NotPureJson, canonical_bytes, dump_bytes, parse_pure_json
+from capability_graph_testing.common import SCHEMAS
 
 # Floats whose shortest repr has no exponent: there both encoders agree byte for byte. With an
 # exponent they spell the same number differently (6.1e-05 vs 0.000061); results stay equal as

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from match_helpers import SECRET, make_job, model_error, raises_graph_error, run
 
 from capability_graph._errors import GraphError
 from capability_graph._executors import build_executor
 from capability_graph._generated.taxonomy import REGISTRY, ErrorCode, NextAction
 from capability_graph._match import MODEL_CODES, project_executor_failure, run_match
+from capability_graph_testing.matching import SECRET, make_job, model_error, raises_graph_error, run
 
 MODEL = sorted(MODEL_CODES)
 NON_MODEL = sorted(set(ErrorCode) - MODEL_CODES)

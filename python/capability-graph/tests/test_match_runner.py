@@ -8,17 +8,6 @@ import time
 from typing import Any
 
 import pytest
-from match_helpers import (
-    CATALOG,
-    CLOSED,
-    SECRET,
-    FuncExecutor,
-    make_job,
-    model_error,
-    raises_graph_error,
-    returning,
-    run,
-)
 
 from capability_graph import _match as match_module
 from capability_graph._cancel import CancelToken
@@ -30,6 +19,17 @@ from capability_graph._match import (
     project_executor_failure,
     run_match,
     validate_executor_output,
+)
+from capability_graph_testing.matching import (
+    CATALOG,
+    CLOSED,
+    SECRET,
+    FuncExecutor,
+    make_job,
+    model_error,
+    raises_graph_error,
+    returning,
+    run,
 )
 
 ID_A, ID_B, ID_C = (entry["id"] for entry in CATALOG)

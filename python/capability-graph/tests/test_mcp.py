@@ -12,10 +12,14 @@ from typing import Any
 
 import anyio
 import pytest
-from cg_testing import expected, schema_validator
 from mcp import Client
 from mcp.shared.exceptions import MCPError
-from surface_helpers import (
+
+from capability_graph import CapabilityGraph, GraphError
+from capability_graph._mcp import build_server
+from capability_graph._schemas import load_schema
+from capability_graph_testing.common import expected, schema_validator
+from capability_graph_testing.surfaces import (
     DOCUMENT_TEXT,
     INITIALIZE,
     INITIALIZED,
@@ -28,10 +32,6 @@ from surface_helpers import (
     wire,
     write_graph,
 )
-
-from capability_graph import CapabilityGraph, GraphError
-from capability_graph._mcp import build_server
-from capability_graph._schemas import load_schema
 
 TOOLS = load_schema("tools.json")["tools"]
 MCP_RESULT = schema_validator("mcp-tool-result.schema.json")

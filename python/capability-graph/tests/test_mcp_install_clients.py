@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cg_testing import schema_validator
-from surface_helpers import CliRun, cli, cli_process, write_graph
+
+from capability_graph_testing.common import schema_validator
+from capability_graph_testing.surfaces import CliRun, cli, cli_process, write_graph
 
 GOLDEN = Path(__file__).parent / "golden" / "mcp_install"
 REPORT = schema_validator("maintenance-report.schema.json")

@@ -11,10 +11,18 @@ import re
 from typing import Any
 
 import pytest
-from cg_testing import REPO, SCHEMAS, capability, error_of, expected, inline, provider
 
 from capability_graph import BlockingCapabilityGraph, GraphError
 from capability_graph._schemas import FORMATS, pointer_message
+from capability_graph_testing.common import (
+    REPO,
+    SCHEMAS,
+    capability,
+    error_of,
+    expected,
+    inline,
+    provider,
+)
 
 MESSAGES_SPEC = REPO / "spec" / "capability-graph" / "spec" / "messages.md"
 SECRET_KEY = "zz-secret-7f3a"

@@ -13,13 +13,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from battery_helpers import battery_settings
-from cg_testing import expected
 from hypothesis import given
 from hypothesis import strategies as st
-from surface_helpers import INITIALIZE, INITIALIZED, RawMcp, write_graph
 
 from capability_graph import GraphError
+from capability_graph_testing.battery import battery_settings
+from capability_graph_testing.common import expected
+from capability_graph_testing.surfaces import INITIALIZE, INITIALIZED, RawMcp, write_graph
 
 
 def parse_arguments_text(tool: str, text: str | bytes, **options: Any) -> Any:

@@ -14,10 +14,14 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from cg_testing import expected
-from reliability_helpers import hanging_match, long_catalog_definition, tick_through_matches
 
 from capability_graph import CapabilityGraph, GraphError
+from capability_graph_testing.common import expected
+from capability_graph_testing.reliability import (
+    hanging_match,
+    long_catalog_definition,
+    tick_through_matches,
+)
 
 TIMEOUT = expected("CG_MODEL_TIMEOUT", "match")
 #: Ticks the loop must have served during a 300 ms match: a blocked loop serves none (on an

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cg_testing import capability, error_of, expected, inline, provider
 
 import capability_graph
 from capability_graph import (
@@ -35,6 +34,7 @@ from capability_graph import (
     Scope,
 )
 from capability_graph._generated.models import budgets, config, definition
+from capability_graph_testing.common import capability, error_of, expected, inline, provider
 
 CONFIG = inline(provider("acme", capability("a"), capability("b")), provider("billing"))
 INVALID = {"providers": 3}

@@ -12,12 +12,12 @@ import importlib
 from typing import Any
 
 import pytest
-from cg_testing import schema_validator
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from capability_graph._json import whole_numbers_as_integers
 from capability_graph._schemas import compiled_accepts, compiled_validator
+from capability_graph_testing.common import schema_validator
 
 SHAPES = [  # schema, generated model (module.Class); the compiled validator is that module
     ("describe-request.schema.json", "describe_request.DescribeRequest"),

@@ -8,10 +8,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from surface_helpers import SECRET_TEXT, McpStdio, cli, cli_process, scripted, write_graph
 
 from capability_graph import BlockingCapabilityGraph, BlockingToolAdapter, GraphError
 from capability_graph._json import dumps
+from capability_graph_testing.surfaces import (
+    SECRET_TEXT,
+    McpStdio,
+    cli,
+    cli_process,
+    scripted,
+    write_graph,
+)
 
 FAILING: list[tuple[str, Any, str]] = [
     ("resolve_capabilities", {"ids": ["acme::missing"]}, "CG_CAPABILITY_NOT_FOUND"),

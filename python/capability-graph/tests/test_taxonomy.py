@@ -8,10 +8,10 @@ import sys
 from typing import Any
 
 import pytest
-from cg_testing import REPO, SPEC, load_json, schema_validator
 
 from capability_graph import ErrorCode, GraphError, NextAction, Phase
 from capability_graph._generated.taxonomy import REGISTRY
+from capability_graph_testing.common import REPO, SPEC, load_json, schema_validator
 
 SPECIFIED_TABLE = {
     # code: (phases, default action, actions an executor may also set), as the specification

@@ -9,10 +9,8 @@ from typing import Any
 
 import jsonschema
 import pytest
-from cg_testing import SPEC, capability, expected, inline, load_json, provider, schema_validator
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from surface_helpers import MATCHED, SECRET_TEXT, scripted, sleeping
 
 from capability_graph import (
     BlockingCapabilityGraph,
@@ -22,6 +20,16 @@ from capability_graph import (
     ToolAdapter,
 )
 from capability_graph._schemas import load_schema
+from capability_graph_testing.common import (
+    SPEC,
+    capability,
+    expected,
+    inline,
+    load_json,
+    provider,
+    schema_validator,
+)
+from capability_graph_testing.surfaces import MATCHED, SECRET_TEXT, scripted, sleeping
 
 # The package ships a copy of spec/capability-graph/tools.json (drift-checked by codegen).
 TOOLS = load_schema("tools.json")["tools"]

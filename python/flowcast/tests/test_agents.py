@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fc_support import FakeBin, Twin
 
 import capability_graph_flowcast as flowcast
+from capability_graph_testing.flowcast_support import FakeBin, Twin
 
 RECORDER = """
 log="$FLOWCAST_FAKE_LOG/{name}"

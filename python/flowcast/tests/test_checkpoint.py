@@ -10,10 +10,10 @@ from typing import Any
 
 import jsonschema
 import pytest
-from fc_support import SPEC_DIR
 from referencing import Registry, Resource
 
 import capability_graph_flowcast as flowcast
+from capability_graph_testing.flowcast_support import SPEC_DIR
 
 
 def _validator(name: str) -> Any:

@@ -7,9 +7,9 @@ import time
 from pathlib import Path
 
 import pytest
-from fc_support import Twin
 
 import capability_graph_flowcast as flowcast
+from capability_graph_testing.flowcast_support import Twin
 
 
 def test_a_gate_dataclass_runs(twin: Twin, tmp_path: Path) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fc_support import git
 
 import capability_graph_flowcast as flowcast
+from capability_graph_testing.flowcast_support import git
 
 
 def test_status_of_a_clean_tree_is_empty(repo: Path) -> None:

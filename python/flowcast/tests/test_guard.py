@@ -7,9 +7,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from fc_support import Twin, git
 
 import capability_graph_flowcast as flowcast
+from capability_graph_testing.flowcast_support import Twin, git
 
 
 def edit(repo: Path, verdict: str | None = None) -> object:

@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fc_support import wait_for_lines
 
 import capability_graph_flowcast as flowcast
+from capability_graph_testing.flowcast_support import wait_for_lines
 
 
 def owner_file(lock: Path, pid: int, started_at: str, run_id: str = "r") -> None:
@@ -190,7 +190,8 @@ def test_release_leaves_a_lock_taken_over_by_another_owner(tmp_path: Path) -> No
 
 def test_owner_json_follows_its_schema(tmp_path: Path) -> None:
     import jsonschema
-    from fc_support import SPEC_DIR
+
+    from capability_graph_testing.flowcast_support import SPEC_DIR
 
     schema = json.loads((SPEC_DIR / "schemas" / "lock-owner.schema.json").read_text())
     with lock_at(tmp_path / "lock"):

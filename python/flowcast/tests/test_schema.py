@@ -7,11 +7,11 @@ import json
 from typing import Any
 
 import pytest
-from fc_support import FakeBin, Twin
 from hypothesis import given
 from hypothesis import strategies as st
 
 import capability_graph_flowcast as flowcast
+from capability_graph_testing.flowcast_support import FakeBin, Twin
 
 PERSON = {
     "type": "object",

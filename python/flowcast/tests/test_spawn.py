@@ -11,9 +11,15 @@ import time
 from pathlib import Path
 
 import pytest
-from fc_support import Twin, alive, tree_script, wait_for_lines, wait_for_lines_async
 
 import capability_graph_flowcast as flowcast
+from capability_graph_testing.flowcast_support import (
+    Twin,
+    alive,
+    tree_script,
+    wait_for_lines,
+    wait_for_lines_async,
+)
 
 PATH_ONLY = {"PATH": os.environ.get("PATH", os.defpath)}
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import jsonschema
 import pytest
-from fc_support import SPEC_DIR, VECTORS_DIR
 from referencing import Registry, Resource
 
 import capability_graph_flowcast as flowcast
+from capability_graph_testing.flowcast_support import SPEC_DIR, VECTORS_DIR
 
 SCHEMA_FILES = [
     *sorted((SPEC_DIR / "schemas").glob("*.schema.json")),

@@ -1,5 +1,6 @@
 """Runs the language-neutral flowcast vectors (conformance/vectors/flowcast/*.json) against
-this implementation, until the conformance harness drives them through a driver.
+this implementation (they test a library API, not the four surfaces the conformance harness
+drives, so this test is their runner).
 
 Each vector runs in a fresh empty working directory (gates' repository, spawned commands'
 cwd); ``flowcast._conformance.observe`` turns the Python result into the language-neutral
@@ -16,10 +17,10 @@ from typing import Any
 
 import jsonschema
 import pytest
-from fc_support import SPEC_DIR, VECTORS_DIR
 from referencing import Registry, Resource
 
 from capability_graph_flowcast._conformance import observe
+from capability_graph_testing.flowcast_support import SPEC_DIR, VECTORS_DIR
 
 
 def _load_vectors() -> list[dict[str, Any]]:

@@ -7,9 +7,9 @@ import json
 from typing import Any
 
 import pytest
-from fc_support import FakeBin
 
 import capability_graph_flowcast as flowcast
+from capability_graph_testing.flowcast_support import FakeBin
 
 
 def scripted(*answers: str | Exception) -> tuple[list[str], Any]:

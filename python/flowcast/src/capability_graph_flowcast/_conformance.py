@@ -1,8 +1,8 @@
 """The Python side of the flowcast conformance vectors (conformance/vectors/flowcast/*.json,
 schema spec/flowcast/schemas/vectors.schema.json): perform a vector's ``op`` on its ``input``
-and report the language-neutral observation. A conformance driver answers a flowcast vector
-with ``observe(vector, workdir)``; comparing it with ``expect`` is the harness's job (until the
-harness exists, ``python/flowcast/tests/test_vectors.py`` does it)."""
+and report the language-neutral observation. ``observe(vector, workdir)`` answers a flowcast
+vector; ``python/flowcast/tests/test_vectors.py`` compares it with ``expect`` (the vectors test a
+library API, not the four surfaces, so the conformance harness leaves them to flowcast's tests)."""
 
 from __future__ import annotations
 

@@ -241,8 +241,8 @@ def hanging_match(kind: str, folder: Path) -> Iterator[dict[str, Any]]:
     deadline: a scripted sleep, a cold lexical index (999 capabilities with texts at the
     schema's maximum length, or 100,000 short ones), an OpenAI-compatible loopback server that
     holds its answer, a fake ``codex`` on PATH that sleeps with a child process."""
-    from match_chat_server import ChatServer, Reply, completion
-    from match_fake_codex import install_fake_codex, path_with
+    from capability_graph_testing.chat_server import ChatServer, Reply, completion
+    from capability_graph_testing.fake_codex import install_fake_codex, path_with
 
     saved = {name: os.environ.get(name) for name in ("PATH", _KEY_ENV)}
     try:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from cg_testing import capability, provider
+from capability_graph_testing.common import capability, provider
 
 T = TypeVar("T")
 

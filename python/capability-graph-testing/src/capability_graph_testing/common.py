@@ -1,4 +1,4 @@
-"""Small helpers shared by the capability_graph tests (importable: tests/ is on pythonpath)."""
+"""Small helpers shared by the capability_graph tests: graph inputs, the spec's schemas, errors."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[4]
 SPEC = REPO / "spec" / "capability-graph"
 SCHEMAS = SPEC / "schemas"
 

@@ -1,5 +1,5 @@
-"""Helpers for the flowcast tests: process probes, git, fake CLIs (imported by the tests and
-by conftest; a distinct name, because several test folders share one ``conftest`` name)."""
+"""Helpers for the flowcast tests: process probes, git, fake CLIs (imported by the tests and by
+conftest)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
+REPO_ROOT = Path(__file__).resolve().parents[4]
 SPEC_DIR = REPO_ROOT / "spec" / "flowcast"
 VECTORS_DIR = REPO_ROOT / "conformance" / "vectors" / "flowcast"
 

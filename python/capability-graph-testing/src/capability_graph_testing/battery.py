@@ -39,15 +39,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from cg_testing import SPEC, capability, load_json, provider, schema_validator
 from hypothesis import HealthCheck, settings
 
 from capability_graph import CapabilityGraph, GraphError
+from capability_graph_testing.common import SPEC, capability, load_json, provider, schema_validator
 
 T = TypeVar("T")
-
-TESTS = Path(__file__).resolve().parent
-SRC = TESTS.parent / "src"
 
 # --- scale and settings ---------------------------------------------------------------------------
 
@@ -2027,14 +2024,10 @@ def memory_probe(
 ) -> dict[str, dict[str, Any]]:
     """Run the scenarios in one child process; per scenario: the outcome, the input size, the
     peak RSS growth during the call (``/proc/self/clear_refs`` + ``VmHWM``) and the time."""
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(TESTS), str(SRC), os.environ.get("PYTHONPATH", "")]),
-    }
+    probe = "import sys, capability_graph_testing.battery as b; b._probe_main(sys.argv[1:])"
     done = subprocess.run(
-        [sys.executable, "-c", "import battery_helpers as b, sys; b._probe_main(sys.argv[1:])",
-         str(workdir), str(size_mb), *scenarios],
-        capture_output=True, text=True, timeout=timeout_s, env=env, check=False,
+        [sys.executable, "-c", probe, str(workdir), str(size_mb), *scenarios],
+        capture_output=True, text=True, timeout=timeout_s, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     results: dict[str, dict[str, Any]] = json.loads(done.stdout.splitlines()[-1])

@@ -158,7 +158,8 @@ def prepare_request(operation: Operation, arguments: Any, config: HostConfig) ->
         shaped["context"] = arguments["context"]
     arguments = shaped
     shaped = dict(arguments)
-    context_present = "context" in shaped and operation.tool == "match_capabilities"
+    # Only the match request has a context (the one operation of the match phase).
+    context_present = "context" in shaped and operation.phase is Phase.MATCH
     if context_present:
         if shaped["context"] is None:
             raise _input_invalid(phase, "/context must not be null (omit the key instead)")

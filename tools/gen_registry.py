@@ -326,7 +326,11 @@ def render_operations(operations: list[dict[str, Any]]) -> str:
         return f"{_module(schema_name)}.{title}"
 
     header = HEADER.replace("taxonomy.json", "operations.json")
-    out = [f'"""{header}"""', _OPERATIONS_PRELUDE, "OPERATION_TABLE: Final = ("]
+    out = [
+        f'"""{header}"""',
+        _OPERATIONS_PRELUDE.rstrip("\n") + "\n\n",
+        "OPERATION_TABLE: Final = (",
+    ]
     for op in operations:
         hints = op["annotations"]
         cli = op["cli"]

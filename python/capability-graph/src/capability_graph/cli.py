@@ -222,12 +222,6 @@ def _non_negative_int(text: str) -> int:
         raise argparse.ArgumentTypeError("must be an integer") from None
 
 
-_CONTEXT_HELP: Final = (
-    "a fact for the model executor: KEY=TEXT (a string) or KEY:=JSON (a number, boolean or "
-    "string as JSON); repeatable; e.g. --context lang=python --context retries:=3"
-)
-
-
 def _server_name(text: str) -> str:
     if not text or len(text) > 64 or not set(text) <= _SERVER_NAME_CHARS:
         raise argparse.ArgumentTypeError("must be 1..64 letters A-Z or a-z, digits, _ or -")

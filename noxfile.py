@@ -69,7 +69,8 @@ def codegen(session: nox.Session) -> None:
     """Check generated files are in sync (pass --write to regenerate)."""
     session.install(*_group("codegen"))
     write = "--write" in session.posargs
-    # codegen.py refreshes tools.json, which gen_registry.py then copies into the package.
+    # codegen.py generates tools.json from the operation table (operations.json); gen_registry.py
+    # then copies it into the package and writes the Python operation table.
     session.run("python", "tools/codegen.py", *([] if write else ["--check"]))
     session.run("python", "tools/gen_registry.py", *([] if write else ["--check"]))
 

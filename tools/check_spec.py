@@ -15,6 +15,10 @@
   tool's ``inputSchema``/``outputSchema`` is valid, self-contained, equal to the bundle of its
   request/result schema, and judges that schema's examples the same way.
 
+- ``operations.json`` (the operation table) is valid against ``operations.schema.json`` (itself a
+  valid Draft 2020-12 schema), its tools are unique, and every request and result schema it
+  names exists under ``schemas/``.
+
 The registry <-> enums agreement is checked by ``tools/gen_registry.py --check``.
 ``python tools/check_spec.py`` exits 0 when everything holds, 1 otherwise.
 """
@@ -35,6 +39,8 @@ from _spec import (
     BASE_URI,
     DIALECT,
     EXAMPLES,
+    OPERATIONS_JSON,
+    OPERATIONS_SCHEMA,
     SCHEMAS,
     SUFFIX,
     TOOLS,
@@ -342,7 +348,34 @@ def check_all(
         return problems
     problems += check_examples(schemas, reg, examples_dir, report)
     problems += check_tools(schemas, reg, tools_path, examples_dir)
+    problems += check_operations(schemas, tools_path.parent / OPERATIONS_JSON.name)
     return problems
+
+
+def check_operations(schemas: dict[str, dict[str, Any]], table_path: Path) -> Iterator[str]:
+    """The operation table against its schema, and the schema files it names."""
+    label = table_path.name
+    schema_path = table_path.parent / OPERATIONS_SCHEMA.name
+    if not table_path.is_file() or not schema_path.is_file():
+        yield f"{label}: missing (with {schema_path.name})"
+        return
+    schema = load_json(schema_path)
+    meta_errors = list(Draft202012Validator(Draft202012Validator.META_SCHEMA).iter_errors(schema))
+    if meta_errors:
+        yield from (f"{schema_path.name}: {_format_error(e)}" for e in meta_errors)
+        return
+    table = load_json(table_path)
+    errors = list(Draft202012Validator(schema).iter_errors(table))
+    if errors:
+        yield from (f"{label}: {_format_error(e)}" for e in errors)
+        return
+    tools = [op["tool"] for op in table["operations"]]
+    if len(set(tools)) != len(tools):
+        yield f"{label}: a tool is listed twice ({tools})"
+    for op in table["operations"]:
+        for key in ("request", "result"):
+            if op[key] not in schemas:
+                yield f"{label}: {op['tool']}.{key}: no schemas/{op[key]}"
 
 
 def _print(lines: Iterable[str], stream: Any = sys.stdout) -> None:

@@ -466,17 +466,15 @@ class SchemaPages:
             "| tool | title | input | output | annotations |",
             "|---|---|---|---|---|",
         ]
-        by_tool = {
-            "describe_graph": "describe",
-            "list_capabilities": "list",
-            "resolve_capabilities": "resolve",
-            "match_capabilities": "match",
-            "read_document": "read-document",
+        # The schema pages of each tool, by the operation table's request and result schemas.
+        operations = json.loads((SPEC / "operations.json").read_text(encoding="utf-8"))
+        pages = {
+            op["tool"]: tuple(op[key].removesuffix(".schema.json") for key in ("request", "result"))
+            for op in operations["operations"]
         }
         for tool in tools["tools"]:
-            stem = by_tool.get(tool["name"])
-            request = f"[{stem}-request]({stem}-request.md)" if stem else "—"
-            result = f"[{stem}-result]({stem}-result.md)" if stem else "—"
+            page = pages.get(tool["name"])
+            request, result = (f"[{name}]({name}.md)" for name in page) if page else ("—", "—")
             annotations = ", ".join(
                 f"`{key}: {json.dumps(value)}`"
                 for key, value in tool.get("annotations", {}).items()

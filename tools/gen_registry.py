@@ -7,6 +7,9 @@ Outputs (each carries a do-not-edit header naming this generator and its source)
   that every other schema references;
 - ``python/capability-graph/src/capability_graph/_generated/taxonomy.py`` -- the Python enums and
   the registry entries as frozen data;
+- ``python/capability-graph/src/capability_graph/_generated/operations.py`` -- the operation
+  table of ``spec/capability-graph/operations.json`` as frozen data: what the core's dispatch,
+  the SDK, the Tool Adapter, the MCP server and the CLI's graph commands read;
 - ``python/capability-graph/src/capability_graph/_generated/spec/`` -- verbatim copies of the
   schemas and the tools document, shipped as package data (the reference validates and explains
   with the very files of the contract);
@@ -37,18 +40,17 @@ TAXONOMY_SCHEMA = SPEC / "taxonomy.schema.json"
 ENUMS_SCHEMA = SPEC / "schemas" / "enums.schema.json"
 PY_GENERATED = ROOT / "python" / "capability-graph" / "src" / "capability_graph" / "_generated"
 PY_TAXONOMY = PY_GENERATED / "taxonomy.py"
+PY_OPERATIONS = PY_GENERATED / "operations.py"
+OPERATIONS = SPEC / "operations.json"
+OPERATIONS_SCHEMA = SPEC / "operations.schema.json"
 PY_SPEC = PY_GENERATED / "spec"
 PY_VALIDATORS = PY_GENERATED / "validators"
 FASTJSONSCHEMA_VERSION = "2.21.2"
-# Schema file -> module name of its compiled validator.
-COMPILED = {
+# Schema file -> module name of its compiled validator: the host configuration, the provider
+# definition and every operation's request (added from the operation table by ``compiled()``).
+COMPILED_DOCUMENTS = {
     "config.schema.json": "config",
     "definition.schema.json": "definition",
-    "describe-request.schema.json": "describe_request",
-    "list-request.schema.json": "list_request",
-    "resolve-request.schema.json": "resolve_request",
-    "match-request.schema.json": "match_request",
-    "read-document-request.schema.json": "read_document_request",
 }
 SCHEMA_ID_BASE = "https://schemas.capability-graph.dev/v1/"
 HEADER = (
@@ -231,6 +233,146 @@ def render_python(registry: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def load_operations(path: Path = OPERATIONS) -> list[dict[str, Any]]:
+    """The operation table, validated by its schema."""
+    table = json.loads(path.read_text(encoding="utf-8"))
+    schema = json.loads(OPERATIONS_SCHEMA.read_text(encoding="utf-8"))
+    errors = sorted(
+        jsonschema.Draft202012Validator(schema).iter_errors(table), key=lambda e: e.json_path
+    )
+    if errors:
+        raise RegistryError("; ".join(f"{e.json_path}: {e.message}" for e in errors))
+    operations: list[dict[str, Any]] = table["operations"]
+    return operations
+
+
+def _module(schema_name: str) -> str:
+    """``list-request.schema.json`` -> ``list_request``: its model and validator module."""
+    return schema_name.removesuffix(".schema.json").replace("-", "_")
+
+
+def compiled(operations: list[dict[str, Any]]) -> dict[str, str]:
+    return {**COMPILED_DOCUMENTS, **{op["request"]: _module(op["request"]) for op in operations}}
+
+
+_OPERATIONS_PRELUDE = '''
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from .taxonomy import Phase
+
+ArgumentType = Literal["string", "integer", "comma-separated", "context-fact"]
+
+
+@dataclass(frozen=True, slots=True)
+class CliArgument:
+    """One argument of a graph command: an option (``flag``) or a positional (``positional``)
+    that sets the request ``member`` ('/'-separated when nested)."""
+
+    flag: str | None
+    positional: str | None
+    member: str
+    type: ArgumentType
+    repeatable: bool
+    metavar: str
+    help: str
+
+
+@dataclass(frozen=True, slots=True)
+class CliCommand:
+    command: str
+    help: str
+    examples: tuple[str, ...]
+    arguments: tuple[CliArgument, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Annotations:
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+    open_world: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Operation:
+    tool: str
+    title: str
+    phase: Phase
+    request_schema: str
+    result_schema: str
+    request_model: str  # module.Class under _generated.models (and module under validators)
+    result_model: str
+    annotations: Annotations
+    sdk_method: str
+    cli: CliCommand
+
+    @property
+    def compiled(self) -> str:
+        """The module of the request's compiled validator under ``_generated/validators``."""
+        return self.request_model.partition(".")[0]
+
+'''
+
+
+def render_operations(operations: list[dict[str, Any]]) -> str:
+    """The operation table as frozen Python data (``_generated/operations.py``)."""
+    schemas = SPEC / "schemas"
+
+    def model(schema_name: str) -> str:
+        title = json.loads((schemas / schema_name).read_text(encoding="utf-8"))["title"]
+        return f"{_module(schema_name)}.{title}"
+
+    header = HEADER.replace("taxonomy.json", "operations.json")
+    out = [
+        f'"""{header}"""',
+        _OPERATIONS_PRELUDE.rstrip("\n") + "\n\n",
+        "OPERATION_TABLE: Final = (",
+    ]
+    for op in operations:
+        hints = op["annotations"]
+        cli = op["cli"]
+        out += [
+            "    Operation(",
+            f"        tool={op['tool']!r},",
+            f"        title={op['title']!r},",
+            f"        phase=Phase({op['phase']!r}),",
+            f"        request_schema={op['request']!r},",
+            f"        result_schema={op['result']!r},",
+            f"        request_model={model(op['request'])!r},",
+            f"        result_model={model(op['result'])!r},",
+            "        annotations=Annotations(",
+            f"            read_only={hints['readOnlyHint']!r},",
+            f"            destructive={hints['destructiveHint']!r},",
+            f"            idempotent={hints['idempotentHint']!r},",
+            f"            open_world={hints['openWorldHint']!r},",
+            "        ),",
+            f"        sdk_method={op['sdk']['method']!r},",
+            "        cli=CliCommand(",
+            f"            command={cli['command']!r},",
+            f"            help={cli['help']!r},",
+            f"            examples={tuple(cli['examples'])!r},",
+            "            arguments=(",
+        ]
+        for argument in cli["arguments"]:
+            out += [
+                "                CliArgument(",
+                f"                    flag={argument.get('flag')!r},",
+                f"                    positional={argument.get('positional')!r},",
+                f"                    member={argument['member']!r},",
+                f"                    type={argument['type']!r},",
+                f"                    repeatable={argument.get('repeatable', False)!r},",
+                f"                    metavar={argument['metavar']!r},",
+                f"                    help={argument['help']!r},",
+                "                ),",
+            ]
+        out += ["            ),", "        ),", "    ),"]
+    out += [")", ""]
+    return "\n".join(out)
+
+
 def spec_copies(enums_schema: str) -> dict[Path, str]:
     copies = {
         PY_SPEC / path.name: path.read_text(encoding="utf-8")
@@ -277,7 +419,7 @@ def compiled_validators() -> dict[Path, str]:
         return by_id[uri.split("#")[0]]
 
     files: dict[Path, str] = {}
-    for schema_name, module in COMPILED.items():
+    for schema_name, module in compiled(load_operations()).items():
         code = fastjsonschema.compile_to_code(
             by_id[SCHEMA_ID_BASE + schema_name],
             handlers={"https": resolve},
@@ -306,6 +448,7 @@ def outputs(registry: dict[str, Any]) -> dict[Path, str]:
     return {
         ENUMS_SCHEMA: enums_schema,
         PY_TAXONOMY: render_python(registry),
+        PY_OPERATIONS: render_operations(load_operations()),
         PY_GENERATED / "__init__.py": f'"""{HEADER}"""\n',
         **spec_copies(enums_schema),
         **compiled_validators(),
@@ -321,7 +464,11 @@ def main(argv: list[str] | None = None) -> int:
     except RegistryError as error:
         print(f"taxonomy.json is inconsistent: {error}", file=sys.stderr)
         return 1
-    expected = outputs(registry)
+    try:
+        expected = outputs(registry)
+    except RegistryError as error:
+        print(f"operations.json is invalid: {error}", file=sys.stderr)
+        return 1
     drift = []
     for stale in sorted((set(PY_SPEC.glob("*")) | set(PY_VALIDATORS.glob("*.py"))) - set(expected)):
         if args.check:

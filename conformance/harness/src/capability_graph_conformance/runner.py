@@ -50,13 +50,6 @@ if TYPE_CHECKING:
 __all__ = ["RunOptions", "RunResult", "run_suite", "select_vectors"]
 
 _DRIVER_OPS = frozenset(("open", "call", "await", "cancel", "reload", "close", "tools"))
-_ARGV_TOOLS = {
-    "describe": "describe_graph",
-    "list": "list_capabilities",
-    "resolve": "resolve_capabilities",
-    "match": "match_capabilities",
-    "read": "read_document",
-}
 #: How many failing cases of one MCP batch are confirmed on dedicated servers.
 MAX_CONFIRMATIONS = 8
 #: The signals a vector may deliver to a CLI process.
@@ -543,7 +536,7 @@ class _Runner:
                 tool = (
                     vector.data["call"]["tool"]
                     if vector.kind == "call"
-                    else _ARGV_TOOLS.get(vector.data.get("argv", [""])[0])
+                    else self.suite.cli_tools.get(vector.data.get("argv", [""])[0])
                 )
                 check_result(case, result, expect["result"], self.schemas, tool=tool)
         else:

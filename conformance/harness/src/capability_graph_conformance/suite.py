@@ -155,6 +155,15 @@ class Suite:
     def tools(self) -> dict[str, Any]:
         return _load(self.spec_dir / "capability-graph" / "tools.json")
 
+    @cached_property
+    def operations(self) -> dict[str, Any]:
+        return _load(self.spec_dir / "capability-graph" / "operations.json")
+
+    @cached_property
+    def cli_tools(self) -> dict[str, str]:
+        """The tool each CLI graph command calls, by command (from the operation table)."""
+        return {op["cli"]["command"]: op["tool"] for op in self.operations.get("operations", ())}
+
     @property
     def contract(self) -> str:
         return str(self.taxonomy.get("contract", "capability-graph"))

@@ -20,6 +20,7 @@ SOURCES: tuple[tuple[str, str], ...] = (
     ("spec/conformance", "*.schema.json"),
     ("spec/capability-graph", "taxonomy.json"),
     ("spec/capability-graph", "tools.json"),
+    ("spec/capability-graph", "operations.json"),
     ("spec/capability-graph/spec", "*.md"),
     ("spec/capability-graph/schemas", "*.schema.json"),
     ("conformance/vectors/capability-graph", "**/*.json"),

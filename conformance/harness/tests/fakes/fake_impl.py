@@ -116,6 +116,7 @@ def _mutate(mutation: str, role: str, argv: list[str]) -> None:
         _match.project_executor_failure = leaky
     elif mutation == "refusal-no-match":
         from capability_graph import CapabilityGraph, GraphError
+        from capability_graph._graph import HANDLERS
 
         original_match = CapabilityGraph._match
 
@@ -133,6 +134,7 @@ def _mutate(mutation: str, role: str, argv: list[str]) -> None:
                 }
 
         CapabilityGraph._match = match  # type: ignore[method-assign]
+        HANDLERS["match"] = match  # call() dispatches through the handler table
 
 
 def _load_driver() -> Any:

@@ -26,7 +26,7 @@ from collections.abc import Callable, Coroutine, Generator, Mapping
 from concurrent.futures import CancelledError, Future
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Generic, Self, TypeVar
+from typing import Any, Final, Generic, Self, TypeVar
 
 from ._cancel import CancelToken
 from ._config import HostConfig, load_config
@@ -38,12 +38,13 @@ from ._generated.taxonomy import ErrorCode, Phase
 from ._match import run_match
 from ._operations import (
     OPERATIONS,
+    TOOL_OF_METHOD,
     catalog_size,
     check_named_providers,
     check_result_size,
     describe,
     find_capabilities,
-    list_capabilities,
+    list_page,
     match_catalog_steps,
     prepare_request,
     resolve,
@@ -242,20 +243,28 @@ class CapabilityGraph:
         if operation is None:
             raise GraphError.of(ErrorCode.CG_INPUT_INVALID, Phase.QUERY, variant="unknownTool")
         request = prepare_request(operation, arguments, self._config)
-        snapshot = self._snapshot
-        if tool == "describe_graph":
-            result = describe(snapshot, self._config, self._executor_name)
-        elif tool == "list_capabilities":
-            result = list_capabilities(snapshot, self._config, request)
-        elif tool == "resolve_capabilities":
-            result = resolve(snapshot, self._config, request)
-        elif tool == "match_capabilities":
-            result = await self._match(snapshot, request, cancel)
-        else:
-            result = await self._read_document(snapshot, request)
+        handler = HANDLERS[operation.sdk_method]
+        result = await handler(self, self._snapshot, request, cancel)
         self._check_open()
         check_result_size(result, self._config, operation.phase)
         return result
+
+    # -- the handlers of the operations (one signature: see HANDLERS) --------------------------
+
+    async def _describe(
+        self, snapshot: Snapshot, request: Mapping[str, Any], cancel: CancelToken | None
+    ) -> dict[str, Any]:
+        return describe(snapshot, self._config, self._executor_name)
+
+    async def _list(
+        self, snapshot: Snapshot, request: Mapping[str, Any], cancel: CancelToken | None
+    ) -> dict[str, Any]:
+        return list_page(snapshot, self._config, request)
+
+    async def _resolve(
+        self, snapshot: Snapshot, request: Mapping[str, Any], cancel: CancelToken | None
+    ) -> dict[str, Any]:
+        return resolve(snapshot, self._config, request)
 
     async def _match(
         self, snapshot: Snapshot, request: Mapping[str, Any], cancel: CancelToken | None
@@ -319,7 +328,7 @@ class CapabilityGraph:
                 raise GraphError.of(ErrorCode.CG_MODEL_TIMEOUT)
 
     async def _read_document(
-        self, snapshot: Snapshot, request: Mapping[str, Any]
+        self, snapshot: Snapshot, request: Mapping[str, Any], cancel: CancelToken | None
     ) -> dict[str, Any]:
         phase = Phase.DOCUMENT
         capability_id, document_id = request["capabilityId"], request["documentId"]
@@ -359,7 +368,7 @@ class CapabilityGraph:
 
     async def describe(self) -> DescribeResult:
         """The graph at a glance: revision, providers in scope, scope, model and budgets."""
-        return DescribeResult.from_json(await self.call("describe_graph", {}))
+        return DescribeResult.from_json(await self.call(TOOL_OF_METHOD["describe"], {}))
 
     async def list(
         self,
@@ -375,7 +384,7 @@ class CapabilityGraph:
         the same filters) for the next page.
         """
         arguments = _request(providers=providers, tags=tags, limit=limit, cursor=cursor)
-        return ListResult.from_json(await self.call("list_capabilities", arguments))
+        return ListResult.from_json(await self.call(TOOL_OF_METHOD["list"], arguments))
 
     async def resolve(
         self, *, ids: Strings, relations: Mapping[str, Any] | None = None
@@ -383,7 +392,7 @@ class CapabilityGraph:
         """The full declarations of ``ids``, with their relations followed as ``relations``
         asks (``{"depth", "kinds"}``); unknown targets are listed in ``unresolved``."""
         arguments = _request(ids=ids, relations=relations)
-        return ResolveResult.from_json(await self.call("resolve_capabilities", arguments))
+        return ResolveResult.from_json(await self.call(TOOL_OF_METHOD["resolve"], arguments))
 
     async def match(
         self,
@@ -406,13 +415,13 @@ class CapabilityGraph:
             request=request, context=context, providers=providers, limit=limit, timeoutMs=timeout_ms
         )
         return MatchResult.from_json(
-            await self.call("match_capabilities", arguments, cancel=cancel)
+            await self.call(TOOL_OF_METHOD["match"], arguments, cancel=cancel)
         )
 
     async def read_document(self, *, capability_id: str, document_id: str) -> DocumentResult:
         """The body of a capability's local document, if the document policy allows it."""
         arguments = _request(capabilityId=capability_id, documentId=document_id)
-        return DocumentResult.from_json(await self.call("read_document", arguments))
+        return DocumentResult.from_json(await self.call(TOOL_OF_METHOD["read_document"], arguments))
 
     async def reload(self, *, providers: Strings | None = None) -> ReloadResult:
         """Rebuild from the sources; publish atomically only if every provider validates.
@@ -497,6 +506,26 @@ class CapabilityGraph:
         self._snapshot = snapshot  # the atomic publication
         self._providers = candidate
         return {"ok": True, "revision": snapshot.revision, "providers": list(entries.values())}
+
+
+#: The handler of each operation, by the operation's SDK method name in the generated table
+#: (``call`` looks the tool's operation up, then its handler here; a test pins that the keys are
+#: exactly the SDK methods of the table).
+HANDLERS: Final[
+    dict[
+        str,
+        Callable[
+            [CapabilityGraph, Snapshot, Mapping[str, Any], CancelToken | None],
+            Coroutine[Any, Any, dict[str, Any]],
+        ],
+    ]
+] = {
+    "describe": CapabilityGraph._describe,
+    "list": CapabilityGraph._list,
+    "resolve": CapabilityGraph._resolve,
+    "match": CapabilityGraph._match,
+    "read_document": CapabilityGraph._read_document,
+}
 
 
 class BlockingCapabilityGraph:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Final
 
@@ -20,6 +19,7 @@ from ._cursor import decode_cursor, encode_cursor, filter_key
 from ._documents import media_type_for
 from ._errors import GraphError
 from ._frozen import freeze
+from ._generated.operations import OPERATION_TABLE, Operation
 from ._generated.taxonomy import ErrorCode, Phase
 from ._json import (
     NotPureJson,
@@ -35,12 +35,13 @@ from ._snapshot import RELATION_KINDS, Capability, Snapshot
 
 __all__ = [
     "OPERATIONS",
+    "TOOL_OF_METHOD",
     "Operation",
     "catalog_size",
     "check_result_size",
     "describe",
     "invalid_arguments_text",
-    "list_capabilities",
+    "list_page",
     "match_catalog",
     "match_catalog_steps",
     "oversized_request",
@@ -50,51 +51,10 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Operation:
-    tool: str
-    phase: Phase
-    request_schema: str
-    request_model: str  # module.Class under _generated.models (and module under validators)
-
-    @property
-    def compiled(self) -> str:
-        """The module of the request's compiled validator under ``_generated/validators``."""
-        return self.request_model.partition(".")[0]
-
-
-OPERATIONS: Final = {
-    op.tool: op
-    for op in (
-        Operation(
-            "describe_graph",
-            Phase.QUERY,
-            "describe-request.schema.json",
-            "describe_request.DescribeRequest",
-        ),
-        Operation(
-            "list_capabilities", Phase.QUERY, "list-request.schema.json", "list_request.ListRequest"
-        ),
-        Operation(
-            "resolve_capabilities",
-            Phase.QUERY,
-            "resolve-request.schema.json",
-            "resolve_request.ResolveRequest",
-        ),
-        Operation(
-            "match_capabilities",
-            Phase.MATCH,
-            "match-request.schema.json",
-            "match_request.MatchRequest",
-        ),
-        Operation(
-            "read_document",
-            Phase.DOCUMENT,
-            "read-document-request.schema.json",
-            "read_document_request.ReadDocumentRequest",
-        ),
-    )
-}
+#: The operations by tool name, from the generated operation table (``spec/``: operations.json).
+OPERATIONS: Final = {op.tool: op for op in OPERATION_TABLE}
+#: The tool each SDK method calls, by method name.
+TOOL_OF_METHOD: Final = {op.sdk_method: op.tool for op in OPERATION_TABLE}
 
 
 def _input_invalid(phase: Phase, message: str | None = None) -> GraphError:
@@ -198,7 +158,8 @@ def prepare_request(operation: Operation, arguments: Any, config: HostConfig) ->
         shaped["context"] = arguments["context"]
     arguments = shaped
     shaped = dict(arguments)
-    context_present = "context" in shaped and operation.tool == "match_capabilities"
+    # Only the match request has a context (the one operation of the match phase).
+    context_present = "context" in shaped and operation.phase is Phase.MATCH
     if context_present:
         if shaped["context"] is None:
             raise _input_invalid(phase, "/context must not be null (omit the key instead)")
@@ -280,9 +241,7 @@ def describe(snapshot: Snapshot, config: HostConfig, executor: str | None) -> di
 # -- list --------------------------------------------------------------------------------------
 
 
-def list_capabilities(
-    snapshot: Snapshot, config: HostConfig, request: Mapping[str, Any]
-) -> dict[str, Any]:
+def list_page(snapshot: Snapshot, config: HostConfig, request: Mapping[str, Any]) -> dict[str, Any]:
     phase = Phase.QUERY
     named = request.get("providers")
     if named is not None:

@@ -1,6 +1,8 @@
 """The ``capability-graph`` command line (CG-CLI-1 .. CG-CLI-6, CG-MAINT-1 .. CG-MAINT-8).
 
-Graph commands (a thin projection of :meth:`CapabilityGraph.call`)::
+Graph commands (a thin projection of :meth:`CapabilityGraph.call`; the parser and the request of
+describe, list, resolve, match and read are built from the generated operation table, whose
+source is ``spec/capability-graph/operations.json``)::
 
     capability-graph describe
     capability-graph list [--provider P]... [--tag T]... [--limit N] [--cursor C]
@@ -47,6 +49,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import re
@@ -60,6 +63,7 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn, TextIO, cast
 
 from ._errors import GraphError
 from ._files import Clobbered, create_new
+from ._generated.operations import OPERATION_TABLE, CliArgument, Operation
 from ._generated.taxonomy import ErrorCode, Phase
 from ._json import MalformedJson, NotPureJson, dumps, parse_request_text
 from ._mcp_install import CLIENTS as _CLIENTS
@@ -218,12 +222,6 @@ def _non_negative_int(text: str) -> int:
         raise argparse.ArgumentTypeError("must be an integer") from None
 
 
-_CONTEXT_HELP: Final = (
-    "a fact for the model executor: KEY=TEXT (a string) or KEY:=JSON (a number, boolean or "
-    "string as JSON); repeatable; e.g. --context lang=python --context retries:=3"
-)
-
-
 def _server_name(text: str) -> str:
     if not text or len(text) > 64 or not set(text) <= _SERVER_NAME_CHARS:
         raise argparse.ArgumentTypeError("must be 1..64 letters A-Z or a-z, digits, _ or -")
@@ -294,114 +292,13 @@ def _build_parser(out: TextIO, err: TextIO) -> _Parser:
         parser.commands[name] = sub
         return sub
 
-    command("describe", "Describe the graph: providers, revision, model, budgets.", "describe")
-
-    p = command(
-        "list",
-        "List the capabilities in scope, one page at a time.",
-        "list",
-        "list --provider acme --tag http --limit 20",
-        "list --cursor NEXT_CURSOR_FROM_THE_PREVIOUS_PAGE",
-    )
-    p.add_argument(
-        "--provider",
-        action="append",
-        metavar="P",
-        dest="providers",
-        help="only capabilities of this provider id (repeatable); e.g. --provider acme",
-    )
-    p.add_argument(
-        "--tag",
-        action="append",
-        metavar="T",
-        dest="tags",
-        help="only capabilities that carry this tag (repeatable: every tag); e.g. --tag http",
-    )
-    p.add_argument(
-        "--limit", type=_non_negative_int, metavar="N", help="page size, 1..500; e.g. --limit 20"
-    )
-    p.add_argument(
-        "--cursor",
-        metavar="C",
-        help="the nextCursor of the previous page, with the same filters; e.g. --cursor eyJ2Ijox",
-    )
-
-    p = command(
-        "resolve",
-        "Resolve capabilities by full id, following their relations.",
-        "resolve acme::route.validation",
-        "resolve acme::route.validation --relations requires,related --depth 2",
-    )
-    p.add_argument(
-        "ids",
-        nargs="+",
-        metavar="ID",
-        help="a full capability id, PROVIDER::CAPABILITY; e.g. acme::route.validation",
-    )
-    p.add_argument(
-        "--relations",
-        metavar="KIND,KIND",
-        help="relation kinds to follow, comma-separated; e.g. --relations requires,related",
-    )
-    p.add_argument(
-        "--depth",
-        type=_non_negative_int,
-        metavar="N",
-        help="how many relation steps to follow; e.g. --depth 2",
-    )
-
-    p = command(
-        "match",
-        "Ask the model executor which capabilities fit a request.",
-        'match "validate the body of a POST request"',
-        'match "retry failed payments" --context lang=python --context retries:=3 --limit 5',
-    )
-    p.add_argument(
-        "request",
-        metavar="TEXT",
-        help='what the user wants to do, in natural language; e.g. "validate a request body"',
-    )
-    p.add_argument(
-        "--context", action="append", type=_context_item, metavar="KEY=TEXT", help=_CONTEXT_HELP
-    )
-    p.add_argument(
-        "--provider",
-        action="append",
-        metavar="P",
-        dest="providers",
-        help="only consider this provider id (repeatable); e.g. --provider acme",
-    )
-    p.add_argument(
-        "--limit",
-        type=_non_negative_int,
-        metavar="N",
-        help="most candidates to return, 1..20; e.g. --limit 5",
-    )
-    p.add_argument(
-        "--timeout-ms",
-        type=_non_negative_int,
-        metavar="N",
-        help="deadline in milliseconds (default: the configured model timeout); "
-        "e.g. --timeout-ms 20000",
-    )
-
-    p = command(
-        "read",
-        "Read the text of a capability's local document.",
-        "read acme::route.validation guide",
-        "read acme::route.validation guide --raw > guide.md",
-    )
-    p.add_argument(
-        "capability_id",
-        metavar="CAPABILITY_ID",
-        help="the full id of the capability; e.g. acme::route.validation",
-    )
-    p.add_argument("document_id", metavar="DOCUMENT_ID", help="the document's id in it; e.g. guide")
-    p.add_argument(
-        "--raw",
-        action="store_true",
-        help="print the document's text only, not the result JSON; e.g. --raw > guide.md",
-    )
+    # The graph commands, from the generated operation table (``spec/``: operations.json).
+    for operation in OPERATION_TABLE:
+        p = command(operation.cli.command, operation.cli.help, *operation.cli.examples)
+        for argument in operation.cli.arguments:
+            _add_table_argument(p, argument)
+        if operation.sdk_method == "read_document":
+            _add_raw_flag(p)
 
     tools = ", ".join(OPERATIONS)
     p = command(
@@ -499,6 +396,38 @@ def _build_parser(out: TextIO, err: TextIO) -> _Parser:
     )
     _add_flags(p, json_flag=True, dry_run_flag=False)
     return parser
+
+
+def _add_table_argument(parser: argparse.ArgumentParser, argument: CliArgument) -> None:
+    """One argument of a graph command as the operation table declares it; its value lands in
+    the parsed arguments under :func:`_dest` (or the positional's name)."""
+    options: dict[str, Any] = {"metavar": argument.metavar, "help": argument.help}
+    if argument.type == "integer":
+        options["type"] = _non_negative_int
+    elif argument.type == "context-fact":
+        options["type"] = _context_item
+    if argument.positional is not None:
+        if argument.repeatable:
+            options["nargs"] = "+"
+        parser.add_argument(argument.positional, **options)
+    else:
+        assert argument.flag is not None
+        if argument.repeatable:
+            options["action"] = "append"
+        parser.add_argument(argument.flag, dest=_dest(argument), **options)
+
+
+def _dest(argument: CliArgument) -> str:
+    return argument.positional or "member_" + argument.member.replace("/", "_")
+
+
+def _add_raw_flag(parser: argparse.ArgumentParser) -> None:
+    """``read --raw``: an output option of the CLI, not a member of the request."""
+    parser.add_argument(
+        "--raw",
+        action="store_true",
+        help="print the document's text only, not the result JSON; e.g. --raw > guide.md",
+    )
 
 
 def _examples(*examples: str) -> str:
@@ -687,7 +616,7 @@ def _dispatch(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         except GraphError as error:  # a JSON text given in argv without one meaning
             _write_error(stderr, error)
             return EXIT_FAILED
-        raw = command == "read" and args.raw
+        raw: bool = getattr(args, "raw", False)
         return _graph_command(_config_path(args), tool, arguments, stdout, stderr, raw=raw)
     if command == "mcp":
         return _mcp_command(_config_path(args), stderr)
@@ -747,57 +676,37 @@ def _write_error(stderr: TextIO, error: GraphError) -> None:
 # --- graph commands -----------------------------------------------------------------------------
 
 
-def _describe_request(args: argparse.Namespace) -> tuple[str, Any]:
-    return "describe_graph", {}
-
-
-def _list_request(args: argparse.Namespace) -> tuple[str, Any]:
+def _table_request(operation: Operation, args: argparse.Namespace) -> tuple[str, Any]:
+    """The request of a graph command: each argument the operation table declares, when given,
+    sets its request member (a nested member, e.g. ``relations/depth``, in a nested object)."""
     request: dict[str, Any] = {}
-    if args.providers is not None:
-        request["providers"] = args.providers
-    if args.tags is not None:
-        request["tags"] = args.tags
-    if args.limit is not None:
-        request["limit"] = args.limit
-    if args.cursor is not None:
-        request["cursor"] = args.cursor
-    return "list_capabilities", request
+    for argument in operation.cli.arguments:
+        value = getattr(args, _dest(argument))
+        if value is None:
+            continue
+        if argument.type == "comma-separated":
+            value = value.split(",")
+        elif argument.type == "context-fact":
+            value = _context_object(operation.tool, argument.member, value)
+        *parents, name = argument.member.split("/")
+        target = request
+        for parent in parents:
+            target = target.setdefault(parent, {})
+        target[name] = value
+    return operation.tool, request
 
 
-def _resolve_request(args: argparse.Namespace) -> tuple[str, Any]:
-    request: dict[str, Any] = {"ids": args.ids}
-    relations: dict[str, Any] = {}
-    if args.relations is not None:
-        relations["kinds"] = args.relations.split(",")
-    if args.depth is not None:
-        relations["depth"] = args.depth
-    if relations:
-        request["relations"] = relations
-    return "resolve_capabilities", request
-
-
-def _match_request(args: argparse.Namespace) -> tuple[str, Any]:
-    request: dict[str, Any] = {"request": args.request}
-    if args.context is not None:
-        context: dict[str, Any] = {}
-        for key, value in args.context:
-            if key in context:
-                raise _Usage("argument --context: a KEY is given twice")
-            if isinstance(value, _JsonText):
-                value = _parse_request("match_capabilities", value.text, "/context/" + key)
-            context[key] = value
-        request["context"] = context
-    if args.providers is not None:
-        request["providers"] = args.providers
-    if args.limit is not None:
-        request["limit"] = args.limit
-    if args.timeout_ms is not None:
-        request["timeoutMs"] = args.timeout_ms
-    return "match_capabilities", request
-
-
-def _read_request(args: argparse.Namespace) -> tuple[str, Any]:
-    return "read_document", {"capabilityId": args.capability_id, "documentId": args.document_id}
+def _context_object(
+    tool: str, member: str, facts: list[tuple[str, str | _JsonText]]
+) -> dict[str, Any]:
+    context: dict[str, Any] = {}
+    for key, value in facts:
+        if key in context:
+            raise _Usage("argument --context: a KEY is given twice")
+        if isinstance(value, _JsonText):
+            value = _parse_request(tool, value.text, f"/{member}/{key}")
+        context[key] = value
+    return context
 
 
 def _call_request(args: argparse.Namespace) -> tuple[str, Any]:
@@ -878,11 +787,7 @@ def _read_stdin(limit: int) -> bytes:
 
 
 _GRAPH_COMMANDS: Final[dict[str, Callable[[argparse.Namespace], tuple[str, Any]]]] = {
-    "describe": _describe_request,
-    "list": _list_request,
-    "resolve": _resolve_request,
-    "match": _match_request,
-    "read": _read_request,
+    **{op.cli.command: functools.partial(_table_request, op) for op in OPERATION_TABLE},
     "call": _call_request,
 }
 
@@ -914,7 +819,9 @@ async def _call_graph(config: str, tool: str, arguments: Any) -> dict[str, Any]:
         if isinstance(arguments, _ArgumentsFile):
             budget = (await graph.describe()).budgets["maxInputBytes"]
             arguments = arguments.read(tool, budget)
-        if tool != "match_capabilities":
+        operation = OPERATIONS.get(tool)
+        if operation is None or operation.phase is not Phase.MATCH:
+            # Only the model executor's work is cancellable: Ctrl-C cancels it cleanly.
             return await graph.call(tool, arguments)
         token = CancelToken()
         with _sigint_cancels(token):

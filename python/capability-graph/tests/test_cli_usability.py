@@ -20,6 +20,7 @@ from capability_graph.cli import _CLIENTS, _build_parser
 from capability_graph_testing.common import expected, schema_validator
 from capability_graph_testing.surfaces import (
     CLI,
+    CLI_ARGV_TOKENS,
     DOCUMENT_TEXT,
     MATCHED,
     CliRun,
@@ -222,37 +223,7 @@ def test_usage_errors_never_repeat_the_callers_text(argv: list[str], config: Pat
 _SECRET_TOKENS = st.sampled_from(
     [SECRET, f"--{SECRET}", f"-{SECRET}", f"{SECRET}=1", f"{SECRET}:=1", f"--json={SECRET}"]
 )
-_TOKENS = st.sampled_from(
-    [
-        "describe",
-        "list",
-        "resolve",
-        "match",
-        "read",
-        "call",
-        "doctor",
-        "explain",
-        "--provider",
-        "--tag",
-        "--limit",
-        "--cursor",
-        "--relations",
-        "--depth",
-        "--context",
-        "--timeout-ms",
-        "--arguments",
-        "--arguments-file",
-        "--raw",
-        "--json",
-        "-h",
-        "--",
-        "acme::a",
-        "guide",
-        "describe_graph",
-        "1",
-        "{}",
-    ]
-)
+_TOKENS = st.sampled_from(CLI_ARGV_TOKENS)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

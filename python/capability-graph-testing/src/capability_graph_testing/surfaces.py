@@ -15,7 +15,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from capability_graph_testing.common import capability, provider
 
@@ -274,3 +274,70 @@ def env_without_config() -> dict[str, str]:
     env = dict(os.environ)
     env.pop("CAPABILITY_GRAPH_CONFIG", None)
     return env
+
+
+#: Tokens for fuzzing the CLI's argv: commands, options, ids, tool names, numbers, JSON texts,
+#: context items, codes, and text that is not a token at all (shared by the argv fuzz tests).
+CLI_ARGV_TOKENS: Final = (
+    "describe",
+    "list",
+    "resolve",
+    "match",
+    "read",
+    "call",
+    "doctor",
+    "explain",
+    "--provider",
+    "--tag",
+    "--limit",
+    "--cursor",
+    "--relations",
+    "--depth",
+    "--context",
+    "--timeout-ms",
+    "--arguments",
+    "--arguments-file",
+    "--raw",
+    "--json",
+    "--help",
+    "-h",
+    "--",
+    "acme",
+    "vault",
+    "acme::a",
+    "acme::b",
+    "vault::secrets",
+    "guide",
+    "upstream",
+    "gone",
+    "describe_graph",
+    "list_capabilities",
+    "resolve_capabilities",
+    "match_capabilities",
+    "read_document",
+    "requires,related",
+    "0",
+    "1",
+    "-1",
+    "9",
+    "500",
+    "1e3",
+    "k=v",
+    "k:=1",
+    "k:={}",
+    "k:=",
+    "=",
+    "{}",
+    "[]",
+    "null",
+    '{"ids":["acme::a"]}',
+    '{"request":"x"}',
+    "CG_GRAPH_CLOSED",
+    "cg_input_invalid",
+    "",
+    " ",
+    "-",
+    "\x00",
+    "é",
+    "SECRET-4f1c",
+)

@@ -19,9 +19,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SPEC_TEXT = ROOT / "spec" / "capability-graph" / "spec"
 
 #: What an external citation looks like: the design brief by name or section sign, the user's
-#: original files, an issue number.
+#: original files (named by a sequence number and a 16-digit hex digest), an issue number.
 EXTERNAL_CITATION = re.compile(
-    r"DESIGN|\N{SECTION SIGN}|seed file|000_0c123eaa5b62001b|001_fcb30675e978c950|issue #?[0-9]+"
+    r"DESIGN|\N{SECTION SIGN}|seed file|\b[0-9]{3}_[0-9a-f]{16}\b|issue #?[0-9]+"
 )
 
 #: Files that must name undefined ids or the citation patterns themselves, to test the checks.
@@ -73,8 +73,8 @@ def tracked() -> list[tuple[str, str]]:
         "see DESIGN section 4",
         "the rule of \N{SECTION SIGN}4.4",
         "from the seed file",
-        "000_0c123eaa5b62001b.txt error.mjs",
-        "001_fcb30675e978c950.txt",
+        "000_0123456789abcdef.txt error.mjs",
+        "001_fedcba9876543210.txt",
         "fixed in issue 13",
         "see issue #9",
     ],

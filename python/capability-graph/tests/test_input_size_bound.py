@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from capability_graph._json import dump_bytes
-from capability_graph._operations import _surely_larger_than
+from capability_graph._operations._requests import _surely_larger_than
 
 # Lone surrogates (which st.characters() leaves out) included: six bytes each in the compact
 # serialization.

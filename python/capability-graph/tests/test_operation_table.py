@@ -5,7 +5,12 @@ tools/list and the CLI's graph commands and flags. Only generated code names a t
 from __future__ import annotations
 
 import asyncio
+import importlib
+import inspect
+import pkgutil
 import re
+import typing
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +23,9 @@ from capability_graph import (
     CapabilityGraph,
 )
 from capability_graph._generated.operations import OPERATION_TABLE
-from capability_graph._graph import HANDLERS
+from capability_graph import _operations
 from capability_graph._mcp import build_server
-from capability_graph._operations import OPERATIONS
+from capability_graph._operations import HANDLERS, OPERATIONS, OperationContext, handler_module
 from capability_graph.cli import _GRAPH_COMMANDS
 from capability_graph_testing.common import SPEC, capability, inline, load_json, provider
 from capability_graph_testing.surfaces import MATCHED, cli, scripted
@@ -89,7 +94,29 @@ def test_generated_table_is_the_authored_table() -> None:
 
 def test_core_dispatches_every_operation_of_the_table_and_no_other() -> None:
     assert list(OPERATIONS) == [op["tool"] for op in TABLE]
-    assert sorted(HANDLERS) == sorted(op["sdk"]["method"] for op in TABLE)
+    assert list(HANDLERS) == [op["tool"] for op in TABLE]
+
+
+def test_every_handler_module_has_a_table_entry_and_every_entry_a_handler_module() -> None:
+    modules = sorted(
+        info.name
+        for info in pkgutil.iter_modules(_operations.__path__)
+        if not info.name.startswith("_")
+    )
+    assert modules == sorted(op["sdk"]["method"] for op in TABLE)
+
+
+@pytest.mark.parametrize("operation", OPERATION_TABLE, ids=[op.tool for op in OPERATION_TABLE])
+def test_each_handler_is_the_handle_of_its_module_with_the_one_signature(operation: Any) -> None:
+    handle = importlib.import_module(handler_module(operation)).handle
+    assert HANDLERS[operation.tool] is handle
+    assert inspect.iscoroutinefunction(handle)
+    assert list(inspect.signature(handle).parameters) == ["context", "request"]
+    assert typing.get_type_hints(handle) == {
+        "context": OperationContext,
+        "request": Mapping[str, Any],
+        "return": dict[str, Any],
+    }
 
 
 @pytest.mark.parametrize("graph_class", [CapabilityGraph, BlockingCapabilityGraph])

@@ -77,6 +77,7 @@ def test_public_api_is_pinned() -> None:
         "ProviderSource",
         "RelationDeclaration",
         "ReloadResult",
+        "Report",
         "ResolveResult",
         "Scope",
         "ScriptedExecutorConfig",
@@ -88,6 +89,7 @@ def test_public_api_is_pinned() -> None:
         "ScriptedStep",
         "ToolAdapter",
         "UrlDocumentDeclaration",
+        "diagnose",
     ]
     for name in capability_graph.__all__:
         assert getattr(capability_graph, name) is not None

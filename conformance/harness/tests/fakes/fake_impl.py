@@ -115,26 +115,26 @@ def _mutate(mutation: str, role: str, argv: list[str]) -> None:
 
         _match.project_executor_failure = leaky
     elif mutation == "refusal-no-match":
-        from capability_graph import CapabilityGraph, GraphError
-        from capability_graph._graph import HANDLERS
+        from capability_graph import GraphError
+        from capability_graph._operations import HANDLERS, TOOL_OF_METHOD
 
-        original_match = CapabilityGraph._match
+        tool = TOOL_OF_METHOD["match"]
+        original_match = HANDLERS[tool]
 
-        async def match(self: Any, snapshot: Any, request: Any, cancel: Any) -> dict[str, Any]:
+        async def match(context: Any, request: Any) -> dict[str, Any]:
             try:
-                return await original_match(self, snapshot, request, cancel)
+                return await original_match(context, request)
             except GraphError as error:
                 if error.code.value != "CG_MODEL_REFUSED":
                     raise
                 return {
                     "status": "no_match",
-                    "revision": snapshot.revision,
-                    "executor": self._executor_name,
+                    "revision": context.snapshot.revision,
+                    "executor": context.executor_name,
                     "candidates": [],
                 }
 
-        CapabilityGraph._match = match  # type: ignore[method-assign]
-        HANDLERS["match"] = match  # call() dispatches through the handler table
+        HANDLERS[tool] = match  # call() dispatches through the handler table
 
 
 def _load_driver() -> Any:

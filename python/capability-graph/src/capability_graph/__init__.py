@@ -11,10 +11,13 @@ import inspect
 from typing import TYPE_CHECKING, Any
 
 from ._cancel import CancelToken
+from ._diagnose import diagnose
 from ._errors import GraphError
 from ._executors import Executor, MatchJob
+from ._generated.blocking import BlockingCapabilityGraph
 from ._generated.taxonomy import CONTRACT_VERSION, ErrorCode, NextAction, Phase
-from ._graph import BlockingCapabilityGraph, CapabilityGraph, GraphOpening
+from ._graph import CapabilityGraph, GraphOpening
+from ._report import Report
 from ._results import (
     DescribeResult,
     DocumentResult,
@@ -136,6 +139,7 @@ __all__ = [
     "ProviderSource",
     "RelationDeclaration",
     "ReloadResult",
+    "Report",
     "ResolveResult",
     "Scope",
     "ScriptedExecutorConfig",
@@ -147,6 +151,7 @@ __all__ = [
     "ScriptedStep",
     "ToolAdapter",
     "UrlDocumentDeclaration",
+    "diagnose",
 ]
 
 

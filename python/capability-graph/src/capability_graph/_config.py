@@ -29,7 +29,9 @@ __all__ = [
     "HostConfig",
     "Source",
     "load_config",
+    "parse_config_file",
     "read_bounded_file",
+    "read_config_file",
 ]
 
 MAX_CONFIG_BYTES: Final = 1024 * 1024
@@ -132,13 +134,20 @@ def read_bounded_file(path: Path, limit: int) -> bytes | None:
         os.close(fd)
 
 
-def _config_from_file(path: Path) -> tuple[Any, Path]:
+def read_config_file(path: Path) -> bytes:
+    """The configuration file's bytes (read once), or the registry's ``unreadable`` error."""
     try:
         data = read_bounded_file(path, MAX_CONFIG_BYTES)
     except FileTooLarge:
         data = None
     if data is None:
         raise _unreadable()
+    return data
+
+
+def parse_config_file(data: bytes, path: Path) -> tuple[Any, Path]:
+    """The JSON value of a configuration file read from ``path``, and the folder its relative
+    paths are relative to; the ``unreadable`` error when it is not JSON data."""
     try:
         # Nulls, big numbers and depth are judged next, by the configuration's own rules.
         value = parse_pure_json(data, check_values=False, allow_null=True)
@@ -151,7 +160,8 @@ def load_config(config: Any, *, cwd: Path | None = None) -> HostConfig:
     """Validate ``config`` (mapping, path or generated model) and resolve it."""
     base = cwd if cwd is not None else Path.cwd()
     if isinstance(config, (str, os.PathLike)):
-        raw, base = _config_from_file(Path(config))
+        path = Path(config)
+        raw, base = parse_config_file(read_config_file(path), path)
     elif isinstance(config, Mapping):
         raw = config
     elif hasattr(config, "model_dump"):

@@ -15,42 +15,69 @@ import os
 import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
-from ._config import MAX_CONFIG_BYTES, FileTooLarge, Source, read_bounded_file
+from ._config import MAX_CONFIG_BYTES, Source, parse_config_file, read_config_file
+from ._errors import GraphError
 from ._json import NotPureJson, parse_pure_json
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
 
-__all__ = ["config_cause", "config_facts", "definition_facts", "unknown_config_keys"]
+__all__ = [
+    "Unreadable",
+    "config_facts",
+    "definition_facts",
+    "file_cause",
+    "read_configuration",
+    "unknown_config_keys",
+]
 
 
-def config_cause(config: str) -> str | None:
-    """Why the configuration file ``config`` cannot be read as JSON (None: it can)."""
-    if not config:
-        return "the configuration path is empty"
+class Unreadable(Exception):
+    """A configuration file that cannot be read as JSON: ``error`` is what ``open`` raises,
+    ``cause`` says why, for the host."""
+
+    def __init__(self, error: GraphError, cause: str) -> None:
+        super().__init__(cause)
+        self.error = error
+        self.cause = cause
+
+
+def read_configuration(config: str) -> tuple[Any, Path]:
+    """The JSON value of the configuration file ``config`` and its folder, read once, as
+    ``open`` reads it; :class:`Unreadable` when it cannot be read as JSON."""
     path = Path(config)
     shown = os.path.abspath(config)
-    problem = _file_problem(path, MAX_CONFIG_BYTES)
-    if problem is not None:
-        return f"{shown} {problem}"
-    data = read_bounded_file(path, MAX_CONFIG_BYTES) or b""
-    problem = _json_problem(data)
-    return None if problem is None else f"{shown} {problem}"
+    try:
+        data = read_config_file(path)
+    except GraphError as error:
+        cause = file_cause(path, MAX_CONFIG_BYTES)
+        raise Unreadable(error, f"{shown} {cause}" if config else _EMPTY_PATH) from None
+    try:
+        return parse_config_file(data, path)
+    except GraphError as error:
+        problem = _json_problem(data)
+        cause = f"{shown} {problem}" if problem else f"{shown} cannot be read"
+        raise Unreadable(error, cause if config else _EMPTY_PATH) from None
+
+
+_EMPTY_PATH: Final = "the configuration path is empty"
 
 
 def config_facts(config: str) -> str | None:
     """The cause of an unreadable configuration, else its unknown keys, else None."""
-    cause = config_cause(config)
-    if cause is not None:
-        return cause
-    data = read_bounded_file(Path(config), MAX_CONFIG_BYTES) or b""
-    unknown = unknown_config_keys(parse_pure_json(data, check_values=False, allow_null=True))
+    try:
+        raw, _ = read_configuration(config)
+    except Unreadable as unreadable:
+        return unreadable.cause
+    unknown = unknown_config_keys(raw)
     return f"unknown keys: {', '.join(unknown)}" if unknown else None
 
 
-def _file_problem(path: Path, limit: int) -> str | None:
+def file_cause(path: Path, limit: int) -> str:
+    """Why a file that could not be read cannot be, judged by ``stat`` (it is not opened
+    again: a file is read once)."""
     try:
         info = os.stat(path)
     except FileNotFoundError:
@@ -63,13 +90,9 @@ def _file_problem(path: Path, limit: int) -> str | None:
         return "is a directory, not a file"
     if not stat.S_ISREG(info.st_mode):
         return "is not a regular file"
-    try:
-        data = read_bounded_file(path, limit)
-    except FileTooLarge:
+    if info.st_size > limit:
         return f"is larger than the limit of {limit} bytes"
-    if data is None:
-        return "cannot be read (permission denied or not a regular file)"
-    return None
+    return "cannot be read (permission denied or not a regular file)"
 
 
 def _json_problem(data: bytes) -> str | None:
@@ -151,19 +174,20 @@ def _escape(part: Any) -> str:
 # --- definitions and relations -------------------------------------------------------------------
 
 
-def definition_facts(source: Source, max_bytes: int) -> str:
-    """Where a failing source comes from and, when it says so, its provider and bad relation."""
+def definition_facts(source: Source, data: bytes | None, max_bytes: int) -> str:
+    """Where a failing source comes from and, when it says so, its provider and bad relation.
+
+    ``data`` is what was read of a file source (None: it could not be read under ``max_bytes``;
+    ``stat`` says why).
+    """
     if source.path is None:
         facts = ["inline definition"]
-    else:
-        problem = _file_problem(source.path, max_bytes)
-        facts = [f"file {source.path}" + (f" {problem}" if problem else "")]
-        if problem is not None:
-            return facts[0]
-    if source.path is None:
         value = source.definition
     else:
-        value, problem = _definition_file(source.path, max_bytes)
+        facts = [f"file {source.path}"]
+        if data is None:
+            return f"{facts[0]} {file_cause(source.path, max_bytes)}"
+        value, problem = _definition_value(data)
         if problem is not None:
             return f"{facts[0]} {problem}"
     if isinstance(value, Mapping):
@@ -176,9 +200,8 @@ def definition_facts(source: Source, max_bytes: int) -> str:
     return "; ".join(facts)
 
 
-def _definition_file(path: Path, max_bytes: int) -> tuple[Any, str | None]:
-    """The definition file's JSON value, or why it is not JSON data."""
-    data = read_bounded_file(path, max_bytes) or b""
+def _definition_value(data: bytes) -> tuple[Any, str | None]:
+    """A definition file's JSON value, or why it is not JSON data."""
     problem = _json_problem(data)
     if problem is not None:
         return None, problem

@@ -1,10 +1,12 @@
-"""``CapabilityGraph`` (async) and ``BlockingCapabilityGraph`` (its blocking twin).
+"""``CapabilityGraph``, the async graph (its blocking twin is generated from it: see
+``_generated/blocking.py``).
 
-Both expose the same method names. Every public operation funnels through one JSON entry point,
-``CapabilityGraph.call`` (tool name + JSON arguments -> JSON result), so the SDK, the Tool
-Adapter, the MCP server and the CLI share one validation path, one precedence order and one
-error projection. SDK methods only translate keyword arguments into the JSON request and the
-JSON result into a typed result.
+Every public operation funnels through one JSON entry point, ``CapabilityGraph.call`` (tool name
++ JSON arguments -> JSON result), so the SDK, the Tool Adapter, the MCP server and the CLI share
+one validation path, one precedence order and one error projection. ``call`` dispatches to the
+operation's handler module (``_operations``); SDK methods only translate keyword arguments into
+the JSON request and the JSON result into a typed result. Opening and reloading run the steps of
+``_loader``.
 
 ``CapabilityGraph.open`` returns a ``GraphOpening``: a coroutine that is also an async context
 manager, so both ``graph = await CapabilityGraph.open(...)`` and
@@ -20,35 +22,26 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import threading
-import time
-from collections.abc import Callable, Coroutine, Generator, Mapping
-from concurrent.futures import CancelledError, Future
+from collections.abc import Coroutine, Generator, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Final, Generic, Self, TypeVar
+from typing import Any, Generic, Self, TypeVar
 
 from ._cancel import CancelToken
-from ._config import HostConfig, load_config
-from ._context import validate_context
-from ._documents import media_type_for, read_document_file
+from ._config import HostConfig
 from ._errors import GraphError
-from ._executors import Executor, MatchJob, build_executor, configured_timeout_ms, describe_executor
+from ._executors import Executor, describe_executor
 from ._generated.taxonomy import ErrorCode, Phase
-from ._match import run_match
+from ._loader import LoadedGraph, open_graph, reload_sources
 from ._operations import (
+    HANDLERS,
     OPERATIONS,
     TOOL_OF_METHOD,
-    catalog_size,
-    check_named_providers,
+    OperationContext,
     check_result_size,
-    describe,
-    find_capabilities,
-    list_page,
-    match_catalog_steps,
     prepare_request,
-    resolve,
 )
+from ._operations.describe import described
 from ._results import (
     DescribeResult,
     DocumentResult,
@@ -57,11 +50,10 @@ from ._results import (
     ReloadResult,
     ResolveResult,
 )
-from ._snapshot import Provider, Snapshot, build_snapshot, load_provider, no_gc, open_snapshot
+from ._snapshot import Provider, Snapshot
 
-__all__ = ["BlockingCapabilityGraph", "CapabilityGraph", "GraphOpening"]
+__all__ = ["CapabilityGraph", "GraphOpening", "Strings"]
 
-T = TypeVar("T")
 G = TypeVar("G", bound="CapabilityGraph")
 # ``list`` is an operation name on the graph classes; annotations inside them use this alias.
 Strings = list[str]
@@ -168,24 +160,12 @@ class CapabilityGraph:
     @classmethod
     async def _opened(cls, config: Any, executor: Executor | None) -> Self:
         cwd = Path(os.getcwd())
-        return await asyncio.to_thread(cls._open_blocking, config, executor, cwd)
+        loaded = await asyncio.to_thread(open_graph, config, executor, cwd)
+        return cls._from_loaded(loaded)
 
     @classmethod
-    def _open_blocking(cls, config: Any, executor: Executor | None, cwd: Path) -> Self:
-        host = load_config(config, cwd=cwd)
-        model_executor = executor
-        if model_executor is None and host.model is not None:
-            model_executor = build_executor(host.model)
-        snapshot, providers = open_snapshot(host)
-        if host.scope is not None:
-            for position, provider_id in enumerate(host.scope):
-                if provider_id not in snapshot.providers:
-                    raise GraphError(
-                        ErrorCode.CG_CONFIG_INVALID,
-                        Phase.CONFIG,
-                        f"/scope/providers/{position} names a provider that is not loaded",
-                    )
-        return cls(host, snapshot, providers, model_executor)
+    def _from_loaded(cls, loaded: LoadedGraph) -> Self:
+        return cls(loaded.config, loaded.snapshot, loaded.providers, loaded.executor)
 
     async def close(self) -> None:
         """Close the graph: running matches fail with ``CG_GRAPH_CLOSED``. Idempotent."""
@@ -209,12 +189,12 @@ class CapabilityGraph:
 
     def _state(self) -> str:
         """``revision=... providers=[...] closed=...``: what ``describe`` reports, in short."""
-        described = describe(self._snapshot, self._config, self._executor_name)
-        ids = [repr(provider["providerId"]) for provider in described["providers"]]
+        summary = described(self._snapshot, self._config, self._executor_name)
+        ids = [repr(provider["providerId"]) for provider in summary["providers"]]
         if len(ids) > _REPR_PROVIDERS:
             ids[_REPR_PROVIDERS:] = [f"<{len(ids) - _REPR_PROVIDERS} more>"]
         return (
-            f"revision={described['revision']!r} providers=[{', '.join(ids)}] closed={self._closed}"
+            f"revision={summary['revision']!r} providers=[{', '.join(ids)}] closed={self._closed}"
         )
 
     async def __aenter__(self) -> Self:
@@ -243,126 +223,18 @@ class CapabilityGraph:
         if operation is None:
             raise GraphError.of(ErrorCode.CG_INPUT_INVALID, Phase.QUERY, variant="unknownTool")
         request = prepare_request(operation, arguments, self._config)
-        handler = HANDLERS[operation.sdk_method]
-        result = await handler(self, self._snapshot, request, cancel)
+        context = OperationContext(
+            snapshot=self._snapshot,
+            config=self._config,
+            executor=self._executor,
+            executor_name=self._executor_name,
+            cancel=cancel,
+            stop=self._stop,
+        )
+        result = await HANDLERS[operation.tool](context, request)
         self._check_open()
         check_result_size(result, self._config, operation.phase)
         return result
-
-    # -- the handlers of the operations (one signature: see HANDLERS) --------------------------
-
-    async def _describe(
-        self, snapshot: Snapshot, request: Mapping[str, Any], cancel: CancelToken | None
-    ) -> dict[str, Any]:
-        return describe(snapshot, self._config, self._executor_name)
-
-    async def _list(
-        self, snapshot: Snapshot, request: Mapping[str, Any], cancel: CancelToken | None
-    ) -> dict[str, Any]:
-        return list_page(snapshot, self._config, request)
-
-    async def _resolve(
-        self, snapshot: Snapshot, request: Mapping[str, Any], cancel: CancelToken | None
-    ) -> dict[str, Any]:
-        return resolve(snapshot, self._config, request)
-
-    async def _match(
-        self, snapshot: Snapshot, request: Mapping[str, Any], cancel: CancelToken | None
-    ) -> dict[str, Any]:
-        phase = Phase.MATCH
-        context = validate_context(request["context"]) if "context" in request else {}
-        named = request.get("providers")
-        if named is not None:
-            check_named_providers(snapshot, self._config, named, phase)
-        if self._executor is None:
-            raise GraphError.of(ErrorCode.CG_MODEL_NOT_CONFIGURED)
-        timeout_ms = request.get("timeoutMs", configured_timeout_ms(self._config.model))
-        deadline = time.monotonic() + timeout_ms / 1000
-        if catalog_size(snapshot, self._config, named) > self._config.budgets.max_catalog_entries:
-            raise GraphError.of(ErrorCode.CG_CATALOG_TOO_LARGE, phase)
-        entries = await self._catalog(snapshot, named, deadline, cancel)
-        job = MatchJob(
-            request=request["request"],
-            context=context,
-            catalog=entries,
-            limit=request.get("limit", 5),
-            deadline=deadline,
-        )
-        outcome = await run_match(
-            self._executor,
-            job,
-            cancel=cancel,
-            max_output_bytes=self._config.budgets.max_model_output_bytes,
-            stop=self._stop,
-        )
-        return {
-            "status": outcome.status,
-            "revision": snapshot.revision,
-            "executor": self._executor_name,
-            "candidates": outcome.candidates,
-        }
-
-    async def _catalog(
-        self,
-        snapshot: Snapshot,
-        named: Strings | None,
-        deadline: float,
-        cancel: CancelToken | None,
-    ) -> tuple[Any, ...]:
-        """The match catalog of ``snapshot``: built once per snapshot and selection, in time
-        slices on the loop (summarizing 100,000 capabilities takes seconds, which no other
-        request must wait for), no longer than the match's deadline -- past it the match is
-        ``CG_MODEL_TIMEOUT`` and the build keeps its progress for the next match."""
-        steps = match_catalog_steps(snapshot, self._config, named)
-        while True:
-            try:
-                next(steps)
-            except StopIteration as done:
-                catalog: tuple[Any, ...] = done.value
-                return catalog
-            await asyncio.sleep(0)
-            self._check_open()
-            if cancel is not None and cancel.cancelled:
-                raise GraphError.of(ErrorCode.CG_MODEL_CANCELLED)
-            if time.monotonic() >= deadline:
-                raise GraphError.of(ErrorCode.CG_MODEL_TIMEOUT)
-
-    async def _read_document(
-        self, snapshot: Snapshot, request: Mapping[str, Any], cancel: CancelToken | None
-    ) -> dict[str, Any]:
-        phase = Phase.DOCUMENT
-        capability_id, document_id = request["capabilityId"], request["documentId"]
-        (capability,) = find_capabilities(snapshot, self._config, [capability_id], phase)
-        document = next(
-            (d for d in capability.declaration.get("documents", ()) if d["id"] == document_id),
-            None,
-        )
-        if document is None:
-            raise GraphError.of(ErrorCode.CG_DOCUMENT_NOT_FOUND)
-        if "url" in document:
-            raise GraphError.of(ErrorCode.CG_DOCUMENT_REFERENCE_ONLY)
-        bodies = self._config.bodies
-        if bodies == "none" or (
-            not isinstance(bodies, str) and capability.provider_id not in bodies
-        ):
-            raise GraphError.of(ErrorCode.CG_ACCESS_DENIED, phase, variant="body")
-        provider = snapshot.providers[capability.provider_id]
-        if provider.document_root is None:
-            raise GraphError.of(ErrorCode.CG_DOCUMENT_ROOT_REQUIRED)
-        body = await asyncio.to_thread(
-            read_document_file,
-            provider.document_root,
-            document["path"],
-            max_bytes=self._config.budgets.max_document_bytes,
-        )
-        return {
-            "capabilityId": capability_id,
-            "documentId": document_id,
-            "mediaType": media_type_for(document["path"]),
-            "bytes": body.bytes,
-            "sha256": body.sha256,
-            "text": body.text,
-        }
 
     # -- the SDK operations ------------------------------------------------------------------
 
@@ -436,251 +308,10 @@ class CapabilityGraph:
             return ReloadResult.from_json(await asyncio.to_thread(self._reload_blocking, providers))
 
     def _reload_blocking(self, names: Strings | None) -> dict[str, Any]:
-        current = self._providers
-        serving = {p.provider_id: p for p in current.values()}
-        if names is not None:
-            if not isinstance(names, list) or not names:  # trusted, but still checked
-                raise GraphError(
-                    ErrorCode.CG_CONFIG_INVALID,
-                    Phase.CONFIG,
-                    "/providers must be a non-empty array",
-                )
-            for position, name in enumerate(names):
-                if not isinstance(name, str) or name not in serving:
-                    raise GraphError(
-                        ErrorCode.CG_CONFIG_INVALID,
-                        Phase.CONFIG,
-                        f"/providers/{position} names a provider that is not loaded",
-                    )
-        wanted = set(names) if names is not None else set(serving)
-        candidate: dict[int, Provider] = {}
-        entries: dict[int, dict[str, Any]] = {}
-        failed = False
-        with no_gc():
-            for source in self._config.sources:
-                old = current[source.index]
-                if old.provider_id not in wanted:
-                    candidate[source.index] = old
-                    continue
-                try:
-                    new, _ = load_provider(source, self._config.budgets)
-                except GraphError as error:
-                    failed = True
-                    entries[source.index] = {
-                        "providerId": old.provider_id,
-                        "ok": False,
-                        "revision": old.revision,
-                        "error": error.to_json(),
-                    }
-                    continue
-                candidate[source.index] = new
-                entries[source.index] = {
-                    "providerId": new.provider_id,
-                    "ok": True,
-                    "revision": new.revision,
-                    "changed": new.revision != old.revision or new.provider_id != old.provider_id,
-                }
-            if not failed:
-                try:
-                    snapshot = build_snapshot(
-                        candidate.values(), self._config.budgets, self._config.scope
-                    )
-                except GraphError as error:
-                    failed = True
-                    for index in entries:
-                        entries[index] = {
-                            "providerId": current[index].provider_id,
-                            "ok": False,
-                            "revision": current[index].revision,
-                            "error": error.to_json(),
-                        }
-        if failed:
-            return {
-                "ok": False,
-                "error": GraphError(ErrorCode.CG_RELOAD_FAILED).to_json(),
-                "revision": self._snapshot.revision,
-                "providers": list(entries.values()),
-            }
-        if self._closed:
-            raise GraphError(ErrorCode.CG_GRAPH_CLOSED)
-        self._snapshot = snapshot  # the atomic publication
-        self._providers = candidate
-        return {"ok": True, "revision": snapshot.revision, "providers": list(entries.values())}
-
-
-#: The handler of each operation, by the operation's SDK method name in the generated table
-#: (``call`` looks the tool's operation up, then its handler here; a test pins that the keys are
-#: exactly the SDK methods of the table).
-HANDLERS: Final[
-    dict[
-        str,
-        Callable[
-            [CapabilityGraph, Snapshot, Mapping[str, Any], CancelToken | None],
-            Coroutine[Any, Any, dict[str, Any]],
-        ],
-    ]
-] = {
-    "describe": CapabilityGraph._describe,
-    "list": CapabilityGraph._list,
-    "resolve": CapabilityGraph._resolve,
-    "match": CapabilityGraph._match,
-    "read_document": CapabilityGraph._read_document,
-}
-
-
-class BlockingCapabilityGraph:
-    """The blocking twin of [CapabilityGraph][capability_graph.CapabilityGraph]: the same methods,
-    without ``await``. Open it with ``with BlockingCapabilityGraph.open(config) as graph:``.
-
-    It runs the async graph on a private event loop in a daemon thread, so it may be used from
-    several threads at once; ``close()`` stops running matches and then the loop.
-
-    Calls and ``close()`` may race from any number of threads. One lock orders them: a call is
-    handed to the loop only while the graph is open, and ``close()`` marks the graph closing
-    under the same lock before it stops anything, so every call handed over becomes a task
-    before the loop's final drain, which settles it. A call the drain cancelled (a reload in
-    flight, a read) answers ``CG_GRAPH_CLOSED``; the first ``close()`` does the work and every
-    other waits for it; nothing is left running when any of them returns.
-    """
-
-    def __init__(
-        self, loop: asyncio.AbstractEventLoop, thread: threading.Thread, graph: CapabilityGraph
-    ) -> None:
-        self._loop = loop
-        self._thread = thread
-        self._graph = graph
-        self._state = threading.Lock()  # orders hand-overs to the loop and the start of close
-        self._closing = False
-        self._closer = threading.Lock()  # held by the close that does the work
-        self._stopped = threading.Event()
-
-    @classmethod
-    def open(cls, config: Any, *, executor: Executor | None = None) -> Self:
-        """Open the graph, as [CapabilityGraph.open][capability_graph.CapabilityGraph.open]
-        does, and return it (it is a context manager that closes it on exit)."""
-        loop = asyncio.new_event_loop()
-        thread = threading.Thread(target=loop.run_forever, name="capability-graph", daemon=True)
-        thread.start()
-        try:
-            graph = asyncio.run_coroutine_threadsafe(
-                CapabilityGraph._opened(config, executor), loop
-            ).result()
-        except BaseException:
-            _stop_loop(loop, thread)
-            raise
-        return cls(loop, thread, graph)
-
-    def _run(self, factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
-        with self._state:
-            if self._closing or self._graph.closed:
-                raise GraphError(ErrorCode.CG_GRAPH_CLOSED)
-            future: Future[T] = asyncio.run_coroutine_threadsafe(factory(), self._loop)
-        try:
-            return future.result()
-        except CancelledError:  # the final drain of close() cancelled it
-            raise GraphError(ErrorCode.CG_GRAPH_CLOSED) from None
-
-    def call(
-        self, tool: str, arguments: Any, *, cancel: CancelToken | None = None
-    ) -> dict[str, Any]:
-        """See [CapabilityGraph.call][capability_graph.CapabilityGraph.call]."""
-        return self._run(lambda: self._graph.call(tool, arguments, cancel=cancel))
-
-    def describe(self) -> DescribeResult:
-        """See [CapabilityGraph.describe][capability_graph.CapabilityGraph.describe]."""
-        return self._run(self._graph.describe)
-
-    def list(
-        self,
-        *,
-        providers: Strings | None = None,
-        tags: Strings | None = None,
-        limit: int | None = None,
-        cursor: str | None = None,
-    ) -> ListResult:
-        """See [CapabilityGraph.list][capability_graph.CapabilityGraph.list]."""
-        return self._run(
-            lambda: self._graph.list(providers=providers, tags=tags, limit=limit, cursor=cursor)
-        )
-
-    def resolve(self, *, ids: Strings, relations: Mapping[str, Any] | None = None) -> ResolveResult:
-        """See [CapabilityGraph.resolve][capability_graph.CapabilityGraph.resolve]."""
-        return self._run(lambda: self._graph.resolve(ids=ids, relations=relations))
-
-    def match(
-        self,
-        *,
-        request: str,
-        context: Mapping[str, Any] | None = None,
-        providers: Strings | None = None,
-        limit: int | None = None,
-        timeout_ms: int | None = None,
-        cancel: CancelToken | None = None,
-    ) -> MatchResult:
-        """See [CapabilityGraph.match][capability_graph.CapabilityGraph.match]; ``cancel`` may be
-        cancelled from any thread."""
-        return self._run(
-            lambda: self._graph.match(
-                request=request,
-                context=context,
-                providers=providers,
-                limit=limit,
-                timeout_ms=timeout_ms,
-                cancel=cancel,
-            )
-        )
-
-    def read_document(self, *, capability_id: str, document_id: str) -> DocumentResult:
-        """See [CapabilityGraph.read_document][capability_graph.CapabilityGraph.read_document]."""
-        return self._run(
-            lambda: self._graph.read_document(capability_id=capability_id, document_id=document_id)
-        )
-
-    def reload(self, *, providers: Strings | None = None) -> ReloadResult:
-        """See [CapabilityGraph.reload][capability_graph.CapabilityGraph.reload]."""
-        return self._run(lambda: self._graph.reload(providers=providers))
-
-    def close(self) -> None:
-        """Close the graph (running matches fail with ``CG_GRAPH_CLOSED``). Idempotent and safe
-        from any number of threads at once: each returns once the loop has stopped."""
-        with self._state:
-            self._closing = True
-        with self._closer:
-            if self._stopped.is_set():
-                return
-            try:
-                if self._thread.is_alive():
-                    asyncio.run_coroutine_threadsafe(self._graph.close(), self._loop).result()
-            finally:
-                _stop_loop(self._loop, self._thread)
-                self._stopped.set()
-
-    @property
-    def closed(self) -> bool:
-        """True once [close][capability_graph.BlockingCapabilityGraph.close] was called."""
-        return self._graph.closed
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self._graph._state()}>"
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-
-def _stop_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
-    async def _drain() -> None:
-        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        await loop.shutdown_asyncgens()
-        await loop.shutdown_default_executor()
-
-    if thread.is_alive():
-        asyncio.run_coroutine_threadsafe(_drain(), loop).result()
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join()
-    loop.close()
+        reloaded = reload_sources(self._config, self._providers, self._snapshot, names)
+        if reloaded.snapshot is None or reloaded.providers is None:
+            return reloaded.result
+        self._check_open()
+        self._snapshot = reloaded.snapshot  # the atomic publication
+        self._providers = reloaded.providers
+        return reloaded.result

@@ -302,7 +302,7 @@ def _check_graph(report: Report, config: str) -> dict[str, Any] | None:
     from ._config import load_config
     from ._doctor import config_facts
     from ._errors import GraphError
-    from ._graph import BlockingCapabilityGraph
+    from ._generated.blocking import BlockingCapabilityGraph
 
     shown = os.path.abspath(config) if config else repr(config)
     try:

@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ._config import Budgets, FileTooLarge, HostConfig, Source, read_bounded_file
+from ._config import Budgets, FileTooLarge, Source, read_bounded_file
 from ._documents import DocumentRoot, check_document_path
 from ._errors import GraphError
 from ._generated.taxonomy import ErrorCode, Phase
@@ -39,7 +39,15 @@ from ._json import NotPureJson, canonical_bytes, check_depth, check_pure_value, 
 from ._schemas import pointer_message
 from ._validation import definition_problem
 
-__all__ = ["ACYCLIC_KINDS", "Capability", "Provider", "Snapshot", "build_snapshot", "load_provider"]
+__all__ = [
+    "ACYCLIC_KINDS",
+    "Capability",
+    "Provider",
+    "Snapshot",
+    "build_snapshot",
+    "load_provider",
+    "read_definition_file",
+]
 
 ACYCLIC_KINDS: Final = ("requires", "parent", "specializes")
 RELATION_KINDS: Final = (*ACYCLIC_KINDS, "related")
@@ -129,17 +137,8 @@ def no_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _read_source(source: Source, budgets: Budgets) -> Any:
-    if source.path is None:  # inline: whatever the host passed, even None, is the definition
-        _count_within_budget(source.definition, budgets)
-        try:
-            check_pure_value(source.definition, "")
-        except NotPureJson as problem:
-            raise _invalid(
-                ErrorCode.CG_DEFINITION_INVALID, pointer_message(problem.pointer, problem.reason)
-            ) from None
-        # A private copy: the caller's object may change after open without changing the graph.
-        return copy.deepcopy(source.definition)
+def read_definition_file(source: Source, budgets: Budgets) -> bytes:
+    """The bytes of a file source's definition (read once), or the error ``open`` gives."""
     assert source.path is not None
     try:
         data = read_bounded_file(source.path, budgets.max_definition_bytes)
@@ -153,6 +152,22 @@ def _read_source(source: Source, budgets: Budgets) -> Any:
             Phase.CONFIG,
             f"/providers/{source.index}/path is not a readable regular file",
         )
+    return data
+
+
+def _read_source(source: Source, budgets: Budgets, data: bytes | None) -> Any:
+    if source.path is None:  # inline: whatever the host passed, even None, is the definition
+        _count_within_budget(source.definition, budgets)
+        try:
+            check_pure_value(source.definition, "")
+        except NotPureJson as problem:
+            raise _invalid(
+                ErrorCode.CG_DEFINITION_INVALID, pointer_message(problem.pointer, problem.reason)
+            ) from None
+        # A private copy: the caller's object may change after open without changing the graph.
+        return copy.deepcopy(source.definition)
+    if data is None:
+        data = read_definition_file(source, budgets)
     try:
         value = parse_pure_json(data, check_values=False)
         # The pure-JSON rules come before the count and the schema (CG-OPEN-1 step 4), and the
@@ -175,9 +190,15 @@ def _count_within_budget(value: Any, budgets: Budgets) -> None:
             raise _invalid(ErrorCode.CG_CATALOG_TOO_LARGE)
 
 
-def load_provider(source: Source, budgets: Budgets) -> tuple[Provider, Mapping[str, Any]]:
-    """Read and validate one source on its own (everything but the cross-provider rules)."""
-    value = _read_source(source, budgets)
+def load_provider(
+    source: Source, budgets: Budgets, data: bytes | None = None
+) -> tuple[Provider, Mapping[str, Any]]:
+    """Read and validate one source on its own (everything but the cross-provider rules).
+
+    ``data`` is a file source's bytes when the caller has read them already
+    (:func:`read_definition_file`); otherwise the file is read here.
+    """
+    value = _read_source(source, budgets, data)
     problem = definition_problem(value) if isinstance(value, dict) else "/ must be an object"
     if problem is not None:
         code = (
@@ -357,11 +378,3 @@ def _check_acyclic(capabilities: Mapping[str, Capability]) -> None:
                 if seen is None:
                     state[child] = 1
                     stack.append((child, iter(successors.get(child, ()))))
-
-
-def open_snapshot(config: HostConfig) -> tuple[Snapshot, dict[int, Provider]]:
-    """Load every source of ``config`` and build the first snapshot."""
-    with no_gc():
-        loaded = {s.index: load_provider(s, config.budgets)[0] for s in config.sources}
-        snapshot = build_snapshot(loaded.values(), config.budgets, config.scope)
-    return snapshot, loaded

@@ -29,7 +29,8 @@ from ._schemas import load_schema
 
 if TYPE_CHECKING:
     from ._cancel import CancelToken
-    from ._graph import BlockingCapabilityGraph, CapabilityGraph
+    from ._generated.blocking import BlockingCapabilityGraph
+    from ._graph import CapabilityGraph
 
 __all__ = ["BlockingToolAdapter", "ToolAdapter", "tool_definitions", "tool_names"]
 

@@ -1,0 +1,104 @@
+"""``resolve``: the full declarations of capabilities, with their relations followed.
+
+Details come from the snapshot's cache of frozen details, so a resolve costs the traversal; its
+size check then serializes the result once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .._documents import media_type_for
+from .._frozen import freeze
+from .._generated.taxonomy import Phase
+from .._snapshot import RELATION_KINDS, Capability
+from ._common import OperationContext, find_capabilities, in_scope
+
+__all__ = ["detail", "handle"]
+
+
+async def handle(context: OperationContext, request: Mapping[str, Any]) -> dict[str, Any]:
+    """The roots, the capabilities reached through the requested relations, and the edges."""
+    snapshot, config = context.snapshot, context.config
+    ids = list(dict.fromkeys(request["ids"]))
+    roots = find_capabilities(snapshot, config, ids, Phase.QUERY)
+    traversal = request.get("relations", {})
+    kinds = set(traversal.get("kinds", RELATION_KINDS))
+    depth = traversal.get("depth", 1)
+    order = [c.full_id for c in roots]
+    visited = set(order)
+    edges: list[dict[str, str]] = []
+    unresolved: list[dict[str, str]] = []
+    frontier = roots
+    for _level in range(depth):
+        reached: list[Capability] = []
+        for capability in frontier:
+            for kind, target in capability.relations:
+                if kind not in kinds:
+                    continue
+                provider_id = target.partition("::")[0]
+                reason = None
+                if not in_scope(config, provider_id):
+                    reason = "out_of_scope"
+                elif provider_id not in snapshot.providers:
+                    reason = "provider_not_loaded"
+                elif target not in snapshot.capabilities:
+                    reason = "capability_not_found"
+                if reason is not None:
+                    edge = {
+                        "from": capability.full_id,
+                        "kind": kind,
+                        "target": target,
+                        "reason": reason,
+                    }
+                    unresolved.append(edge)
+                    continue
+                edges.append({"from": capability.full_id, "kind": kind, "to": target})
+                if target not in visited:
+                    visited.add(target)
+                    order.append(target)
+                    reached.append(snapshot.capabilities[target])
+        if not reached:
+            break
+        frontier = reached
+    details = snapshot.details
+    capabilities = []
+    for full_id in order:
+        frozen = details.get(full_id)
+        if frozen is None:
+            frozen = details[full_id] = freeze(detail(snapshot.capabilities[full_id]))
+        capabilities.append(frozen)
+    return {
+        "status": "partial" if unresolved else "ok",
+        "revision": snapshot.revision,
+        "capabilities": capabilities,
+        "edges": edges,
+        "unresolved": unresolved,
+    }
+
+
+def detail(capability: Capability) -> dict[str, Any]:
+    """A capability as ``resolve`` shows it: its summary, relations and document metadata."""
+    declaration = capability.declaration
+    result = capability.summary()
+    if "whenToUse" in declaration:
+        result["whenToUse"] = declaration["whenToUse"]
+    result["relations"] = [{"kind": k, "target": t} for k, t in capability.relations]
+    result["documents"] = [_document_metadata(d) for d in declaration.get("documents", ())]
+    return result
+
+
+def _document_metadata(document: Mapping[str, Any]) -> dict[str, Any]:
+    metadata: dict[str, Any] = {"id": document["id"], "title": document["title"]}
+    for key in ("role", "locale"):
+        if key in document:
+            metadata[key] = document[key]
+    if "path" in document:
+        metadata["mediaType"] = media_type_for(document["path"])
+        metadata["kind"] = "file"
+    else:
+        metadata["mediaType"] = media_type_for(document["url"].split("?")[0].split("#")[0])
+        metadata["kind"] = "url"
+        metadata["url"] = document["url"]
+    return metadata

@@ -1,0 +1,68 @@
+"""tools/gen_blocking.py: the committed blocking twin is what the async class generates, and a
+change to the async class's public methods reaches the twin (or fails ``--check``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gen_blocking
+import pytest
+
+
+def _render(source: str) -> str:
+    return gen_blocking.render(source, gen_blocking.RUNNER.read_text(encoding="utf-8"))
+
+
+def test_the_committed_twin_is_what_the_async_class_generates() -> None:
+    assert gen_blocking.main(["--check"]) == 0
+
+
+def test_check_fails_when_the_committed_twin_is_stale(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    changed = tmp_path / "_graph.py"
+    changed.write_text(
+        gen_blocking.SOURCE.read_text(encoding="utf-8").replace(
+            "    async def describe(self) -> DescribeResult:",
+            "    async def describe(self, *, verbose: bool = False) -> DescribeResult:",
+        ),
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(gen_blocking, "SOURCE", changed)
+    assert gen_blocking.main(["--check"]) == 1
+    assert "_generated/blocking.py is stale: run python tools/gen_blocking.py" in (
+        capsys.readouterr().err
+    )
+
+
+def test_a_new_parameter_of_an_async_method_appears_in_the_twin_and_is_forwarded() -> None:
+    source = gen_blocking.SOURCE.read_text(encoding="utf-8").replace(
+        "    async def describe(self) -> DescribeResult:",
+        "    async def describe(self, *, verbose: bool = False) -> DescribeResult:",
+    )
+    text = _render(source)
+    assert "    def describe(\n        self,\n        *,\n        verbose: bool = False,\n" in text
+    assert "self._run(lambda: self._graph.describe(verbose=verbose))" in text
+
+
+def test_a_return_type_the_module_imports_is_imported_by_the_twin() -> None:
+    source = (
+        gen_blocking.SOURCE.read_text(encoding="utf-8")
+        .replace("from ._results import (", "from ._types import Counted\nfrom ._results import (")
+        .replace(
+            "    async def close(self) -> None:",
+            "    async def count(self) -> Counted:\n"
+            '        """How many."""\n'
+            "        raise NotImplementedError\n\n"
+            "    async def close(self) -> None:",
+        )
+    )
+    text = _render(source)
+    assert "from .._types import Counted\n" in text
+    assert "    ) -> Counted:\n" in text
+
+
+def test_the_runners_own_methods_are_not_generated() -> None:
+    text = _render(gen_blocking.SOURCE.read_text(encoding="utf-8"))
+    assert "def close(" not in text
+    assert "def open(" not in text

@@ -21,9 +21,9 @@ from capability_graph import (
     BlockingCapabilityGraph,
     BlockingToolAdapter,
     CapabilityGraph,
+    _operations,
 )
 from capability_graph._generated.operations import OPERATION_TABLE
-from capability_graph import _operations
 from capability_graph._mcp import build_server
 from capability_graph._operations import HANDLERS, OPERATIONS, OperationContext, handler_module
 from capability_graph.cli import _GRAPH_COMMANDS

@@ -73,6 +73,8 @@ def codegen(session: nox.Session) -> None:
     # then copies it into the package and writes the Python operation table.
     session.run("python", "tools/codegen.py", *([] if write else ["--check"]))
     session.run("python", "tools/gen_registry.py", *([] if write else ["--check"]))
+    # The blocking twin from the async CapabilityGraph's public methods (read as source).
+    session.run("python", "tools/gen_blocking.py", *([] if write else ["--check"]))
 
 
 @nox.session(python=PYTHON)

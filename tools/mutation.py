@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "python" / "capability-graph" / "src" / "capability_graph"
 DEFAULT_MODULES = (
-    "_operations.py",
+    "_operations",  # the package of the operation handlers (cosmic-ray mutates each module)
     "_snapshot.py",
     "_config.py",
     "_cursor.py",

@@ -1,10 +1,11 @@
 """``doctor`` reads the configuration and each provider definition once.
 
-The CLI runs as a subprocess (``python -m capability_graph.cli doctor``) under an audit hook
-that records every ``open`` of the watched files: ``open()`` and ``os.open`` both raise the
-interpreter's ``open`` audit event, so every way the core could read a file is seen. (A FIFO
-cannot stand in for the configuration: a configuration that is not a regular file is refused
-before it is read, by contract.)
+The CLI runs as a subprocess (``python -m capability_graph.cli doctor``) with a
+``sitecustomize`` module first on its path that installs an audit hook recording every ``open``
+of the watched files: ``open()`` and ``os.open`` both raise the interpreter's ``open`` audit
+event, so every way the core could read a file is seen. (A FIFO cannot stand in for the
+configuration: a configuration that is not a regular file is refused before it is read, by
+contract.)
 """
 
 from __future__ import annotations
@@ -12,16 +13,16 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from capability_graph_testing.common import capability, provider
+from capability_graph_testing.surfaces import cli_process
 
-#: Runs the CLI's ``__main__`` with a hook counting the opens of the paths in ``WATCH``
-#: (os.pathsep-separated); writes ``{path: count}`` to ``OPENS`` at exit.
+#: Imported at the start of the CLI's interpreter: counts the opens of the paths in ``WATCH``
+#: (os.pathsep-separated) and writes ``{path: count}`` to ``OPENS`` at exit.
 WATCHER = """
-import atexit, json, os, runpy, sys
+import atexit, json, os, sys
 
 watched = {os.path.realpath(p): 0 for p in os.environ["WATCH"].split(os.pathsep)}
 
@@ -37,36 +38,28 @@ def report():
 
 atexit.register(report)
 sys.addaudithook(hook)
-sys.argv = ["capability-graph", *sys.argv[1:]]
-runpy.run_module("capability_graph.cli", run_name="__main__", alter_sys=True)
 """
 
 
 def doctor_opens(
     tmp_path: Path, config: Path, *watched: Path
-) -> tuple[subprocess.CompletedProcess[str], dict[str, int]]:
-    """Run ``doctor --json`` on ``config``; return the run and how often each watched file
-    (and the configuration) was opened."""
-    script = tmp_path / "watcher.py"
-    script.write_text(WATCHER, encoding="utf-8")
+) -> tuple[subprocess.CompletedProcess[str], dict[Path, int]]:
+    """Run ``doctor --json`` on ``config``; return the run and how often the configuration and
+    each watched file were opened."""
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(WATCHER, encoding="utf-8")
     opens = tmp_path / "opens.json"
     paths = [config, *watched]
     env = {
         **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(hooks), os.environ.get("PYTHONPATH")])),
         "WATCH": os.pathsep.join(str(p) for p in paths),
         "OPENS": str(opens),
     }
-    run = subprocess.run(
-        [sys.executable, str(script), "doctor", "--json", "--config", str(config)],
-        env=env,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=120,
-        check=False,
-    )
+    run = cli_process("doctor", "--json", "--config", str(config), env=env)
     counted: dict[str, int] = json.loads(opens.read_text(encoding="utf-8"))
-    return run, {name: counted[os.path.realpath(p)] for name, p in zip("cp", paths, strict=False)}
+    return run, {path: counted[os.path.realpath(path)] for path in paths}
 
 
 def graph(tmp_path: Path, definition: Any) -> tuple[Path, Path]:
@@ -81,14 +74,14 @@ def test_doctor_on_a_healthy_graph_opens_the_configuration_once(tmp_path: Path) 
     run, opens = doctor_opens(tmp_path, config, definition)
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["status"] == "ok"
-    assert opens["c"] == 1
+    assert opens[config] == 1
 
 
 def test_doctor_on_a_healthy_graph_opens_each_provider_file_once(tmp_path: Path) -> None:
     config, definition = graph(tmp_path, provider("acme", capability("a")))
     run, opens = doctor_opens(tmp_path, config, definition)
     assert run.returncode == 0, run.stderr
-    assert opens["p"] == 1
+    assert opens[definition] == 1
 
 
 def test_doctor_names_the_cause_of_a_failing_provider_file_without_reading_it_again(
@@ -104,7 +97,7 @@ def test_doctor_names_the_cause_of_a_failing_provider_file_without_reading_it_ag
         f"(file {definition}; provider acme; capability acme::a: relation requires -> zz: "
         "the target is not a capability of this provider)"
     )
-    assert opens["p"] == 1
+    assert opens[definition] == 1
 
 
 def test_doctor_names_the_cause_of_an_unreadable_configuration_without_reading_it_again(
@@ -119,4 +112,4 @@ def test_doctor_names_the_cause_of_an_unreadable_configuration_without_reading_i
         f"Cannot read the configuration: {config} has a JSON syntax error at line 1, column 16: "
         "Expecting value"
     )
-    assert opens["c"] == 1
+    assert opens[config] == 1

@@ -68,7 +68,7 @@ def _bindings(source: ast.Module) -> dict[str, str]:
     """The import line that binds each module-level name of the async class's module, as the
     generated module (one package level deeper) must write it."""
     lines: dict[str, str] = {}
-    for node in source.body:
+    for node in _statements(source.body):
         if isinstance(node, ast.ImportFrom):
             module = "." * (node.level + 1 if node.level else 0) + (node.module or "")
             for alias in node.names:
@@ -82,6 +82,17 @@ def _bindings(source: ast.Module) -> dict[str, str]:
             for name in _defined(node):
                 lines[name] = f"from .._graph import {name}"
     return lines
+
+
+def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The module-level statements, with those of ``if`` blocks (``if TYPE_CHECKING:``)."""
+    found: list[ast.stmt] = []
+    for node in body:
+        if isinstance(node, ast.If):
+            found += _statements(node.body) + _statements(node.orelse)
+        else:
+            found.append(node)
+    return found
 
 
 def _defined(node: ast.stmt) -> list[str]:

@@ -45,10 +45,12 @@ def test_a_new_parameter_of_an_async_method_appears_in_the_twin_and_is_forwarded
     assert "self._run(lambda: self._graph.describe(verbose=verbose))" in text
 
 
-def test_a_return_type_the_module_imports_is_imported_by_the_twin() -> None:
-    source = (
+def _with_count(import_lines: str) -> str:
+    """The async module with ``import_lines`` before its results import and a new coroutine
+    method ``count`` returning ``Counted``."""
+    return (
         gen_blocking.SOURCE.read_text(encoding="utf-8")
-        .replace("from ._results import (", "from ._types import Counted\nfrom ._results import (")
+        .replace("from ._results import (", f"{import_lines}\nfrom ._results import (")
         .replace(
             "    async def close(self) -> None:",
             "    async def count(self) -> Counted:\n"
@@ -57,9 +59,17 @@ def test_a_return_type_the_module_imports_is_imported_by_the_twin() -> None:
             "    async def close(self) -> None:",
         )
     )
-    text = _render(source)
+
+
+def test_a_new_method_with_a_return_type_the_module_imports_reaches_the_twin() -> None:
+    text = _render(_with_count("from ._types import Counted"))
     assert "from .._types import Counted\n" in text
-    assert "    ) -> Counted:\n" in text
+    assert "    def count(\n        self,\n    ) -> Counted:\n" in text
+
+
+def test_a_name_imported_for_type_checking_only_is_imported_by_the_twin() -> None:
+    text = _render(_with_count("if TYPE_CHECKING:\n    from ._types import Counted"))
+    assert "from .._types import Counted\n" in text
 
 
 def test_the_runners_own_methods_are_not_generated() -> None:

@@ -6,6 +6,9 @@ host, on the host's files, so its report may say more: the path, why the file ca
 (missing, not a file, empty path, not UTF-8, a JSON syntax error with its line and column, too
 big), which configuration keys are unknown, which provider a bad definition belongs to, and which
 capability and target make a relation invalid. These facts never enter a GraphError.
+
+Each file is read once: a cause is judged from the bytes already read, or by ``stat`` when the
+file could not be read at all.
 """
 
 from __future__ import annotations
@@ -34,6 +37,9 @@ __all__ = [
 ]
 
 
+_EMPTY_PATH: Final = "the configuration path is empty"
+
+
 class Unreadable(Exception):
     """A configuration file that cannot be read as JSON: ``error`` is what ``open`` raises,
     ``cause`` says why, for the host."""
@@ -60,9 +66,6 @@ def read_configuration(config: str) -> tuple[Any, Path]:
         problem = _json_problem(data)
         cause = f"{shown} {problem}" if problem else f"{shown} cannot be read"
         raise Unreadable(error, cause if config else _EMPTY_PATH) from None
-
-
-_EMPTY_PATH: Final = "the configuration path is empty"
 
 
 def config_facts(config: str) -> str | None:

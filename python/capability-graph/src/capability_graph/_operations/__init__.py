@@ -34,7 +34,6 @@ __all__ = [
     "OPERATIONS",
     "TOOL_OF_METHOD",
     "Handler",
-    "Operation",
     "OperationContext",
     "check_result_size",
     "handler_module",

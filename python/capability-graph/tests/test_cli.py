@@ -192,10 +192,11 @@ def _sdk_error(config: Path, argv: list[str]) -> dict[str, str]:
     import io
 
     from capability_graph import GraphError
-    from capability_graph.cli import _GRAPH_COMMANDS, _build_parser
+    from capability_graph.cli._parser import build_parser
+    from capability_graph.cli._requests import REQUESTS
 
-    args = _build_parser(io.StringIO(), io.StringIO()).parse_args(argv)
-    tool, arguments = _GRAPH_COMMANDS[args.command](args)
+    args = build_parser(io.StringIO(), io.StringIO()).parse_args(argv)
+    tool, arguments = REQUESTS[args.command](args)
     with BlockingCapabilityGraph.open(config) as graph, pytest.raises(GraphError) as excinfo:
         graph.call(tool, arguments)
     error: dict[str, str] = excinfo.value.to_json()

@@ -16,7 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from capability_graph.cli import _CLIENTS, _build_parser
+from capability_graph._mcp_install import CLIENTS as MCP_CLIENTS
+from capability_graph.cli._parser import build_parser
 from capability_graph_testing.common import expected, schema_validator
 from capability_graph_testing.surfaces import (
     CLI,
@@ -47,7 +48,7 @@ COMMANDS = [
     "explain",
 ]
 SECRET = "sk-SECRET-4f1c"
-CLIENTS = ", ".join(sorted(_CLIENTS))  # the MCP clients mcp-install knows
+CLIENTS = ", ".join(sorted(MCP_CLIENTS))  # the MCP clients mcp-install knows
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +77,7 @@ def envelope(run: CliRun) -> dict[str, str]:
 
 
 def _subparsers() -> dict[str, argparse.ArgumentParser]:
-    parser = _build_parser(io.StringIO(), io.StringIO())
+    parser = build_parser(io.StringIO(), io.StringIO())
     return dict(parser.commands)
 
 

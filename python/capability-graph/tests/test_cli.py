@@ -1,7 +1,9 @@
-"""The CLI graph commands: in-process through run(argv, stdout, stderr), a few as subprocesses."""
+"""The CLI graph commands: in-process through run(argv, stdin, stdout, stderr), a few as
+subprocesses."""
 
 from __future__ import annotations
 
+import io
 import json
 import signal
 import subprocess
@@ -203,9 +205,7 @@ def _sdk_error(config: Path, argv: list[str]) -> dict[str, str]:
     return error
 
 
-def test_call_arguments_file_and_stdin(
-    config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_call_arguments_file_reads_the_request_from_a_file(config: Path, tmp_path: Path) -> None:
     arguments = tmp_path / "arguments.json"
     arguments.write_text('\ufeff{"ids": ["acme::a"]}', encoding="utf-8")
     run = cli(
@@ -213,12 +213,48 @@ def test_call_arguments_file_and_stdin(
     )
     assert run.json() == graph_call(config, "resolve_capabilities", {"ids": ["acme::a"]})
 
-    class Stdin:
-        buffer = __import__("io").BytesIO(b'{"limit": 1}')
 
-    monkeypatch.setattr(sys, "stdin", Stdin)
-    run = cli("--config", str(config), "call", "list_capabilities", "--arguments-file", "-")
-    assert len(run.json()["items"]) == 1
+def test_call_arguments_file_dash_reads_the_stdin_given_to_run(config: Path) -> None:
+    run = cli(
+        "--config", str(config), "call", "list_capabilities", "--arguments-file", "-",
+        stdin=b'\xef\xbb\xbf{"limit": 1}',
+    )  # fmt: skip
+    assert run.json() == graph_call(config, "list_capabilities", {"limit": 1})
+
+
+def test_a_stdin_of_text_only_is_read_as_utf8(config: Path) -> None:
+    from capability_graph.cli import run
+
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["--config", str(config), "call", "resolve_capabilities", "--arguments-file", "-"]
+    status = run(argv, io.StringIO('{"ids": ["acme::a"]}'), out, err)
+    assert (status, err.getvalue()) == (0, "")
+    assert json.loads(out.getvalue()) == graph_call(
+        config, "resolve_capabilities", {"ids": ["acme::a"]}
+    )
+
+
+def test_a_stdin_over_the_input_budget_is_input_too_large(tmp_path: Path) -> None:
+    config = write_graph(tmp_path, budgets={"maxInputBytes": 1024})
+    request = json.dumps({"request": "x" * 2000}).encode("utf-8")
+    run = cli(
+        "--config", str(config), "call", "match_capabilities", "--arguments-file", "-",
+        stdin=request,
+    )  # fmt: skip
+    assert run.status == 1, run
+    assert run.envelope()["error"]["code"] == "CG_INPUT_TOO_LARGE"
+
+
+def test_a_closed_stdin_given_to_run_is_exit_74_naming_it(config: Path) -> None:
+    from capability_graph.cli import run
+
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["--config", str(config), "call", "list_capabilities", "--arguments-file", "-"]
+    assert run(argv, None, out, err) == 74
+    assert (out.getvalue(), err.getvalue()) == (
+        "",
+        "capability-graph: error: standard input is closed\n",
+    )
 
 
 @pytest.mark.parametrize(
@@ -415,8 +451,9 @@ def test_graph_commands_never_import_pydantic_jsonschema_the_mcp_sdk_or_tomlkit(
     code = (
         "import io, sys\n"
         "from capability_graph.cli import run\n"
-        f"assert run(['describe', '--config', {str(config)!r}], io.StringIO(), sys.stderr) == 0\n"
-        "assert run(['explain', 'CG_GRAPH_CLOSED'], io.StringIO(), sys.stderr) == 0\n"
+        "out = io.StringIO()\n"
+        f"assert run(['describe', '--config', {str(config)!r}], None, out, sys.stderr) == 0\n"
+        "assert run(['explain', 'CG_GRAPH_CLOSED'], None, out, sys.stderr) == 0\n"
         "loaded = {m.split('.')[0] for m in sys.modules}\n"
         "heavy = {'mcp', 'mcp_types', 'tomlkit', 'openai', 'pydantic', 'jsonschema'}\n"
         "print(sorted(loaded & heavy))\n"

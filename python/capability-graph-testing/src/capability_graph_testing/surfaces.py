@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from capability_graph_testing.common import capability, provider
+from capability_graph_testing.common import capability, provider, schema_validator
 
 T = TypeVar("T")
 
@@ -102,12 +102,14 @@ class CliRun:
         return value
 
 
-def cli(*argv: str) -> CliRun:
-    """Run the CLI in-process through ``run(argv, stdout, stderr)``."""
+def cli(*argv: str, stdin: bytes = b"") -> CliRun:
+    """Run the CLI in-process through ``run(argv, stdin, stdout, stderr)``, with ``stdin`` as
+    the bytes of its standard input."""
     from capability_graph.cli import run
 
+    given = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
     out, err = io.StringIO(), io.StringIO()
-    status = run(list(argv), out, err)
+    status = run(list(argv), given, out, err)
     return CliRun(status, out.getvalue(), err.getvalue())
 
 
@@ -125,6 +127,34 @@ def cli_process(
         timeout=timeout,
         check=False,
     )
+
+
+#: The schema of a maintenance command's ``--json`` report (doctor, init, mcp-install, ...).
+MAINTENANCE_REPORT = schema_validator("maintenance-report.schema.json")
+
+
+def maintenance_report(run: CliRun, status: str, exit_status: int) -> dict[str, Any]:
+    """The ``--json`` report of a maintenance command that ended with ``exit_status`` and
+    reports ``status``, valid against its schema, with nothing on stderr."""
+    assert run.status == exit_status, run
+    assert run.stderr == ""
+    data: dict[str, Any] = run.json()
+    MAINTENANCE_REPORT.validate(data)
+    assert data["status"] == status
+    return data
+
+
+def report_checks(data: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """A report's checks by id: ``{id: (status, message)}``."""
+    return {c["id"]: (c["status"], c["message"]) for c in data["checks"]}
+
+
+def write_config(directory: Path, config: dict[str, Any]) -> Path:
+    """Write ``config`` as ``directory/capability-graph.json`` (creating the folder)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "capability-graph.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    return path
 
 
 # --- MCP ----------------------------------------------------------------------------------------

@@ -71,10 +71,14 @@ from ._parser import build_parser
 __all__ = ["main", "run"]
 
 
-def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
-    """Run the CLI with ``argv`` (without the program name); return the exit status."""
+def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO, stderr: TextIO) -> int:
+    """Run the CLI with ``argv`` (without the program name); return the exit status.
+
+    ``stdin`` is what ``call --arguments-file -`` reads (``None``: standard input is closed);
+    the ``mcp`` command serves this process's own standard streams.
+    """
     try:
-        return _run(list(argv), stdout, stderr)
+        return _run(list(argv), stdin, stdout, stderr)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except StreamUnusable as unusable:
@@ -97,7 +101,7 @@ def main() -> NoReturn:
     stdout = Output(sys.stdout)
     stderr = Diagnostics(sys.stderr)
     try:
-        status = run(sys.argv[1:], cast(TextIO, stdout), cast(TextIO, stderr))
+        status = run(sys.argv[1:], sys.stdin, cast(TextIO, stdout), cast(TextIO, stderr))
         stdout.flush()
     except StreamUnusable as unusable:
         status = report_unusable(unusable, cast(TextIO, stderr))
@@ -110,14 +114,14 @@ def main() -> NoReturn:
     sys.exit(status)
 
 
-def _run(argv: list[str], stdout: TextIO, stderr: TextIO) -> int:
+def _run(argv: list[str], stdin: TextIO | None, stdout: TextIO, stderr: TextIO) -> int:
     parser = build_parser(stdout, stderr)
     try:
         args = parser.parse_args(argv)
     except Exit as done:
         return done.status
     try:
-        return _dispatch(args, stdout, stderr)
+        return _dispatch(args, stdin, stdout, stderr)
     except Usage as usage:
         # A usage error only found after parsing (e.g. --arguments that is not JSON).
         sub = parser.commands[args.command]
@@ -128,7 +132,9 @@ def _run(argv: list[str], stdout: TextIO, stderr: TextIO) -> int:
         raise  # pragma: no cover -- fail() always raises Exit
 
 
-def _dispatch(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+def _dispatch(
+    args: argparse.Namespace, stdin: TextIO | None, stdout: TextIO, stderr: TextIO
+) -> int:
     """What the command does, as its sub-parser declared it (:mod:`._parser`)."""
     command: RunCommand = args.run
-    return command(args, stdout, stderr)
+    return command(args, stdin, stdout, stderr)

@@ -106,7 +106,9 @@ class AddCommand(Protocol):
 class RunCommand(Protocol):
     """What a command does with its parsed arguments: the exit status."""
 
-    def __call__(self, args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int: ...
+    def __call__(
+        self, args: argparse.Namespace, stdin: TextIO | None, stdout: TextIO, stderr: TextIO
+    ) -> int: ...
 
 
 def add_flags(parser: argparse.ArgumentParser, *, json_flag: bool, dry_run_flag: bool) -> None:

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import argparse
 import functools
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TextIO
 
 from .._generated.operations import OPERATION_TABLE, CliArgument, Operation
 from .._json import MalformedJson, NotPureJson, parse_request_text
@@ -129,12 +128,12 @@ class ArgumentsFile:
     def __init__(self, name: str) -> None:
         self.name = name
 
-    def read(self, tool: str, budget: int) -> Any:
+    def read(self, tool: str, budget: int, stdin: TextIO | None) -> Any:
         from .._config import FileTooLarge, read_bounded_file
 
         data: bytes | None
         if self.name == "-":
-            data = _read_stdin(budget + 1)
+            data = _read_stdin(stdin, budget + 1)
         else:
             try:
                 data = read_bounded_file(Path(self.name), budget)
@@ -151,12 +150,18 @@ class ArgumentsFile:
         return _parse_arguments(tool, data, "--arguments-file")
 
 
-def _read_stdin(limit: int) -> bytes:
-    """At most ``limit`` bytes of standard input (``--arguments-file -``)."""
-    if sys.stdin is None:
+def _read_stdin(stdin: TextIO | None, limit: int) -> bytes:
+    """At most ``limit`` bytes of standard input (``--arguments-file -``): the bytes under a
+    text stream that has them (``sys.stdin``), else its text as UTF-8 (``limit`` characters
+    are at least ``limit`` bytes, so a text over the limit is still seen as over it)."""
+    if stdin is None:
         raise StreamUnusable("standard input is closed")
     try:
-        return sys.stdin.buffer.read(limit)
+        buffer = getattr(stdin, "buffer", None)
+        if buffer is not None:
+            data: bytes = buffer.read(limit)
+            return data
+        return stdin.read(limit).encode("utf-8", "surrogatepass")
     except (OSError, ValueError, AttributeError):
         raise Usage("argument --arguments-file: cannot read standard input") from None
 

@@ -33,7 +33,9 @@ def add_command(command: AddCommand) -> None:
     p.set_defaults(run=run_doctor)
 
 
-def run_doctor(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+def run_doctor(
+    args: argparse.Namespace, stdin: TextIO | None, stdout: TextIO, stderr: TextIO
+) -> int:
     try:
         report = _doctor(config_path(args))
     except GraphError as error:

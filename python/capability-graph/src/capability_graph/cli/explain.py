@@ -27,7 +27,9 @@ def add_command(command: AddCommand) -> None:
     p.set_defaults(run=run_explain)
 
 
-def run_explain(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+def run_explain(
+    args: argparse.Namespace, stdin: TextIO | None, stdout: TextIO, stderr: TextIO
+) -> int:
     from .._explain import (
         explain_index_json,
         explain_index_text,

@@ -105,21 +105,30 @@ def _add_raw_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run_graph_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+def run_graph_command(
+    args: argparse.Namespace, stdin: TextIO | None, stdout: TextIO, stderr: TextIO
+) -> int:
     try:
         tool, arguments = REQUESTS[args.command](args)
     except GraphError as error:  # a JSON text given in argv without one meaning
         write_error(stderr, error)
         return EXIT_FAILED
     raw: bool = getattr(args, "raw", False)
-    return _graph_command(config_path(args), tool, arguments, stdout, stderr, raw=raw)
+    return _graph_command(config_path(args), tool, arguments, stdin, stdout, stderr, raw=raw)
 
 
 def _graph_command(
-    config: str, tool: str, arguments: Any, stdout: TextIO, stderr: TextIO, *, raw: bool = False
+    config: str,
+    tool: str,
+    arguments: Any,
+    stdin: TextIO | None,
+    stdout: TextIO,
+    stderr: TextIO,
+    *,
+    raw: bool = False,
 ) -> int:
     try:
-        result = asyncio.run(_call_graph(config, tool, arguments))
+        result = asyncio.run(_call_graph(config, tool, arguments, stdin))
     except GraphError as error:
         write_error(stderr, error)
         unknown_tool = error.code is ErrorCode.CG_INPUT_INVALID and tool not in OPERATIONS
@@ -133,7 +142,9 @@ def _graph_command(
     return EXIT_OK
 
 
-async def _call_graph(config: str, tool: str, arguments: Any) -> dict[str, Any]:
+async def _call_graph(
+    config: str, tool: str, arguments: Any, stdin: TextIO | None
+) -> dict[str, Any]:
     from .._cancel import CancelToken
     from .._graph import CapabilityGraph
 
@@ -141,7 +152,7 @@ async def _call_graph(config: str, tool: str, arguments: Any) -> dict[str, Any]:
     try:
         if isinstance(arguments, ArgumentsFile):
             budget = (await graph.describe()).budgets["maxInputBytes"]
-            arguments = arguments.read(tool, budget)
+            arguments = arguments.read(tool, budget, stdin)
         operation = OPERATIONS.get(tool)
         if operation is None or operation.phase is not Phase.MATCH:
             # Only the model executor's work is cancellable: Ctrl-C cancels it cleanly.

@@ -38,7 +38,7 @@ def add_command(command: AddCommand) -> None:
     p.set_defaults(run=run_init)
 
 
-def run_init(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+def run_init(args: argparse.Namespace, stdin: TextIO | None, stdout: TextIO, stderr: TextIO) -> int:
     config: str | None = getattr(args, "config", None)
     report = _init(args.directory, config, dry_run=args.dry_run)
     return write_report("init", report, stdout, as_json=args.json)

@@ -24,7 +24,7 @@ def add_command(command: AddCommand) -> None:
     p.set_defaults(run=run_mcp)
 
 
-def run_mcp(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+def run_mcp(args: argparse.Namespace, stdin: TextIO | None, stdout: TextIO, stderr: TextIO) -> int:
     return _mcp_command(config_path(args), stderr)
 
 

@@ -55,7 +55,9 @@ def add_commands(command: AddCommand) -> None:
     p.set_defaults(run=run_mcp_client_command)
 
 
-def run_mcp_client_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+def run_mcp_client_command(
+    args: argparse.Namespace, stdin: TextIO | None, stdout: TextIO, stderr: TextIO
+) -> int:
     if args.command == "mcp-install" and not is_text(config_path(args)):
         raise Usage(
             "the configuration path is not UTF-8 text: it cannot be written into a "

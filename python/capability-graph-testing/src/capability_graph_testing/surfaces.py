@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from capability_graph_testing.common import capability, provider, schema_validator
+from capability_graph_testing.common import capability, expected, provider, schema_validator
 
 T = TypeVar("T")
 
@@ -127,6 +127,42 @@ def cli_process(
         timeout=timeout,
         check=False,
     )
+
+
+def graph_call(config: Path, tool: str, arguments: Any) -> Any:
+    """What the SDK answers to ``tool`` with ``arguments`` on the graph of ``config``."""
+    from capability_graph import BlockingCapabilityGraph
+
+    with BlockingCapabilityGraph.open(config) as graph:
+        return graph.call(tool, arguments)
+
+
+#: The schema of the CLI's error envelope (one line on stderr).
+CLI_ERROR = schema_validator("cli-error.schema.json")
+
+
+def cli_error(run: CliRun) -> dict[str, str]:
+    """The error object of a failed command: exit 1, nothing on stdout, one envelope line on
+    stderr, valid against its schema."""
+    assert run.status == 1, run
+    data = run.envelope()
+    CLI_ERROR.validate(data)
+    error: dict[str, str] = data["error"]
+    return error
+
+
+def assert_cli_error(run: CliRun, code: str, phase: str, message: str | None = None) -> None:
+    """The command failed with exactly the error the contract prescribes for ``code``."""
+    assert cli_error(run) == expected(code, phase, message)
+
+
+def usage_error(run: CliRun, command: str, message: str) -> None:
+    """Exit 2, the command's usage, then exactly ``message`` as its error line."""
+    assert run.status == 2, run
+    assert run.stdout == ""
+    prog = "capability-graph" if command == "" else f"capability-graph {command}"
+    assert run.stderr.startswith(f"usage: {prog}"), run.stderr
+    assert run.stderr.endswith(f"\n{prog}: error: {message}\n"), run.stderr
 
 
 #: The schema of a maintenance command's ``--json`` report (doctor, init, mcp-install, ...).

@@ -165,6 +165,17 @@ def usage_error(run: CliRun, command: str, message: str) -> None:
     assert run.stderr.endswith(f"\n{prog}: error: {message}\n"), run.stderr
 
 
+def mcp_install(client: str, target: Path, config: Path, *extra: str) -> CliRun:
+    """``mcp-install`` of the graph ``config`` into ``client``'s file ``target``, reporting JSON."""
+    argv = ["--client", client, "--config-path", str(target), "--config", str(config)]
+    return cli("mcp-install", *argv, *extra, "--json")
+
+
+def mcp_uninstall(client: str, target: Path, *extra: str) -> CliRun:
+    """``mcp-uninstall`` from ``client``'s file ``target``, reporting JSON."""
+    return cli("mcp-uninstall", "--client", client, "--config-path", str(target), *extra, "--json")
+
+
 #: The schema of a maintenance command's ``--json`` report (doctor, init, mcp-install, ...).
 MAINTENANCE_REPORT = schema_validator("maintenance-report.schema.json")
 
@@ -342,17 +353,26 @@ def env_without_config() -> dict[str, str]:
     return env
 
 
-#: Tokens for fuzzing the CLI's argv: commands, options, ids, tool names, numbers, JSON texts,
-#: context items, codes, and text that is not a token at all (shared by the argv fuzz tests).
-CLI_ARGV_TOKENS: Final = (
+#: The CLI's commands, as its help lists them (``mcp-uninstall`` aside: it mirrors mcp-install).
+CLI_COMMANDS: Final = (
     "describe",
     "list",
     "resolve",
     "match",
     "read",
     "call",
+    "mcp",
     "doctor",
+    "init",
+    "mcp-install",
     "explain",
+)
+
+#: Tokens for fuzzing the CLI's argv: commands (but those that serve stdio or write files),
+#: options, ids, tool names, numbers, JSON texts, context items, codes, and text that is not a
+#: token at all (shared by the argv fuzz tests).
+CLI_ARGV_TOKENS: Final = (
+    *(command for command in CLI_COMMANDS if command not in ("mcp", "init", "mcp-install")),
     "--provider",
     "--tag",
     "--limit",

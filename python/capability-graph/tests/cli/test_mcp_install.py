@@ -16,6 +16,7 @@ import tomlkit
 from capability_graph_testing.surfaces import (
     cli,
     maintenance_report,
+    mcp_install,
     report_checks,
     usage_error,
     write_graph,
@@ -46,32 +47,21 @@ def test_mcp_install_json_clients(
     tmp_path: Path, graph_config: Path, client: str, key: str, stdio_type: bool
 ) -> None:
     target = tmp_path / "client" / "config.json"
-    argv = [
-        "mcp-install",
-        "--client",
-        client,
-        "--config-path",
-        str(target),
-        "--config",
-        str(graph_config),
-        "--json",
-    ]
-    data = maintenance_report(cli(*argv), "ok", 0)
+    data = maintenance_report(mcp_install(client, target, graph_config), "ok", 0)
     assert report_checks(data)["graph-config"][0] == "ok"
     installed = json.loads(target.read_text(encoding="utf-8"))
     assert installed == {key: {"capability-graph": entry(graph_config, stdio_type=stdio_type)}}
     # Again: identical entry, nothing to do.
     before = target.read_bytes()
-    data = maintenance_report(cli(*argv), "ok", 0)
+    data = maintenance_report(mcp_install(client, target, graph_config), "ok", 0)
     assert "already has the server" in report_checks(data)["server"][1]
     assert target.read_bytes() == before
     # Another graph under the same name: a conflict, the file is left as it was.
     other = write_graph(tmp_path / "other")
-    argv_other = [*argv[:-3], "--config", str(other), "--json"]
-    maintenance_report(cli(*argv_other), "conflict", 3)
+    maintenance_report(mcp_install(client, target, other), "conflict", 3)
     assert target.read_bytes() == before
     # Under another name it is added next to the first.
-    maintenance_report(cli(*argv_other, "--name", "other_graph"), "ok", 0)
+    maintenance_report(mcp_install(client, target, other, "--name", "other_graph"), "ok", 0)
     servers = json.loads(target.read_text(encoding="utf-8"))[key]
     assert list(servers) == ["capability-graph", "other_graph"]
 
@@ -86,16 +76,7 @@ def test_mcp_install_preserves_everything_else(tmp_path: Path, graph_config: Pat
     target.write_text(json.dumps(original, indent=4, ensure_ascii=False) + "\n", encoding="utf-8")
     os.chmod(target, 0o600)
     maintenance_report(
-        cli(
-            "mcp-install",
-            "--client",
-            "claude-desktop",
-            "--config-path",
-            str(target),
-            "--config",
-            str(graph_config),
-            "--json",
-        ),
+        mcp_install("claude-desktop", target, graph_config),
         "ok",
         0,
     )
@@ -125,16 +106,7 @@ def test_mcp_install_never_touches_a_file_it_cannot_edit(
     target = tmp_path / "mcp.json"
     target.write_text(content, encoding="utf-8")
     data = maintenance_report(
-        cli(
-            "mcp-install",
-            "--client",
-            "cursor",
-            "--config-path",
-            str(target),
-            "--config",
-            str(graph_config),
-            "--json",
-        ),
+        mcp_install("cursor", target, graph_config),
         "failed",
         1,
     )
@@ -146,17 +118,7 @@ def test_mcp_install_never_touches_a_file_it_cannot_edit(
 def test_mcp_install_dry_run(tmp_path: Path, graph_config: Path) -> None:
     target = tmp_path / "x" / "mcp.json"
     data = maintenance_report(
-        cli(
-            "mcp-install",
-            "--client",
-            "vscode",
-            "--config-path",
-            str(target),
-            "--config",
-            str(graph_config),
-            "--dry-run",
-            "--json",
-        ),
+        mcp_install("vscode", target, graph_config, "--dry-run"),
         "planned",
         0,
     )
@@ -174,16 +136,7 @@ def test_mcp_install_edits_the_target_of_a_symbolic_link(
     link = tmp_path / "mcp.json"
     link.symlink_to(real)
     maintenance_report(
-        cli(
-            "mcp-install",
-            "--client",
-            "cursor",
-            "--config-path",
-            str(link),
-            "--config",
-            str(graph_config),
-            "--json",
-        ),
+        mcp_install("cursor", link, graph_config),
         "ok",
         0,
     )
@@ -227,17 +180,7 @@ def test_mcp_install_codex_toml_keeps_comments_and_formatting(
 ) -> None:
     target = tmp_path / "config.toml"
     target.write_text(CODEX_CONFIG, encoding="utf-8")
-    argv = [
-        "mcp-install",
-        "--client",
-        "codex",
-        "--config-path",
-        str(target),
-        "--config",
-        str(graph_config),
-        "--json",
-    ]
-    maintenance_report(cli(*argv), "ok", 0)
+    maintenance_report(mcp_install("codex", target, graph_config), "ok", 0)
     text = target.read_text(encoding="utf-8")
     assert text.startswith(CODEX_CONFIG.split("[profiles.fast]")[0])
     assert "# keep this comment" in text
@@ -248,26 +191,17 @@ def test_mcp_install_codex_toml_keeps_comments_and_formatting(
     assert document["model"] == "o3"
     assert document["profiles"] == {"fast": {"model": "o4-mini"}}
     before = target.read_bytes()
-    maintenance_report(cli(*argv), "ok", 0)
+    maintenance_report(mcp_install("codex", target, graph_config), "ok", 0)
     assert target.read_bytes() == before
     other = write_graph(tmp_path / "other")
-    maintenance_report(cli(*argv[:-3], "--config", str(other), "--json"), "conflict", 3)
+    maintenance_report(mcp_install("codex", target, other), "conflict", 3)
     assert target.read_bytes() == before
 
 
 def test_mcp_install_codex_new_file_and_inline_table(tmp_path: Path, graph_config: Path) -> None:
     target = tmp_path / "codex" / "config.toml"
     maintenance_report(
-        cli(
-            "mcp-install",
-            "--client",
-            "codex",
-            "--config-path",
-            str(target),
-            "--config",
-            str(graph_config),
-            "--json",
-        ),
+        mcp_install("codex", target, graph_config),
         "ok",
         0,
     )
@@ -280,16 +214,7 @@ def test_mcp_install_codex_new_file_and_inline_table(tmp_path: Path, graph_confi
     inline_target = tmp_path / "inline.toml"
     inline_target.write_text('mcp_servers = { a = { command = "x" } }\n', encoding="utf-8")
     maintenance_report(
-        cli(
-            "mcp-install",
-            "--client",
-            "codex",
-            "--config-path",
-            str(inline_target),
-            "--config",
-            str(graph_config),
-            "--json",
-        ),
+        mcp_install("codex", inline_target, graph_config),
         "ok",
         0,
     )
@@ -301,32 +226,14 @@ def test_mcp_install_codex_invalid_toml_is_untouched(tmp_path: Path, graph_confi
     target = tmp_path / "config.toml"
     target.write_text("[mcp_servers\nbroken = ", encoding="utf-8")
     maintenance_report(
-        cli(
-            "mcp-install",
-            "--client",
-            "codex",
-            "--config-path",
-            str(target),
-            "--config",
-            str(graph_config),
-            "--json",
-        ),
+        mcp_install("codex", target, graph_config),
         "failed",
         1,
     )
     assert target.read_text(encoding="utf-8") == "[mcp_servers\nbroken = "
     target.write_text("mcp_servers = 3\n", encoding="utf-8")
     maintenance_report(
-        cli(
-            "mcp-install",
-            "--client",
-            "codex",
-            "--config-path",
-            str(target),
-            "--config",
-            str(graph_config),
-            "--json",
-        ),
+        mcp_install("codex", target, graph_config),
         "failed",
         1,
     )
@@ -334,16 +241,7 @@ def test_mcp_install_codex_invalid_toml_is_untouched(tmp_path: Path, graph_confi
 
 def test_mcp_install_refuses_a_graph_config_that_does_not_exist(tmp_path: Path) -> None:
     data = maintenance_report(
-        cli(
-            "mcp-install",
-            "--client",
-            "cursor",
-            "--config-path",
-            str(tmp_path / "m.json"),
-            "--config",
-            str(tmp_path / "nope.json"),
-            "--json",
-        ),
+        mcp_install("cursor", tmp_path / "m.json", tmp_path / "nope.json"),
         "failed",
         1,
     )

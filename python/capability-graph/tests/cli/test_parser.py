@@ -18,25 +18,11 @@ from capability_graph._mcp_install import CLIENTS as MCP_CLIENTS
 from capability_graph.cli._parser import build_parser
 from capability_graph_testing.surfaces import (
     CLI_ARGV_TOKENS,
+    CLI_COMMANDS,
     CLI_ERROR,
     cli,
     usage_error,
 )
-
-COMMANDS = [
-    "describe",
-    "list",
-    "resolve",
-    "match",
-    "read",
-    "call",
-    "mcp",
-    "doctor",
-    "init",
-    "mcp-install",
-    "explain",
-]
-
 
 SECRET = "sk-SECRET-4f1c"
 
@@ -52,12 +38,12 @@ def _subparsers() -> dict[str, argparse.ArgumentParser]:
 def test_the_top_level_help_lists_every_command_with_examples() -> None:
     run = cli("--help")
     assert (run.status, run.stderr) == (0, "")
-    for command in COMMANDS:
+    for command in CLI_COMMANDS:
         assert f"\n    {command} " in run.stdout
     assert "\nexamples:\n  capability-graph init\n" in run.stdout
 
 
-@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("command", CLI_COMMANDS)
 def test_every_command_help_has_a_description_and_examples_of_itself(command: str) -> None:
     run = cli(command, "--help")
     assert (run.status, run.stderr) == (0, "")
@@ -68,7 +54,7 @@ def test_every_command_help_has_a_description_and_examples_of_itself(command: st
     assert all(f"capability-graph {command}" in line for line in lines), lines
 
 
-@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("command", CLI_COMMANDS)
 def test_every_option_and_argument_has_help_with_an_example(command: str) -> None:
     parser = _subparsers()[command]
     for action in parser._actions:

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from capability_graph_testing.common import REPO
 from capability_graph_testing.surfaces import (
     CLI_ARGV_TOKENS,
+    CLI_COMMANDS,
     CLI_ERROR,
     MATCHED,
     assert_cli_error,
@@ -142,19 +143,7 @@ def test_usage_errors_exit_2_with_usage_on_stderr(argv: list[str], fragment: str
 def test_help_and_version_exit_0_on_stdout() -> None:
     run = cli("--help")
     assert (run.status, run.stderr) == (0, "")
-    for command in (
-        "describe",
-        "list",
-        "resolve",
-        "match",
-        "read",
-        "call",
-        "mcp",
-        "doctor",
-        "init",
-        "mcp-install",
-        "explain",
-    ):
+    for command in CLI_COMMANDS:
         assert command in run.stdout
     run = cli("match", "--help")
     assert run.status == 0

@@ -42,6 +42,12 @@ that is closed or fails (stdout closed, full, or its reader gone; stdin closed f
 reader of stdout went away). A usage message never repeats what the caller typed: it names
 arguments by their option or role, and suggests only names of the CLI's own commands, options,
 tools and error codes.
+
+The package, bottom up: ``_base`` (exit statuses, usage errors, the standard streams, the error
+and report writers), ``_arguments`` (the parser class the commands declare their arguments on),
+one module per command family (``graph`` with ``_requests`` for the graph commands and
+``call``, ``mcp``, ``doctor``, ``init``, ``mcp_install``, ``explain``), ``_parser`` (the whole
+command line, assembled from them), and here :func:`run` and :func:`main`.
 """
 
 from __future__ import annotations

@@ -84,7 +84,7 @@ FLOOR_TESTS = (
     "python/capability-graph/tests/test_graph_open.py",
     "python/capability-graph/tests/test_mcp.py",
     "python/capability-graph/tests/test_executor_openai.py",
-    "python/capability-graph/tests/test_cli_maintenance.py",
+    "python/capability-graph/tests/cli/test_mcp_install.py",
     "python/flowcast/tests/test_schema.py",
 )
 FLOOR_TESTS_DESELECTED = "not hanging"

@@ -8,9 +8,9 @@ most worth it and the two surfaces they feed), cosmic-ray (pinned in the ``mutat
 session) mutates the source in place, one mutant at a time, and runs ``cg-conformance run`` on
 this checkout. A mutant is *killed* when the suite fails (or does not finish within the timeout)
 and *survives* when the suite still passes. The oracle runs the surfaces that can see the module:
-the SDK and Tool Adapter for the core, the SDK plus the surface itself for ``_mcp.py`` and
-``cli.py``; ``--exit-first`` stops it at the first failing case, so a killed mutant costs a
-fraction of a full run.
+the SDK and Tool Adapter for the core, the SDK plus the surface itself for ``_mcp.py`` and the
+modules of the CLI package (``cli/graph.py`` and the like); ``--exit-first`` stops it at the
+first failing case, so a killed mutant costs a fraction of a full run.
 
 Operators: cosmic-ray's core set minus the arithmetic and bitwise cross-replacements (``a + b`` to
 ``a << b`` and so on; the reference does almost no arithmetic, and those mutants are either
@@ -47,8 +47,8 @@ DEFAULT_MODULES = (
 #: surface projects the core, and the cross-surface comparison needs two surfaces).
 ORACLE_SURFACES = {
     "_mcp.py": ("sdk", "mcp"),
-    "cli.py": ("sdk", "cli"),
 }
+CLI_SURFACES = ("sdk", "cli")  # every module of the CLI package, ``cli/``
 DEFAULT_SURFACES = ("sdk", "tool")
 EXCLUDED_OPERATORS = (
     # arithmetic and bitwise cross-replacements, except the sign and scale swaps
@@ -64,7 +64,10 @@ EXCLUDED_OPERATORS = (
 
 def oracle_command(module: str, timeout: float) -> str:
     """The test command cosmic-ray runs for each mutant of ``module``."""
-    surfaces = ORACLE_SURFACES.get(module, DEFAULT_SURFACES)
+    if module.startswith("cli/"):
+        surfaces = CLI_SURFACES
+    else:
+        surfaces = ORACLE_SURFACES.get(module, DEFAULT_SURFACES)
     report_dir = Path(tempfile.gettempdir()) / f"cg-mutation-report-{os.getpid()}"
     argv = [
         sys.executable,
@@ -114,6 +117,11 @@ def _environment() -> dict[str, str]:
     return env
 
 
+def _file_stem(module: str) -> str:
+    """The name of a module's session files: ``cli/graph.py`` is ``cli.graph.py``."""
+    return module.replace("/", ".")
+
+
 def _tool(name: str) -> str:
     return str(Path(sys.executable).with_name(name))
 
@@ -126,8 +134,8 @@ def _run(
 
 def mutate(module: str, work: Path, step_timeout: float, mutant_timeout: float, fresh: bool) -> int:
     env = _environment()
-    config = work / f"{module}.toml"
-    session = work / f"{module}.sqlite"
+    config = work / f"{_file_stem(module)}.toml"
+    session = work / f"{_file_stem(module)}.sqlite"
     config.write_text(config_text(module, step_timeout, mutant_timeout), encoding="utf-8")
     if fresh and session.exists():
         session.unlink()
@@ -195,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     status = 0
     for module in modules:
         if args.summary:
-            summary(module, args.work / f"{module}.sqlite")
+            summary(module, args.work / f"{_file_stem(module)}.sqlite")
         else:
             status |= mutate(module, args.work, args.step_timeout, args.timeout, args.fresh)
     return status

@@ -13,15 +13,20 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from capability_graph_testing.common import schema_validator
-from capability_graph_testing.surfaces import CliRun, cli, cli_process, write_graph
+from capability_graph_testing.surfaces import (
+    cli,
+    cli_process,
+    maintenance_report,
+    mcp_install,
+    mcp_uninstall,
+    report_checks,
+    write_graph,
+)
 
 GOLDEN = Path(__file__).parent / "golden" / "mcp_install"
-REPORT = schema_validator("maintenance-report.schema.json")
 
 # case: (client, the client's file name, extra mcp-install arguments)
 CASES: dict[str, tuple[str, str, list[str]]] = {
@@ -35,19 +40,6 @@ CASES: dict[str, tuple[str, str, list[str]]] = {
     "codex": ("codex", "config.toml", ["--env", "OPENAI_API_KEY"]),
     "codex-inline": ("codex", "config.toml", []),
 }
-
-
-def report(run: CliRun, status: str, exit_status: int) -> dict[str, Any]:
-    assert run.status == exit_status, run
-    assert run.stderr == ""
-    data: dict[str, Any] = run.json()
-    REPORT.validate(data)
-    assert data["status"] == status
-    return data
-
-
-def checks(data: dict[str, Any]) -> dict[str, tuple[str, str]]:
-    return {c["id"]: (c["status"], c["message"]) for c in data["checks"]}
 
 
 def golden(case: str, stem: str) -> Path | None:
@@ -66,15 +58,6 @@ def graph_config(tmp_path: Path) -> Path:
     return write_graph(tmp_path / "graph")
 
 
-def install(client: str, target: Path, config: Path, *extra: str) -> CliRun:
-    argv = ["--client", client, "--config-path", str(target), "--config", str(config)]
-    return cli("mcp-install", *argv, *extra, "--json")
-
-
-def uninstall(client: str, target: Path, *extra: str) -> CliRun:
-    return cli("mcp-uninstall", "--client", client, "--config-path", str(target), *extra, "--json")
-
-
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_install_matches_the_golden_file_and_uninstall_restores_it(
     tmp_path: Path, graph_config: Path, case: str
@@ -86,20 +69,23 @@ def test_install_matches_the_golden_file_and_uninstall_restores_it(
     target.parent.mkdir()
     original = source.read_bytes()
     target.write_bytes(original)
-    data = report(install(client, target, graph_config, *extra), "ok", 0)
-    assert checks(data)["server"] == ("ok", f"Added the server capability-graph to {target}")
+    data = maintenance_report(mcp_install(client, target, graph_config, *extra), "ok", 0)
+    assert report_checks(data)["server"] == ("ok", f"Added the server capability-graph to {target}")
     expected = golden(case, "expected")
     assert expected is not None
     assert target.read_bytes() == fill(expected.read_bytes(), graph_config)
     # Installing again changes nothing.
-    data = report(install(client, target, graph_config, *extra), "ok", 0)
-    assert checks(data)["server"][1].endswith(
+    data = maintenance_report(mcp_install(client, target, graph_config, *extra), "ok", 0)
+    assert report_checks(data)["server"][1].endswith(
         f"already has the server capability-graph in {target}"
     )
     assert target.read_bytes() == fill(expected.read_bytes(), graph_config)
     # Uninstalling removes exactly our entry.
-    data = report(uninstall(client, target), "ok", 0)
-    assert checks(data)["server"] == ("ok", f"Removed the server capability-graph from {target}")
+    data = maintenance_report(mcp_uninstall(client, target), "ok", 0)
+    assert report_checks(data)["server"] == (
+        "ok",
+        f"Removed the server capability-graph from {target}",
+    )
     uninstalled = golden(case, "uninstalled")
     assert target.read_bytes() == (original if uninstalled is None else uninstalled.read_bytes())
     assert sorted(p.name for p in target.parent.iterdir()) == [file_name]
@@ -111,9 +97,11 @@ def test_env_is_refused_where_the_client_cannot_refer_to_a_variable(
 ) -> None:
     target = tmp_path / "settings.json"
     target.write_text("{}\n", encoding="utf-8")
-    data = report(install(client, target, graph_config, "--env", "OPENAI_API_KEY"), "failed", 1)
+    data = maintenance_report(
+        mcp_install(client, target, graph_config, "--env", "OPENAI_API_KEY"), "failed", 1
+    )
     label = {"claude-desktop": "Claude Desktop", "zed": "Zed"}[client]
-    assert checks(data)["env"] == (
+    assert report_checks(data)["env"] == (
         "fail",
         f"{label} has no documented way to refer to an environment variable: --env cannot be "
         "forwarded (set the variable in the entry's env yourself)",
@@ -134,14 +122,14 @@ def test_a_variable_the_executor_needs_and_that_is_not_forwarded_is_a_warning(
 ) -> None:
     config = write_graph(tmp_path / "graph", model=OPENAI)
     target = tmp_path / "mcp.json"
-    data = report(install("cursor", target, config), "ok", 0)
+    data = maintenance_report(mcp_install("cursor", target, config), "ok", 0)
     assert data["warnings"] == [
         "The openai executor reads the environment variable CG_TEST_KEY (apiKeyEnv), which "
         "Cursor does not pass to the server: add --env CG_TEST_KEY",
         "Restart Cursor to load the server",
     ]
     other = tmp_path / "other.json"
-    data = report(install("cursor", other, config, "--env", "CG_TEST_KEY"), "ok", 0)
+    data = maintenance_report(mcp_install("cursor", other, config, "--env", "CG_TEST_KEY"), "ok", 0)
     assert data["warnings"] == ["Restart Cursor to load the server"]
     entry = json.loads(other.read_text(encoding="utf-8"))["mcpServers"]["capability-graph"]
     assert entry["env"] == {"CG_TEST_KEY": "${env:CG_TEST_KEY}"}
@@ -153,8 +141,8 @@ def test_the_value_of_a_forwarded_variable_is_never_written(
     monkeypatch.setenv("CG_TEST_KEY", "sk-SECRET-4f1c")
     for client, name in (("vscode", "mcp.json"), ("codex", "config.toml")):
         target = tmp_path / client / name
-        run = install(client, target, graph_config, "--env", "CG_TEST_KEY")
-        report(run, "ok", 0)
+        run = mcp_install(client, target, graph_config, "--env", "CG_TEST_KEY")
+        maintenance_report(run, "ok", 0)
         assert "sk-SECRET" not in target.read_text(encoding="utf-8")
         assert "sk-SECRET" not in run.stdout
 
@@ -170,32 +158,37 @@ def test_force_replaces_our_older_entry_and_keeps_a_backup(tmp_path: Path) -> No
     first = write_graph(tmp_path / "first")
     second = write_graph(tmp_path / "second")
     target = tmp_path / "mcp.json"
-    report(install("cursor", target, first), "ok", 0)
+    maintenance_report(mcp_install("cursor", target, first), "ok", 0)
     os.chmod(target, 0o600)
     before = target.read_bytes()
-    data = report(install("cursor", target, second), "conflict", 3)
-    assert checks(data)["server"] == (
+    data = maintenance_report(mcp_install("cursor", target, second), "conflict", 3)
+    assert report_checks(data)["server"] == (
         "fail",
         f"Cursor has an older entry for the server capability-graph in {target}: not "
         "overwritten (--force replaces it and keeps a backup)",
     )
     assert target.read_bytes() == before
-    planned = report(install("cursor", target, second, "--force", "--dry-run"), "planned", 0)
-    assert checks(planned)["server"][1] == (
+    planned = maintenance_report(
+        mcp_install("cursor", target, second, "--force", "--dry-run"), "planned", 0
+    )
+    assert report_checks(planned)["server"][1] == (
         f"Would replace the server capability-graph in {target} (keeping a backup)"
     )
     assert target.read_bytes() == before
-    data = report(install("cursor", target, second, "--force"), "ok", 0)
+    data = maintenance_report(mcp_install("cursor", target, second, "--force"), "ok", 0)
     backup = tmp_path / "mcp.json.bak"
-    assert checks(data)["backup"] == ("ok", f"Kept the previous file as {backup}")
-    assert checks(data)["server"] == ("ok", f"Replaced the server capability-graph in {target}")
+    assert report_checks(data)["backup"] == ("ok", f"Kept the previous file as {backup}")
+    assert report_checks(data)["server"] == (
+        "ok",
+        f"Replaced the server capability-graph in {target}",
+    )
     assert backup.read_bytes() == before
     assert stat.S_IMODE(backup.stat().st_mode) == 0o600  # it may hold secrets
     args = json.loads(target.read_text(encoding="utf-8"))["mcpServers"]["capability-graph"]["args"]
     assert args[-1] == str(second)
     # A second replacement never overwrites the first backup.
     replaced = target.read_bytes()
-    report(install("cursor", target, first, "--force"), "ok", 0)
+    maintenance_report(mcp_install("cursor", target, first, "--force"), "ok", 0)
     assert backup.read_bytes() == before
     assert (tmp_path / "mcp.json.bak.2").read_bytes() == replaced
 
@@ -207,8 +200,8 @@ def test_force_never_replaces_a_server_that_is_not_ours(tmp_path: Path, graph_co
         encoding="utf-8",
     )
     before = target.read_bytes()
-    data = report(install("cursor", target, graph_config, "--force"), "conflict", 3)
-    assert "another server named capability-graph" in checks(data)["server"][1]
+    data = maintenance_report(mcp_install("cursor", target, graph_config, "--force"), "conflict", 3)
+    assert "another server named capability-graph" in report_checks(data)["server"][1]
     assert target.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["graph", "mcp.json"]
 
@@ -216,8 +209,8 @@ def test_force_never_replaces_a_server_that_is_not_ours(tmp_path: Path, graph_co
 def test_uninstall_never_removes_a_server_that_is_not_ours(tmp_path: Path) -> None:
     target = tmp_path / "config.toml"
     target.write_text('[mcp_servers.capability-graph]\ncommand = "npx"\n', encoding="utf-8")
-    data = report(uninstall("codex", target), "conflict", 3)
-    assert checks(data)["server"] == (
+    data = maintenance_report(mcp_uninstall("codex", target), "conflict", 3)
+    assert report_checks(data)["server"] == (
         "fail",
         f"The server capability-graph in {target} was not installed by capability-graph: "
         "not removed",
@@ -227,24 +220,24 @@ def test_uninstall_never_removes_a_server_that_is_not_ours(tmp_path: Path) -> No
 
 def test_uninstall_without_the_entry_or_the_file_changes_nothing(tmp_path: Path) -> None:
     missing = tmp_path / "nope" / "mcp.json"
-    data = report(uninstall("vscode", missing), "ok", 0)
-    assert checks(data)["server"] == (
+    data = maintenance_report(mcp_uninstall("vscode", missing), "ok", 0)
+    assert report_checks(data)["server"] == (
         "ok",
         f"VS Code has no server capability-graph in {missing}: nothing to remove",
     )
     assert not missing.parent.exists()
     present = tmp_path / "mcp.json"
     present.write_text('{"servers": {"x": {"command": "y"}}}', encoding="utf-8")
-    report(uninstall("vscode", present, "--name", "other"), "ok", 0)
+    maintenance_report(mcp_uninstall("vscode", present, "--name", "other"), "ok", 0)
     assert present.read_text(encoding="utf-8") == '{"servers": {"x": {"command": "y"}}}'
 
 
 def test_uninstall_dry_run_plans_and_writes_nothing(tmp_path: Path, graph_config: Path) -> None:
     target = tmp_path / "settings.json"
-    report(install("gemini", target, graph_config), "ok", 0)
+    maintenance_report(mcp_install("gemini", target, graph_config), "ok", 0)
     before = target.read_bytes()
-    data = report(uninstall("gemini", target, "--dry-run"), "planned", 0)
-    assert checks(data)["server"] == (
+    data = maintenance_report(mcp_uninstall("gemini", target, "--dry-run"), "planned", 0)
+    assert report_checks(data)["server"] == (
         "ok",
         f"Would remove the server capability-graph from {target}",
     )
@@ -254,8 +247,8 @@ def test_uninstall_dry_run_plans_and_writes_nothing(tmp_path: Path, graph_config
 def test_uninstall_of_an_uneditable_file_is_failed_and_untouched(tmp_path: Path) -> None:
     target = tmp_path / "mcp.json"
     target.write_text('{"mcpServers": {} // no comments in Cursor\n}', encoding="utf-8")
-    data = report(uninstall("cursor", target), "failed", 1)
-    assert checks(data)["client-config"] == (
+    data = maintenance_report(mcp_uninstall("cursor", target), "failed", 1)
+    assert report_checks(data)["client-config"] == (
         "fail",
         f"{target}: not valid JSON: left untouched",
     )
@@ -288,13 +281,13 @@ def test_a_graph_configuration_that_cannot_be_opened_is_refused_before_the_clien
     config.write_text('{"providers": [{"path": "gone.json"}]}', encoding="utf-8")
     target = tmp_path / "mcp.json"
     target.write_text("{}", encoding="utf-8")
-    data = report(install("cursor", target, config), "failed", 1)
-    assert checks(data)["graph-config"] == (
+    data = maintenance_report(mcp_install("cursor", target, config), "failed", 1)
+    assert report_checks(data)["graph-config"] == (
         "fail",
         f"{config} cannot be served: CG_CONFIG_INVALID: /providers/0/path is not a readable "
         "regular file; the client configuration was not touched",
     )
-    assert "server" not in checks(data)
+    assert "server" not in report_checks(data)
     assert target.read_text(encoding="utf-8") == "{}"
 
 
@@ -302,8 +295,8 @@ def test_a_graph_configuration_with_unknown_keys_is_refused_naming_them(tmp_path
     config = tmp_path / "capability-graph.json"
     config.write_text('{"providers": [], "modle": {}}', encoding="utf-8")
     target = tmp_path / "mcp.json"
-    data = report(install("cursor", target, config), "failed", 1)
-    assert checks(data)["graph-config"] == (
+    data = maintenance_report(mcp_install("cursor", target, config), "failed", 1)
+    assert report_checks(data)["graph-config"] == (
         "fail",
         f"{config} cannot be served: CG_CONFIG_INVALID: / has a key that is not allowed "
         "(allowed: providers, scope, documents, budgets, model); unknown keys: /modle; "
@@ -318,11 +311,11 @@ def test_crlf_line_endings_and_a_byte_order_mark_are_kept(
     target = tmp_path / "mcp.json"
     original = '\ufeff{\r\n  "mcpServers": {\r\n    "x": {"command": "y"}\r\n  }\r\n}\r\n'
     target.write_bytes(original.encode("utf-8"))
-    report(install("cursor", target, graph_config), "ok", 0)
+    maintenance_report(mcp_install("cursor", target, graph_config), "ok", 0)
     text = target.read_bytes().decode("utf-8")
     assert text.startswith('\ufeff{\r\n  "mcpServers": {\r\n    "x": {"command": "y"},\r\n')
     assert text.count("\n") == text.count("\r\n")
-    report(uninstall("cursor", target), "ok", 0)
+    maintenance_report(mcp_uninstall("cursor", target), "ok", 0)
     assert target.read_bytes().decode("utf-8") == original
 
 
@@ -330,11 +323,11 @@ def test_force_through_a_symbolic_link_backs_up_and_edits_the_real_file(tmp_path
     real = tmp_path / "dotfiles" / "config.toml"
     real.parent.mkdir()
     first, second = write_graph(tmp_path / "first"), write_graph(tmp_path / "second")
-    report(install("codex", real, first), "ok", 0)
+    maintenance_report(mcp_install("codex", real, first), "ok", 0)
     before = real.read_bytes()
     link = tmp_path / "config.toml"
     link.symlink_to(real)
-    report(install("codex", link, second, "--force"), "ok", 0)
+    maintenance_report(mcp_install("codex", link, second, "--force"), "ok", 0)
     assert link.is_symlink()
     assert (real.parent / "config.toml.bak").read_bytes() == before
     assert str(second) in real.read_text(encoding="utf-8")
@@ -350,7 +343,7 @@ def test_uninstall_of_our_inline_entry_with_fields_the_user_added(tmp_path: Path
         f"args = {ours}, startup_timeout_sec = 20 }} }}\n",
         encoding="utf-8",
     )
-    report(uninstall("codex", target), "ok", 0)
+    maintenance_report(mcp_uninstall("codex", target), "ok", 0)
     assert tomllib.loads(target.read_text(encoding="utf-8")) == {
         "mcp_servers": {"a": {"command": "x"}}
     }

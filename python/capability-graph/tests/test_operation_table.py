@@ -26,7 +26,7 @@ from capability_graph import (
 from capability_graph._generated.operations import OPERATION_TABLE
 from capability_graph._mcp import build_server
 from capability_graph._operations import HANDLERS, OPERATIONS, OperationContext, handler_module
-from capability_graph.cli import _GRAPH_COMMANDS
+from capability_graph.cli._requests import REQUESTS
 from capability_graph_testing.common import SPEC, capability, inline, load_json, provider
 from capability_graph_testing.surfaces import MATCHED, cli, scripted
 
@@ -145,7 +145,7 @@ def test_mcp_tools_list_is_the_tools_of_the_table() -> None:
 
 
 def test_cli_has_a_graph_command_for_every_operation() -> None:
-    assert sorted(_GRAPH_COMMANDS) == sorted([op["cli"]["command"] for op in TABLE] + ["call"])
+    assert sorted(REQUESTS) == sorted([op["cli"]["command"] for op in TABLE] + ["call"])
 
 
 @pytest.mark.parametrize("op", TABLE, ids=[op["tool"] for op in TABLE])

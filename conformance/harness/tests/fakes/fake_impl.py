@@ -39,9 +39,9 @@ DRIVER = REPO / "conformance" / "implementations" / "python_reference_driver.py"
 
 def _mutate(mutation: str, role: str, argv: list[str]) -> None:
     if mutation == "cli-next-action" and role == "cli" and argv[:1] != ["mcp"]:
-        from capability_graph import cli
+        from capability_graph.cli import graph
 
-        original = cli._write_error
+        original = graph.write_error
 
         def write_error(stderr: Any, error: Any) -> None:
             if error.code.value == "CG_CAPABILITY_NOT_FOUND":
@@ -50,24 +50,24 @@ def _mutate(mutation: str, role: str, argv: list[str]) -> None:
                 return
             original(stderr, error)
 
-        cli._write_error = write_error
+        graph.write_error = write_error
     elif mutation == "sigint-not-cancelling" and role == "cli":
-        from capability_graph import cli
+        from capability_graph.cli import graph
 
-        cli._sigint_cancels = lambda token: contextlib.nullcontext()
+        graph._sigint_cancels = lambda token: contextlib.nullcontext()
     elif mutation == "init-overwrites" and role == "cli":
-        from capability_graph import cli
+        from capability_graph.cli import init
 
-        original_init = cli._init
+        original_init = init._init
 
-        def init(directory: str | None, config: str | None, *, dry_run: bool) -> Any:
+        def overwriting_init(directory: str | None, config: str | None, *, dry_run: bool) -> Any:
             if not dry_run:
                 folder = Path(directory or ".")
                 target = Path(config) if config else folder / "capability-graph.json"
                 target.unlink(missing_ok=True)
             return original_init(directory, config, dry_run=dry_run)
 
-        cli._init = init
+        init._init = overwriting_init
     elif mutation == "stale-tool-definitions":
         from capability_graph import _tools
 

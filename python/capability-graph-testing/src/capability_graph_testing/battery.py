@@ -1184,7 +1184,7 @@ def run_cli(argv: list[str]) -> tuple[int, str, str]:
     from capability_graph.cli import run
 
     out, err = io.StringIO(), io.StringIO()
-    status = run(argv, out, err)
+    status = run(argv, io.StringIO(), out, err)
     return status, out.getvalue(), err.getvalue()
 
 
@@ -2106,7 +2106,7 @@ class _Probe:
         from capability_graph.cli import run
 
         out, err = self.io.StringIO(), self.io.StringIO()
-        status = run(list(argv), out, err)
+        status = run(list(argv), self.io.StringIO(), out, err)
         lines = err.getvalue().strip().splitlines()
         last = lines[-1] if lines else ""
         code = json.loads(last)["error"]["code"] if last.startswith("{") else "usage"

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from capability_graph_testing.common import capability, provider
+from capability_graph_testing.common import capability, expected, provider, schema_validator
 
 T = TypeVar("T")
 
@@ -102,12 +102,14 @@ class CliRun:
         return value
 
 
-def cli(*argv: str) -> CliRun:
-    """Run the CLI in-process through ``run(argv, stdout, stderr)``."""
+def cli(*argv: str, stdin: bytes = b"") -> CliRun:
+    """Run the CLI in-process through ``run(argv, stdin, stdout, stderr)``, with ``stdin`` as
+    the bytes of its standard input."""
     from capability_graph.cli import run
 
+    given = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
     out, err = io.StringIO(), io.StringIO()
-    status = run(list(argv), out, err)
+    status = run(list(argv), given, out, err)
     return CliRun(status, out.getvalue(), err.getvalue())
 
 
@@ -125,6 +127,81 @@ def cli_process(
         timeout=timeout,
         check=False,
     )
+
+
+def graph_call(config: Path, tool: str, arguments: Any) -> Any:
+    """What the SDK answers to ``tool`` with ``arguments`` on the graph of ``config``."""
+    from capability_graph import BlockingCapabilityGraph
+
+    with BlockingCapabilityGraph.open(config) as graph:
+        return graph.call(tool, arguments)
+
+
+#: The schema of the CLI's error envelope (one line on stderr).
+CLI_ERROR = schema_validator("cli-error.schema.json")
+
+
+def cli_error(run: CliRun) -> dict[str, str]:
+    """The error object of a failed command: exit 1, nothing on stdout, one envelope line on
+    stderr, valid against its schema."""
+    assert run.status == 1, run
+    data = run.envelope()
+    CLI_ERROR.validate(data)
+    error: dict[str, str] = data["error"]
+    return error
+
+
+def assert_cli_error(run: CliRun, code: str, phase: str, message: str | None = None) -> None:
+    """The command failed with exactly the error the contract prescribes for ``code``."""
+    assert cli_error(run) == expected(code, phase, message)
+
+
+def usage_error(run: CliRun, command: str, message: str) -> None:
+    """Exit 2, the command's usage, then exactly ``message`` as its error line."""
+    assert run.status == 2, run
+    assert run.stdout == ""
+    prog = "capability-graph" if command == "" else f"capability-graph {command}"
+    assert run.stderr.startswith(f"usage: {prog}"), run.stderr
+    assert run.stderr.endswith(f"\n{prog}: error: {message}\n"), run.stderr
+
+
+def mcp_install(client: str, target: Path, config: Path, *extra: str) -> CliRun:
+    """``mcp-install`` of the graph ``config`` into ``client``'s file ``target``, reporting JSON."""
+    argv = ["--client", client, "--config-path", str(target), "--config", str(config)]
+    return cli("mcp-install", *argv, *extra, "--json")
+
+
+def mcp_uninstall(client: str, target: Path, *extra: str) -> CliRun:
+    """``mcp-uninstall`` from ``client``'s file ``target``, reporting JSON."""
+    return cli("mcp-uninstall", "--client", client, "--config-path", str(target), *extra, "--json")
+
+
+#: The schema of a maintenance command's ``--json`` report (doctor, init, mcp-install, ...).
+MAINTENANCE_REPORT = schema_validator("maintenance-report.schema.json")
+
+
+def maintenance_report(run: CliRun, status: str, exit_status: int) -> dict[str, Any]:
+    """The ``--json`` report of a maintenance command that ended with ``exit_status`` and
+    reports ``status``, valid against its schema, with nothing on stderr."""
+    assert run.status == exit_status, run
+    assert run.stderr == ""
+    data: dict[str, Any] = run.json()
+    MAINTENANCE_REPORT.validate(data)
+    assert data["status"] == status
+    return data
+
+
+def report_checks(data: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """A report's checks by id: ``{id: (status, message)}``."""
+    return {c["id"]: (c["status"], c["message"]) for c in data["checks"]}
+
+
+def write_config(directory: Path, config: dict[str, Any]) -> Path:
+    """Write ``config`` as ``directory/capability-graph.json`` (creating the folder)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "capability-graph.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    return path
 
 
 # --- MCP ----------------------------------------------------------------------------------------
@@ -276,17 +353,26 @@ def env_without_config() -> dict[str, str]:
     return env
 
 
-#: Tokens for fuzzing the CLI's argv: commands, options, ids, tool names, numbers, JSON texts,
-#: context items, codes, and text that is not a token at all (shared by the argv fuzz tests).
-CLI_ARGV_TOKENS: Final = (
+#: The CLI's commands, as its help lists them (``mcp-uninstall`` aside: it mirrors mcp-install).
+CLI_COMMANDS: Final = (
     "describe",
     "list",
     "resolve",
     "match",
     "read",
     "call",
+    "mcp",
     "doctor",
+    "init",
+    "mcp-install",
     "explain",
+)
+
+#: Tokens for fuzzing the CLI's argv: commands (but those that serve stdio or write files),
+#: options, ids, tool names, numbers, JSON texts, context items, codes, and text that is not a
+#: token at all (shared by the argv fuzz tests).
+CLI_ARGV_TOKENS: Final = (
+    *(command for command in CLI_COMMANDS if command not in ("mcp", "init", "mcp-install")),
     "--provider",
     "--tag",
     "--limit",

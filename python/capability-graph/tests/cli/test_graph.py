@@ -1,62 +1,44 @@
-"""The CLI graph commands: in-process through run(argv, stdout, stderr), a few as subprocesses."""
+"""The graph commands and ``call`` (``capability_graph.cli.graph`` and the requests it builds):
+each command is its exact tool request, its result on stdout, its error as the one envelope line."""
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import pty
+import select
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from capability_graph import BlockingCapabilityGraph
-from capability_graph_testing.common import REPO, expected, schema_validator
+from capability_graph.cli._parser import build_parser
+from capability_graph_testing.common import expected
 from capability_graph_testing.surfaces import (
     CLI,
-    CLI_ARGV_TOKENS,
     DOCUMENT_TEXT,
-    MATCHED,
-    CliRun,
+    assert_cli_error,
     cli,
+    cli_error,
     cli_process,
     env_without_config,
+    graph_call,
     scripted,
     sleeping,
+    usage_error,
     write_graph,
 )
 
-SEED_MISSING_CONFIG = (
-    '{"ok":false,"error":{"code":"CG_CONFIG_INVALID","phase":"config",'
-    '"message":"Cannot read a valid bounded JSON configuration file",'
-    '"nextAction":"check_config"}}\n'
-)
-CLI_ERROR = schema_validator("cli-error.schema.json")
+TOOLS = "describe_graph, list_capabilities, resolve_capabilities, match_capabilities, read_document"
 
 
-@pytest.fixture(scope="module")
-def config(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_graph(tmp_path_factory.mktemp("cli"), model=scripted({"return": MATCHED}))
-
-
-def graph_call(config: Path, tool: str, arguments: Any) -> Any:
-    with BlockingCapabilityGraph.open(config) as graph:
-        return graph.call(tool, arguments)
-
-
-def failed(run: CliRun, code: str, phase: str, message: str | None = None) -> None:
-    assert run.status == 1, run
-    envelope = run.envelope()
-    CLI_ERROR.validate(envelope)
-    assert envelope["error"] == expected(code, phase, message)
-
-
-# --- graph commands map to the exact tool requests ----------------------------------------------
+SECRET = "sk-SECRET-4f1c"
 
 
 @pytest.mark.parametrize(
@@ -141,7 +123,7 @@ def test_read_prints_utf8_text(config: Path) -> None:
 
 
 def test_seed_resolve_missing_capability(config: Path) -> None:
-    failed(
+    assert_cli_error(
         cli("resolve", "acme::missing", "--config", str(config)), "CG_CAPABILITY_NOT_FOUND", "query"
     )
 
@@ -189,126 +171,25 @@ def test_core_errors_are_one_envelope_line_and_exit_1(
 
 
 def _sdk_error(config: Path, argv: list[str]) -> dict[str, str]:
-    import io
 
     from capability_graph import GraphError
-    from capability_graph.cli import _GRAPH_COMMANDS, _build_parser
+    from capability_graph.cli._requests import REQUESTS
 
-    args = _build_parser(io.StringIO(), io.StringIO()).parse_args(argv)
-    tool, arguments = _GRAPH_COMMANDS[args.command](args)
+    args = build_parser(io.StringIO(), io.StringIO()).parse_args(argv)
+    tool, arguments = REQUESTS[args.command](args)
     with BlockingCapabilityGraph.open(config) as graph, pytest.raises(GraphError) as excinfo:
         graph.call(tool, arguments)
     error: dict[str, str] = excinfo.value.to_json()
     return error
 
 
-def test_call_arguments_file_and_stdin(
-    config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_call_arguments_file_reads_the_request_from_a_file(config: Path, tmp_path: Path) -> None:
     arguments = tmp_path / "arguments.json"
     arguments.write_text('\ufeff{"ids": ["acme::a"]}', encoding="utf-8")
     run = cli(
         "--config", str(config), "call", "resolve_capabilities", "--arguments-file", str(arguments)
     )
     assert run.json() == graph_call(config, "resolve_capabilities", {"ids": ["acme::a"]})
-
-    class Stdin:
-        buffer = __import__("io").BytesIO(b'{"limit": 1}')
-
-    monkeypatch.setattr(sys, "stdin", Stdin)
-    run = cli("--config", str(config), "call", "list_capabilities", "--arguments-file", "-")
-    assert len(run.json()["items"]) == 1
-
-
-@pytest.mark.parametrize(
-    ("argv", "fragment"),
-    [
-        ([], "the following arguments are required: COMMAND"),
-        (["frobnicate"], "argument COMMAND: unknown command; the choices are describe, list,"),
-        (["describe", "--bogus"], "capability-graph describe: error: 1 unrecognized argument\n"),
-        (["list", "--limit", "many"], "argument --limit: must be an integer"),
-        (
-            ["list", "--lim", "5"],
-            "2 unrecognized arguments (did you mean --limit?)",
-        ),  # no abbreviations
-        (["resolve"], "the following arguments are required: ID"),
-        (["match", "x", "--context", "novalue"], "expected KEY=TEXT or KEY:=JSON"),
-        (["match", "x", "--context", "a:={"], "the value after := must be JSON"),
-        (["match", "x", "--context", "a=1", "--context", "a=2"], "a KEY is given twice"),
-        (["read", "acme::a"], "the following arguments are required: DOCUMENT_ID"),
-        (["call", "describe_graph", "--arguments", "{bad"], "argument --arguments: not valid JSON"),
-        (
-            ["call", "describe_graph", "--arguments", "{}", "--arguments-file", "x"],
-            "not allowed with",
-        ),
-        (
-            [
-                "--config",
-                str(REPO / "examples" / "quickstart" / "capability-graph.json"),
-                "call",
-                "describe_graph",
-                "--arguments-file",
-                "/nonexistent/args.json",
-            ],
-            "argument --arguments-file: not a readable regular file (use - for standard input)",
-        ),
-        (["explain", "CG_NOPE"], "unknown error code"),
-    ],
-)
-def test_usage_errors_exit_2_with_usage_on_stderr(argv: list[str], fragment: str) -> None:
-    run = cli(*argv)
-    assert run.status == 2, run
-    assert run.stdout == ""
-    assert run.stderr.startswith("usage: capability-graph")
-    assert fragment in run.stderr
-
-
-def test_help_and_version_exit_0_on_stdout() -> None:
-    run = cli("--help")
-    assert (run.status, run.stderr) == (0, "")
-    for command in (
-        "describe",
-        "list",
-        "resolve",
-        "match",
-        "read",
-        "call",
-        "mcp",
-        "doctor",
-        "init",
-        "mcp-install",
-        "explain",
-    ):
-        assert command in run.stdout
-    run = cli("match", "--help")
-    assert run.status == 0
-    assert "KEY:=JSON" in run.stdout
-    run = cli("--version")
-    assert run.status == 0
-    assert run.stdout.startswith("capability-graph ")
-
-
-def test_config_precedence_flag_then_environment_then_working_directory(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    here = write_graph(tmp_path / "here")
-    elsewhere = write_graph(tmp_path / "elsewhere", scope={"providers": ["acme", "vault"]})
-    monkeypatch.chdir(tmp_path / "here")
-    monkeypatch.delenv("CAPABILITY_GRAPH_CONFIG", raising=False)
-    assert cli("describe").json()["scope"] == {"providers": ["acme"]}
-    monkeypatch.setenv("CAPABILITY_GRAPH_CONFIG", str(elsewhere))
-    assert cli("describe").json()["scope"] == {"providers": ["acme", "vault"]}
-    assert cli("describe", "--config", str(here)).json()["scope"] == {"providers": ["acme"]}
-    assert cli("--config", str(here), "describe").json()["scope"] == {"providers": ["acme"]}
-    monkeypatch.setenv("CAPABILITY_GRAPH_CONFIG", "")  # empty: unset
-    assert cli("describe").json()["scope"] == {"providers": ["acme"]}
-    monkeypatch.chdir(tmp_path)
-    failed(
-        cli("describe"),
-        "CG_CONFIG_INVALID",
-        "config",
-        "Cannot read a valid bounded JSON configuration file",
-    )
 
 
 def test_invalid_config_is_an_envelope(tmp_path: Path) -> None:
@@ -330,48 +211,16 @@ def test_match_paths(tmp_path: Path) -> None:
         model=scripted({"raise": {"code": "CG_MODEL_REFUSED", "message": "SECRET-4f1c"}}),
     )
     run = cli("match", "x", "--config", str(config))
-    failed(run, "CG_MODEL_REFUSED", "match")
+    assert_cli_error(run, "CG_MODEL_REFUSED", "match")
     assert "SECRET" not in run.stderr
     config = write_graph(tmp_path / "c")
-    failed(cli("match", "x", "--config", str(config)), "CG_MODEL_NOT_CONFIGURED", "match")
+    assert_cli_error(cli("match", "x", "--config", str(config)), "CG_MODEL_NOT_CONFIGURED", "match")
     config = write_graph(tmp_path / "d", model=sleeping(5000))
-    failed(
+    assert_cli_error(
         cli("match", "x", "--timeout-ms", "20", "--config", str(config)),
         "CG_MODEL_TIMEOUT",
         "match",
     )
-
-
-def test_a_defect_is_one_fixed_line_and_exit_70(
-    config: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from capability_graph import CapabilityGraph
-
-    async def broken(*args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError("SECRET-4f1c in /home/user")
-
-    monkeypatch.setattr(CapabilityGraph, "call", broken)
-    run = cli("describe", "--config", str(config))
-    assert run.status == 70
-    assert run.stdout == ""
-    assert (
-        run.stderr
-        == "capability-graph: internal error (a defect of capability-graph; please report it)\n"
-    )
-
-
-# --- as a subprocess ----------------------------------------------------------------------------
-
-
-def test_seed_doctor_with_a_missing_config_prints_exactly_the_seed_line(tmp_path: Path) -> None:
-    done = cli_process("doctor", "--config", "deliberately-missing-config.json", cwd=tmp_path)
-    assert (done.returncode, done.stderr) == (1, SEED_MISSING_CONFIG)
-    # stdout: doctor's report, naming the cause (host-side facts, never in the envelope).
-    missing = tmp_path.resolve() / "deliberately-missing-config.json"
-    assert done.stdout.splitlines()[:2] == [
-        "capability-graph doctor: failed",
-        f"  [FAIL] config: Cannot read the configuration: {missing} does not exist",
-    ]
 
 
 def test_subprocess_success_is_one_json_line(config: Path) -> None:
@@ -408,44 +257,153 @@ def test_ctrl_c_during_match_is_model_cancelled_and_exit_130(tmp_path: Path) -> 
     assert json.loads(stderr) == {"ok": False, "error": expected("CG_MODEL_CANCELLED", "match")}
 
 
-def test_graph_commands_never_import_pydantic_jsonschema_the_mcp_sdk_or_tomlkit(
-    config: Path,
+def test_call_help_lists_the_tools() -> None:
+    run = cli("call", "--help")
+    assert f"one of: {TOOLS}" in " ".join(run.stdout.split())
+
+
+def test_a_context_key_given_twice_is_not_repeated_in_the_message() -> None:
+    done = cli_process(
+        "match", "x", "--context", f"{SECRET}=1", "--context", f"{SECRET}=2", timeout=60
+    )
+    assert done.returncode == 2
+    assert SECRET not in done.stderr
+    assert done.stderr.endswith(
+        "\ncapability-graph match: error: argument --context: a KEY is given twice\n"
+    )
+
+
+def test_an_unknown_tool_for_a_program_is_exactly_the_envelope(config: Path) -> None:
+    done = cli_process("call", "list_capabilitys", "--config", str(config))
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        '{"ok":false,"error":{"code":"CG_INPUT_INVALID","phase":"query",'
+        '"message":"Unknown tool","nextAction":"fix_input"}}\n'
+    )
+
+
+def test_an_unknown_tool_on_a_terminal_gets_a_hint_listing_the_tools(config: Path) -> None:
+    primary, secondary = pty.openpty()
+    try:
+        done = subprocess.run(
+            [*CLI, "call", "list_capabilitys", "--config", str(config)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=secondary,
+            timeout=60,
+            check=False,
+        )
+        os.close(secondary)
+        seen = b""
+        while select.select([primary], [], [], 5)[0]:
+            try:
+                chunk = os.read(primary, 4096)
+            except OSError:  # EIO: the terminal's other end is closed and drained
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(primary)
+    assert (done.returncode, done.stdout) == (1, b"")
+    lines = seen.decode().replace("\r\n", "\n").splitlines()
+    assert json.loads(lines[0])["error"]["message"] == "Unknown tool"
+    assert lines[1:] == [f"hint: the tools are {TOOLS} (did you mean list_capabilities?)"]
+
+
+def test_duplicate_names_in_arguments_are_input_invalid(config: Path) -> None:
+    done = cli_process(
+        "call",
+        "list_capabilities",
+        "--arguments",
+        '{"limit": 1, "limit": 2}',
+        "--config",
+        str(config),
+    )
+    assert (done.returncode, done.stdout) == (1, "")
+    assert json.loads(done.stderr)["error"] == expected(
+        "CG_INPUT_INVALID", "query", "/ an object has a duplicate key"
+    )
+
+
+@pytest.mark.parametrize(
+    ("tool", "text", "phase", "message"),
+    [
+        (
+            "resolve_capabilities",
+            '{"ids": ["acme::a"], "relations": {"depth": 1, "depth": 2}}',
+            "query",
+            "/relations an object has a duplicate key",
+        ),
+        (
+            "match_capabilities",
+            '{"request": "x", "request": "y"}',
+            "match",
+            "/ an object has a duplicate key",
+        ),
+        (
+            "read_document",
+            '{"capabilityId": "acme::a", "documentId": "guide", "documentId": "gone"}',
+            "document",
+            "/ an object has a duplicate key",
+        ),
+        (
+            "no_such_tool",
+            '{"a": 1, "a": 1}',
+            "query",
+            "/ an object has a duplicate key",
+        ),
+        (
+            "list_capabilities",
+            '{"limit": 1' + "0" * 5000 + "}",
+            "query",
+            "/limit integers must stay within +/-2^53",
+        ),
+        (
+            "describe_graph",
+            '{"a": ' * 5000 + "1" + "}" * 5000,
+            "query",
+            "/ nesting deeper than 32",
+        ),
+    ],
+    ids=["nested", "match", "document", "unknown tool", "long integer", "deep"],
+)
+def test_request_text_without_one_meaning_is_input_invalid_in_the_tools_phase(
+    config: Path, tool: str, text: str, phase: str, message: str, tmp_path: Path
 ) -> None:
-    code = (
-        "import io, sys\n"
-        "from capability_graph.cli import run\n"
-        f"assert run(['describe', '--config', {str(config)!r}], io.StringIO(), sys.stderr) == 0\n"
-        "assert run(['explain', 'CG_GRAPH_CLOSED'], io.StringIO(), sys.stderr) == 0\n"
-        "loaded = {m.split('.')[0] for m in sys.modules}\n"
-        "heavy = {'mcp', 'mcp_types', 'tomlkit', 'openai', 'pydantic', 'jsonschema'}\n"
-        "print(sorted(loaded & heavy))\n"
+    inline = cli("call", tool, "--arguments", text, "--config", str(config))
+    assert cli_error(inline) == expected("CG_INPUT_INVALID", phase, message)
+    path = tmp_path / "request.json"
+    path.write_text(text, encoding="utf-8")
+    from_file = cli("call", tool, "--arguments-file", str(path), "--config", str(config))
+    assert cli_error(from_file) == expected("CG_INPUT_INVALID", phase, message)
+
+
+def test_duplicate_names_in_a_context_value_are_input_invalid(config: Path) -> None:
+    run = cli("match", "x", "--context", 'k:={"a": 1, "a": 2}', "--config", str(config))
+    assert cli_error(run) == expected(
+        "CG_INPUT_INVALID", "match", "/context an object has a duplicate key"
     )
+
+
+def test_a_text_that_is_not_json_stays_a_usage_error(config: Path) -> None:
+    run = cli(
+        "call", "describe_graph", "--arguments", '[{"a": 1, "a": 2}, ', "--config", str(config)
+    )
+    usage_error(run, "call", "argument --arguments: not valid JSON")
+
+
+def test_read_raw_prints_the_document_text_only(config: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+        [*CLI, "read", "acme::a", "guide", "--raw", "--config", str(config)],
+        capture_output=True,
+        timeout=60,
+        check=False,
     )
-    assert (done.returncode, done.stdout, done.stderr) == (0, "[]\n", "")
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert done.stdout == DOCUMENT_TEXT.encode("utf-8")
 
 
-# --- argv fuzzing -------------------------------------------------------------------------------
-
-_FUZZ_DIR = Path(tempfile.mkdtemp(prefix="cg-cli-fuzz-"))
-_FUZZ_CONFIG = write_graph(_FUZZ_DIR, model=scripted({"return": MATCHED}))
-_TOKENS = st.sampled_from(CLI_ARGV_TOKENS)
-_ARGV = st.lists(_TOKENS | st.text(max_size=12), max_size=8)
-
-
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(argv=_ARGV)
-def test_fuzzed_argv_never_tracebacks(argv: list[str]) -> None:
-    if {"mcp", "init", "mcp-install"} & set(argv):
-        return  # these serve stdio or write files; they are tested on their own
-    run = cli("--config", str(_FUZZ_CONFIG), *argv)
-    assert run.status in (0, 1, 2, 3), run
-    assert "Traceback" not in run.stderr
-    if run.status == 1 and run.stderr:
-        assert run.stderr.count("\n") == 1
-        CLI_ERROR.validate(json.loads(run.stderr))
-        assert run.stdout == ""
-    elif run.status == 2:
-        assert run.stderr.startswith("usage: ")
-    assert "SECRET-4f1c" not in run.stderr  # not even in a usage message
+def test_read_raw_failure_is_still_the_envelope(config: Path) -> None:
+    run = cli("read", "acme::a", "gone", "--raw", "--config", str(config))
+    assert cli_error(run) == expected("CG_DOCUMENT_NOT_FOUND", "document")

@@ -19,7 +19,7 @@ from typing import IO, Any
 
 import pytest
 
-from capability_graph.cli import _CLIENTS
+from capability_graph._mcp_install import CLIENTS as MCP_CLIENTS
 from capability_graph_testing.common import expected, schema_validator
 from capability_graph_testing.surfaces import CLI, MATCHED, scripted, write_graph
 
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow
 
 REPORT = schema_validator("maintenance-report.schema.json")
 CLI_ERROR = schema_validator("cli-error.schema.json")
-CLIENTS = ", ".join(sorted(_CLIENTS))  # the MCP clients mcp-install knows
+CLIENTS = ", ".join(sorted(MCP_CLIENTS))  # the MCP clients mcp-install knows
 TIMEOUT = 60  # seconds: far beyond a cold start on a loaded machine; a hang is the failure
 EXIT_IO = 74
 

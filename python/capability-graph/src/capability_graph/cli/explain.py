@@ -1,0 +1,59 @@
+"""``capability-graph explain [CODE]``: what an error code means and what to do about it (all
+codes without CODE); the same generated content as the error reference pages
+(``docs/errors/CODE.md``)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+from .._generated.taxonomy import ErrorCode
+from .._json import dumps
+from ._arguments import AddCommand, add_flags
+from ._base import EXIT_OK, PROG, Usage, did_you_mean
+
+
+def add_command(command: AddCommand) -> None:
+    p = command(
+        "explain",
+        "Explain an error code (all codes without CODE).",
+        "explain",
+        "explain cg_config_invalid --json",
+    )
+    p.add_argument(
+        "code", nargs="?", metavar="CODE", help="an error code, any case; e.g. CG_INPUT_INVALID"
+    )
+    add_flags(p, json_flag=True, dry_run_flag=False)
+    p.set_defaults(run=run_explain)
+
+
+def run_explain(
+    args: argparse.Namespace, stdin: TextIO | None, stdout: TextIO, stderr: TextIO
+) -> int:
+    from .._explain import (
+        explain_index_json,
+        explain_index_text,
+        explain_json,
+        explain_text,
+        lookup,
+    )
+
+    if args.code is None:
+        if args.json:
+            stdout.write(dumps(explain_index_json()) + "\n")
+        else:
+            stdout.write(explain_index_text())
+        return EXIT_OK
+    try:
+        code = lookup(args.code)
+    except ValueError:
+        codes = [known.value for known in ErrorCode]
+        raise Usage(
+            f"unknown error code{did_you_mean(args.code.strip(), codes)}; "
+            f"run '{PROG} explain' to list them"
+        ) from None
+    if args.json:
+        stdout.write(dumps(explain_json(code)) + "\n")
+    else:
+        stdout.write(explain_text(code))
+    return EXIT_OK

@@ -1,0 +1,191 @@
+"""``capability-graph init``: scaffold a configuration, an example provider and a document.
+
+It never overwrites: a file that exists with other content is a conflict (exit 3) and nothing
+is written; files are created whole or not at all (:func:`create_new`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, Final, TextIO
+
+from .._files import Clobbered, create_new
+from .._report import Report
+from ._arguments import AddCommand, add_flags
+from ._base import DEFAULT_CONFIG, PROG, Usage, write_report
+
+
+def add_command(command: AddCommand) -> None:
+    p = command(
+        "init",
+        "Scaffold a configuration, an example provider and a document.",
+        "init",
+        "init my-graph --dry-run",
+        "init --config my.json",
+    )
+    p.add_argument(
+        "directory",
+        nargs="?",
+        metavar="DIR",
+        help="where to write the provider and its document (default: the configuration's "
+        "folder, else the working directory); e.g. my-graph",
+    )
+    add_flags(p, json_flag=True, dry_run_flag=True)
+    p.set_defaults(run=run_init)
+
+
+def run_init(args: argparse.Namespace, stdin: TextIO | None, stdout: TextIO, stderr: TextIO) -> int:
+    config: str | None = getattr(args, "config", None)
+    report = _init(args.directory, config, dry_run=args.dry_run)
+    return write_report("init", report, stdout, as_json=args.json)
+
+
+_INIT_CONFIG: Final = {
+    "providers": [{"path": "providers/example.json"}],
+    "model": {"executor": "lexical"},
+}
+
+_INIT_PROVIDER: Final = {
+    "providerId": "example",
+    "name": "Example product",
+    "version": "1",
+    "description": "A sample provider: replace it with what your product can do.",
+    "capabilities": [
+        {
+            "id": "getting-started",
+            "name": "Getting started",
+            "description": "Install the example product and make a first call.",
+            "whenToUse": "Someone is new to the example product and needs a first working setup.",
+            "tags": ["example", "setup"],
+            "documents": [
+                {
+                    "id": "guide",
+                    "title": "Getting started guide",
+                    "role": "guide",
+                    "locale": "en",
+                    "path": "knowledge/getting-started.md",
+                }
+            ],
+        },
+        {
+            "id": "search",
+            "name": "Search",
+            "description": "Search the example catalog by keyword and filters.",
+            "whenToUse": "A user wants to find items by text.",
+            "tags": ["example", "search"],
+            "relations": [{"kind": "requires", "target": "getting-started"}],
+        },
+    ],
+}
+
+_INIT_DOCUMENT: Final = """\
+# Getting started
+
+This is a knowledge document of the example provider. Capability Graph serves it through
+`read_document` (CLI: `capability-graph read example::getting-started guide`).
+
+1. Describe your product's capabilities in `providers/example.json`.
+2. Run `capability-graph doctor` to check the configuration, relations and documents.
+3. Try `capability-graph match "find items by keyword"`.
+"""
+
+
+def _json_bytes(value: Any) -> bytes:
+    return (json.dumps(value, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+def _init(directory: str | None, config: str | None, *, dry_run: bool) -> Report:
+    """Scaffold a graph: the configuration at ``--config`` (else ``DIR/capability-graph.json``),
+    the example provider and its document in ``DIR`` (else the configuration's folder)."""
+    if config is not None and not config:
+        raise Usage("argument --config: the path is empty")
+    config_path = Path(config) if config else Path(directory or ".") / DEFAULT_CONFIG
+    root = Path(directory) if directory is not None else config_path.parent
+    provider_path = root / "providers" / "example.json"
+    planned: list[tuple[str, Path, str, bytes]] = [
+        (
+            _file_check_id(config_path.name),
+            config_path,
+            config if config else DEFAULT_CONFIG,
+            _json_bytes(_init_config(provider_path, config_path.parent)),
+        ),
+    ]
+    for relative, data in (
+        ("providers/example.json", _json_bytes(_INIT_PROVIDER)),
+        ("providers/knowledge/getting-started.md", _INIT_DOCUMENT.encode("utf-8")),
+    ):
+        planned.append((_file_check_id(relative), root / relative, relative, data))
+    report = Report()
+    for folder in dict.fromkeys((root, config_path.parent)):
+        if folder.exists() and not folder.is_dir():
+            report.check("directory", "fail", f"{folder} exists and is not a directory")
+            report.status = "failed"
+            return report
+    to_write: list[tuple[str, Path, str, bytes]] = []
+    conflicts = 0
+    for check_id, path, shown, data in planned:
+        if os.path.lexists(path):
+            if path.is_file() and not path.is_symlink() and _read_small(path) == data:
+                report.check(check_id, "ok", f"{shown} already exists with this content")
+            else:
+                conflicts += 1
+                report.check(
+                    check_id, "fail", f"{shown} already exists and differs: not overwritten"
+                )
+            continue
+        to_write.append((check_id, path, shown, data))
+    if conflicts:
+        for check_id, _, _, _ in to_write:
+            report.check(check_id, "skip", "Not written: another file conflicts")
+        report.status = "conflict"
+        return report
+    if dry_run:
+        for check_id, _, shown, _ in to_write:
+            report.check(check_id, "ok", f"Would create {shown}")
+        report.status = "planned"
+        return report
+    for check_id, path, shown, data in to_write:
+        try:
+            create_new(path, data)
+        except Clobbered:
+            report.check(check_id, "fail", f"{shown} appeared meanwhile: not overwritten")
+            report.status = "conflict"
+            return report
+        except OSError as error:
+            report.check(check_id, "fail", f"Cannot create {shown}: {error.strerror or 'error'}")
+            report.status = "failed"
+            return report
+        report.check(check_id, "ok", f"Created {shown}")
+    if to_write:
+        report.hint(f"check the new graph: {PROG} doctor --config {config_path}")
+    report.status = "ok"
+    return report
+
+
+def _init_config(provider_path: Path, config_folder: Path) -> dict[str, Any]:
+    """The scaffold's configuration, naming the provider file relative to its own folder."""
+    try:
+        where = Path(os.path.relpath(provider_path, config_folder)).as_posix()
+    except ValueError:  # another drive (Windows): no relative path exists
+        where = Path(os.path.abspath(provider_path)).as_posix()
+    return {**_INIT_CONFIG, "providers": [{"path": where}]}
+
+
+def _file_check_id(relative: str) -> str:
+    """``file.`` and the file's name as a check id (lower case, ``[a-z0-9._-]`` only)."""
+    name = re.sub(r"[^a-z0-9._-]", "-", relative.replace("/", ".").lower())
+    return f"file.{name}"[:128]
+
+
+def _read_small(path: Path) -> bytes | None:
+    """A regular file's bytes (at most 1 MiB; a fifo or a device is never opened to block)."""
+    from .._config import FileTooLarge, read_bounded_file
+
+    try:
+        return read_bounded_file(path, 1024 * 1024)
+    except FileTooLarge:
+        return None

@@ -34,6 +34,7 @@ from ._context import validate_context
 from ._documents import media_type_for, read_document_file
 from ._errors import GraphError
 from ._executors import Executor, MatchJob, build_executor, configured_timeout_ms, describe_executor
+from ._generated.defaults import MATCH_LIMIT
 from ._generated.taxonomy import ErrorCode, Phase
 from ._match import run_match
 from ._operations import (
@@ -285,7 +286,7 @@ class CapabilityGraph:
             request=request["request"],
             context=context,
             catalog=entries,
-            limit=request.get("limit", 5),
+            limit=request.get("limit", MATCH_LIMIT),
             deadline=deadline,
         )
         outcome = await run_match(

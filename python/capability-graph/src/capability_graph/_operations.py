@@ -19,6 +19,7 @@ from ._cursor import decode_cursor, encode_cursor, filter_key
 from ._documents import media_type_for
 from ._errors import GraphError
 from ._frozen import freeze
+from ._generated.defaults import LIST_LIMIT, RESOLVE_DEPTH
 from ._generated.operations import OPERATION_TABLE, Operation
 from ._generated.taxonomy import ErrorCode, Phase
 from ._json import (
@@ -250,7 +251,7 @@ def list_page(snapshot: Snapshot, config: HostConfig, request: Mapping[str, Any]
     else:
         providers = scoped_providers(snapshot, config)
     tags = request.get("tags")
-    limit = request.get("limit", 100)
+    limit = request.get("limit", LIST_LIMIT)
     key = filter_key(
         {"providers": sorted(set(named)) if named else None, "tags": sorted(set(tags or ()))}
     )
@@ -408,7 +409,7 @@ def resolve(snapshot: Snapshot, config: HostConfig, request: Mapping[str, Any]) 
     roots = find_capabilities(snapshot, config, ids, Phase.QUERY)
     traversal = request.get("relations", {})
     kinds = set(traversal.get("kinds", RELATION_KINDS))
-    depth = traversal.get("depth", 1)
+    depth = traversal.get("depth", RESOLVE_DEPTH)
     order = [c.full_id for c in roots]
     visited = set(order)
     edges: list[dict[str, str]] = []

@@ -36,7 +36,6 @@ __all__ = [
 MAX_CONFIG_BYTES: Final = 1024 * 1024
 
 
-
 @dataclass(frozen=True, slots=True)
 class Budgets:
     max_capabilities: int

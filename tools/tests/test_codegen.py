@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,17 +25,6 @@ SPEC_STEPS = [step.name for step in codegen.STEPS if step.name != "docs"]
 def generated() -> dict[str, str]:
     """The modules generated from the real schemas (one datamodel-codegen run for the module)."""
     return generate(Repo().load_schemas())
-
-
-@pytest.fixture
-def tree(tmp_path: Path) -> Repo:
-    """A copy of spec/capability-graph and of the generated package."""
-    real = Repo()
-    shutil.copytree(real.spec, tmp_path / "spec")
-    shutil.copytree(
-        real.generated, tmp_path / "generated", ignore=shutil.ignore_patterns("__pycache__")
-    )
-    return Repo(root=tmp_path, spec=tmp_path / "spec", generated=tmp_path / "generated")
 
 
 def _check(repo: Repo) -> int:
@@ -79,9 +67,9 @@ def test_one_module_per_schema_with_the_header(generated: dict[str, str]) -> Non
         assert text.startswith(HEADER + "\n")
 
 
-def test_generation_is_deterministic(generated: dict[str, str], tree: Repo) -> None:
+def test_generation_is_deterministic(generated: dict[str, str], spec_tree: Repo) -> None:
     # Another folder, another run: byte-identical.
-    assert generate(tree.load_schemas()) == generated
+    assert generate(spec_tree.load_schemas()) == generated
 
 
 def test_titles_name_the_models() -> None:
@@ -94,12 +82,14 @@ def test_titles_name_the_models() -> None:
             assert hasattr(module, key), f"{name}#/$defs/{key}"
 
 
-def test_check_fails_when_a_schema_changes(tree: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_fails_when_a_schema_changes(
+    spec_tree: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
     def change(schema: dict[str, Any]) -> None:
         schema["properties"]["limit"]["maximum"] = 50
 
-    _edit(tree.schemas / "list-request.schema.json", change)
-    assert _check(tree) == 1
+    _edit(spec_tree.schemas / "list-request.schema.json", change)
+    assert _check(spec_tree) == 1
     err = capsys.readouterr().err
     assert "changed: generated/models/list_request.py" in err
     assert "le=50" in err  # the diff is shown
@@ -108,14 +98,16 @@ def test_check_fails_when_a_schema_changes(tree: Repo, capsys: pytest.CaptureFix
 
 
 def test_check_fails_when_a_schema_is_removed(
-    tree: Repo, capsys: pytest.CaptureFixture[str]
+    spec_tree: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tree.schemas / "reload-request.schema.json").unlink()
-    assert _check(tree) == 1
+    (spec_tree.schemas / "reload-request.schema.json").unlink()
+    assert _check(spec_tree) == 1
     assert "unexpected: generated/models/reload_request.py" in capsys.readouterr().err
 
 
-def test_check_fails_when_a_schema_is_added(tree: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_fails_when_a_schema_is_added(
+    spec_tree: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
     schema = {
         "$schema": _spec.DIALECT,
         "$id": _spec.BASE_URI + "ping-request.schema.json",
@@ -125,64 +117,66 @@ def test_check_fails_when_a_schema_is_added(tree: Repo, capsys: pytest.CaptureFi
         "additionalProperties": False,
         "properties": {},
     }
-    (tree.schemas / "ping-request.schema.json").write_text(json.dumps(schema), encoding="utf-8")
-    assert _check(tree) == 1
+    (spec_tree.schemas / "ping-request.schema.json").write_text(
+        json.dumps(schema), encoding="utf-8"
+    )
+    assert _check(spec_tree) == 1
     assert "missing: generated/models/ping_request.py" in capsys.readouterr().err
 
 
 def test_check_fails_when_a_module_is_edited_by_hand(
-    tree: Repo, capsys: pytest.CaptureFixture[str]
+    spec_tree: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    module = tree.models / "error.py"
+    module = spec_tree.models / "error.py"
     module.write_text(module.read_text(encoding="utf-8") + "\n# tweak\n", encoding="utf-8")
-    assert _check(tree) == 1
+    assert _check(spec_tree) == 1
     assert "changed: generated/models/error.py" in capsys.readouterr().err
 
 
 def test_check_fails_on_a_validator_no_schema_compiles(
-    tree: Repo, capsys: pytest.CaptureFixture[str]
+    spec_tree: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tree.validators / "ping_request.py").write_text("validate = None\n", encoding="utf-8")
-    assert _check(tree) == 1
+    (spec_tree.validators / "ping_request.py").write_text("validate = None\n", encoding="utf-8")
+    assert _check(spec_tree) == 1
     assert "unexpected: generated/validators/ping_request.py" in capsys.readouterr().err
 
 
 def test_check_fails_when_tools_json_is_stale(
-    tree: Repo, capsys: pytest.CaptureFixture[str]
+    spec_tree: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
     def change(document: dict[str, Any]) -> None:
         document["tools"][0]["inputSchema"] = {"type": "object"}
 
-    _edit(tree.tools_json, change)
-    assert _check(tree) == 1
+    _edit(spec_tree.tools_json, change)
+    assert _check(spec_tree) == 1
     assert "changed: spec/tools.json (differs from its sources)" in capsys.readouterr().err
 
 
 def test_check_fails_when_a_schema_default_changes(
-    tree: Repo, capsys: pytest.CaptureFixture[str]
+    spec_tree: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
     def change(schema: dict[str, Any]) -> None:
         schema["properties"]["maxInputBytes"]["default"] = 1024
 
-    _edit(tree.schemas / "budgets.schema.json", change)
-    assert _check(tree) == 1
+    _edit(spec_tree.schemas / "budgets.schema.json", change)
+    assert _check(spec_tree) == 1
     err = capsys.readouterr().err
     assert "changed: generated/defaults.py" in err
     assert "+    'maxInputBytes': 1024," in err
 
 
 def test_a_taxonomy_change_regenerates_every_dependent_in_one_write(
-    tree: Repo, capsys: pytest.CaptureFixture[str]
+    spec_tree: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The enums schema is written before the models, validators and tools.json read it: one
     write leaves nothing stale (a second run finds everything in sync)."""
-    (tree.spec / "tools.json").write_text("{}\n", encoding="utf-8")
+    (spec_tree.spec / "tools.json").write_text("{}\n", encoding="utf-8")
 
     def change(registry: dict[str, Any]) -> None:
         registry["nextActions"].append({"id": "wait_and_see", "en": "Wait.", "zh": "等待。"})
 
-    _edit(tree.taxonomy, change)
-    assert _check(tree) == 1
+    _edit(spec_tree.taxonomy, change)
+    assert _check(spec_tree) == 1
     err = capsys.readouterr().err
     for output in (
         "spec/schemas/enums.schema.json",
@@ -190,55 +184,55 @@ def test_a_taxonomy_change_regenerates_every_dependent_in_one_write(
         "generated/taxonomy.py",
     ):
         assert f"changed: {output}" in err
-    assert _write(tree) == 0
-    assert "WAIT_AND_SEE" in (tree.generated / "taxonomy.py").read_text(encoding="utf-8")
-    assert "wait_and_see" in (tree.models / "enums.py").read_text(encoding="utf-8")
-    assert _check(tree) == 0
+    assert _write(spec_tree) == 0
+    assert "WAIT_AND_SEE" in (spec_tree.generated / "taxonomy.py").read_text(encoding="utf-8")
+    assert "wait_and_see" in (spec_tree.models / "enums.py").read_text(encoding="utf-8")
+    assert _check(spec_tree) == 0
 
 
 def test_write_regenerates_and_removes_stale_modules(
-    tree: Repo, capsys: pytest.CaptureFixture[str]
+    spec_tree: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tree.schemas / "reload-request.schema.json").unlink()
+    (spec_tree.schemas / "reload-request.schema.json").unlink()
 
     def change(schema: dict[str, Any]) -> None:
         schema["properties"]["limit"]["maximum"] = 50
 
-    _edit(tree.schemas / "match-request.schema.json", change)
-    tools_before = tree.tools_json.read_text(encoding="utf-8")
-    assert _write(tree) == 0
+    _edit(spec_tree.schemas / "match-request.schema.json", change)
+    tools_before = spec_tree.tools_json.read_text(encoding="utf-8")
+    assert _write(spec_tree) == 0
     out = capsys.readouterr().out
     assert "removed generated/models/reload_request.py" in out
-    assert not (tree.models / "reload_request.py").exists()
-    assert "le=20" not in (tree.models / "match_request.py").read_text(encoding="utf-8")
-    tools_after = json.loads(tree.tools_json.read_text(encoding="utf-8"))
+    assert not (spec_tree.models / "reload_request.py").exists()
+    assert "le=20" not in (spec_tree.models / "match_request.py").read_text(encoding="utf-8")
+    tools_after = json.loads(spec_tree.tools_json.read_text(encoding="utf-8"))
     match = next(t for t in tools_after["tools"] if t["name"] == "match_capabilities")
     assert match["inputSchema"]["properties"]["limit"]["maximum"] == 50
     assert json.loads(tools_before)["tools"][3]["description"] == match["description"]
-    assert _check(tree) == 0
+    assert _check(spec_tree) == 0
 
 
 def test_disagreeing_executor_timeouts_are_an_error(
-    tree: Repo, capsys: pytest.CaptureFixture[str]
+    spec_tree: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
     def change(schema: dict[str, Any]) -> None:
         schema["$defs"]["CodexExecutorConfig"]["properties"]["timeoutMs"]["default"] = 1000
 
-    _edit(tree.schemas / "config.schema.json", change)
-    assert _check(tree) == 1
+    _edit(spec_tree.schemas / "config.schema.json", change)
+    assert _check(spec_tree) == 1
     err = capsys.readouterr().err
     assert "codegen: defaults: config.schema.json#/$defs/CodexExecutorConfig" in err
     assert "timeoutMs defaults to 1000, the other executors to 60000" in err
 
 
 def test_a_budget_without_a_default_is_an_error(
-    tree: Repo, capsys: pytest.CaptureFixture[str]
+    spec_tree: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
     def change(schema: dict[str, Any]) -> None:
         del schema["properties"]["maxResultBytes"]["default"]
 
-    _edit(tree.schemas / "budgets.schema.json", change)
-    assert _check(tree) == 1
+    _edit(spec_tree.schemas / "budgets.schema.json", change)
+    assert _check(spec_tree) == 1
     assert "budgets.schema.json: no default for maxResultBytes" in capsys.readouterr().err
 
 

@@ -44,7 +44,8 @@ from generate.validators import VALIDATORS
 
 def _docs(repo: Repo) -> dict[Path, str]:
     # Imported when the step runs: the docs import the generated taxonomy, which the steps
-    # before it may just have rewritten.
+    # before it may just have rewritten, and need the installed packages, which the steps
+    # before it do not (the nox ``spec`` session runs the enums step with the codegen tools only).
     return importlib.import_module("generate.docs").docs_files(repo)  # type: ignore[no-any-return]
 
 

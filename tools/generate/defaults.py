@@ -32,6 +32,11 @@ VALUES: dict[str, tuple[str, str]] = {
     "MAX_SLEEP_MS": ("config.schema.json", "/$defs/ScriptedSleepStep/properties/sleepMs/maximum"),
     "MAX_CONTEXT_KEYS": ("context.schema.json", "/maxProperties"),
     "MAX_CONTEXT_STRING": ("context.schema.json", "/$defs/ContextText/maxLength"),
+    "MAX_BASE_URL": ("config.schema.json", "/$defs/BaseUrl/maxLength"),
+    "MAX_OPENAI_MODEL": (
+        "config.schema.json",
+        "/$defs/OpenAIExecutorConfig/properties/model/maxLength",
+    ),
 }
 #: The budgets: each property of this schema, with its default.
 BUDGETS_SCHEMA = "budgets.schema.json"

@@ -36,3 +36,7 @@ MAX_SLEEP_MS: Final = 600000
 MAX_CONTEXT_KEYS: Final = 64
 #: context.schema.json#/$defs/ContextText/maxLength
 MAX_CONTEXT_STRING: Final = 1024
+#: config.schema.json#/$defs/BaseUrl/maxLength
+MAX_BASE_URL: Final = 2048
+#: config.schema.json#/$defs/OpenAIExecutorConfig/properties/model/maxLength
+MAX_OPENAI_MODEL: Final = 256

@@ -40,8 +40,7 @@ def _install_test_support(session: nox.Session) -> None:
 def conformance(session: nox.Session) -> None:
     """The main job: the conformance suite against the Python reference on all four surfaces."""
     _install_packages(session)
-    session.install("./conformance/harness")
-    session.run("cg-conformance", "sync", "--check")  # the packaged suite is the repository's
+    session.install("./conformance/harness")  # built here: it carries this checkout's suite
     session.run("cg-conformance", "check")
     session.run("cg-conformance", "run", *session.posargs)
 
@@ -58,23 +57,25 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def spec(session: nox.Session) -> None:
-    """Check the spec: metaschemas, $refs, examples, registry consistency."""
+    """Check the spec: registry consistency (the enums step validates it), metaschemas, $refs,
+    examples."""
     session.install(*_group("codegen"))
-    session.run("python", "tools/gen_registry.py", "--check")
+    session.run("python", "tools/codegen.py", "--check", "--step", "enums")
     session.run("python", "tools/check_spec.py", *session.posargs)
 
 
 @nox.session(python=PYTHON)
 def codegen(session: nox.Session) -> None:
-    """Check generated files are in sync (pass --write to regenerate)."""
+    """Check that everything generated from spec/ is in sync: enums, models, tools.json, the
+    taxonomy and operation tables, validators, defaults and the docs pages (tools/codegen.py;
+    pass --write to regenerate)."""
+    # The docs step runs example programs against the reference and reads the suite's
+    # requirement coverage: it needs both packages.
+    _install_packages(session)
+    session.install("./conformance/harness")
     session.install(*_group("codegen"))
     write = "--write" in session.posargs
-    # codegen.py generates tools.json from the operation table (operations.json); gen_registry.py
-    # then copies it into the package and writes the Python operation table.
     session.run("python", "tools/codegen.py", *([] if write else ["--check"]))
-    session.run("python", "tools/gen_registry.py", *([] if write else ["--check"]))
-    # The blocking twin from the async CapabilityGraph's public methods (read as source).
-    session.run("python", "tools/gen_blocking.py", *([] if write else ["--check"]))
 
 
 @nox.session(python=PYTHON)
@@ -135,7 +136,7 @@ def docs(session: nox.Session) -> None:
     _install_packages(session)
     session.install("./conformance/harness")  # the requirement coverage page
     session.install(*_group("docs"))
-    session.run("python", "tools/gen_docs.py", "--check")
+    session.run("python", "tools/codegen.py", "--check", "--step", "docs")
     session.run(
         "mkdocs", "build", "--strict", "--site-dir", "site", env={"NO_MKDOCS_2_WARNING": "1"}
     )

@@ -8,14 +8,17 @@ build``). This script then checks, and prints the figures (wheel sizes, install 
 1. **contents** — every wheel carries the repository's ``LICENSE`` byte for byte (in
    ``.dist-info/licenses/``), ``py.typed`` in its package, ``License-Expression: Apache-2.0``,
    classifiers, a project URL and an author; every sdist carries ``LICENSE``; the version in the
-   file names is the package's ``__version__``.
+   file names is the package's ``__version__``; the wheel and the sdist carry, byte for byte,
+   every repository file the package's build hook names (the spec, the suite: kept once in the
+   repository, copied in at build time).
 2. **installs** — per Python, a fresh venv into which pip installs our distributions *from the
    built wheel files only* (given as files, never by name, so no index can supply a project of
    the same name) and their dependencies from the index. Then: each of ours was installed from
    ``DIR`` (``direct_url.json``); the unrelated ``flowcast`` project is absent; from a folder
    outside the repository the packages import with their versions, ``capability-graph describe``
    runs on ``examples/quickstart``, and ``cg-conformance`` runs a selection of vectors on all
-   four surfaces with the suite packaged in its wheel. The last Python gets the minimal install
+   four surfaces with the suite packaged in its wheel, and both packages read their data files
+   from where they are installed. The last Python gets the minimal install
    (``capability-graph[mcp]``, no ``codex`` extra) and must answer a codex match with
    ``CG_MODEL_UNAVAILABLE`` + ``check_config`` without ever starting ``codex``.
 3. **floors** — on the first Python, every direct dependency pinned to the floor its
@@ -94,6 +97,23 @@ class Failure(Exception):
     """A check failed; the message says which and why."""
 
 
+def repository_files(dist: Distribution) -> dict[str, bytes]:
+    """The repository files ``dist``'s build hook (``hatch_build.py``) puts into its package:
+    path in the wheel -> the bytes the repository holds (empty when it has no such hook)."""
+    project = tomllib.loads((ROOT / dist.folder / "pyproject.toml").read_text(encoding="utf-8"))
+    config = project["tool"]["hatch"]["build"].get("hooks", {}).get("custom")
+    if config is None:
+        return {}
+    repository = (ROOT / dist.folder / config["repository"]).resolve()
+    base = repository / config.get("base", "")
+    return {
+        f"{config['target']}/{path.relative_to(base).as_posix()}": path.read_bytes()
+        for folder, pattern in config["files"]
+        for path in sorted((repository / folder).glob(pattern))
+        if path.is_file() and "__pycache__" not in path.parts
+    }
+
+
 def step(title: str) -> None:
     print(f"\n== {title}", flush=True)
 
@@ -144,6 +164,11 @@ def check_wheel(wheel: Path, dist: Distribution) -> None:
         if archive.read(f"{info}/licenses/LICENSE") != LICENSE.read_bytes():
             raise Failure(f"{wheel.name}: LICENSE differs from the repository's")
         metadata = archive.read(f"{info}/METADATA").decode("utf-8")
+        for name, content in repository_files(dist).items():
+            if name not in names:
+                raise Failure(f"{wheel.name} lacks {name} (a repository file it ships)")
+            if archive.read(name) != content:
+                raise Failure(f"{wheel.name}: {name} differs from the repository's")
     headers = [line.partition(": ") for line in metadata.split("\n\n", 1)[0].splitlines()]
     fields: dict[str, list[str]] = {}
     for key, _, value in headers:
@@ -168,6 +193,9 @@ def check_sdist(sdist: Path, dist: Distribution) -> None:
         for required in (f"{top}/LICENSE", f"{top}/PKG-INFO", f"{top}/src/{dist.package}/py.typed"):
             if required not in names:
                 raise Failure(f"{sdist.name} lacks {required}")
+        for name in repository_files(dist):
+            if f"{top}/src/{name}" not in names:
+                raise Failure(f"{sdist.name} lacks src/{name} (a repository file it ships)")
 
 
 def check_contents(dist_dir: Path) -> dict[str, Path]:
@@ -311,6 +339,19 @@ def check_cli(bin_dir: Path, cwd: Path) -> None:
         raise Failure(f"describe printed an unexpected result: {described}")
 
 
+def check_data(bin_dir: Path, cwd: Path) -> None:
+    """Both packages read their data from the installed package, not from a checkout."""
+    code = (
+        "from capability_graph._schemas import contract_files, load_schema\n"
+        "from capability_graph_conformance.suite import Suite\n"
+        "load_schema('tools.json'); load_schema('config.schema.json')\n"
+        "print(contract_files()); print(Suite.packaged().root)"
+    )
+    for location in run([str(bin_dir / "python"), "-c", code], cwd=cwd).split():
+        if "site-packages" not in Path(location).parts:
+            raise Failure(f"an installed package reads its data from {location}")
+
+
 def check_conformance(bin_dir: Path, cwd: Path) -> None:
     report_dir = cwd / "conformance-report"
     selection = [arg for pattern in CONFORMANCE_SELECTION for arg in ("-k", pattern)]
@@ -398,11 +439,12 @@ def check_install(plan: Install, wheels: dict[str, Path], dist_dir: Path, work: 
     outside = Path(tempfile.mkdtemp(prefix=f"cg-outside-{plan.python}-", dir=work))
     check_imports(bin_dir, [d for d in DISTRIBUTIONS if d.name in expected], outside)
     check_cli(bin_dir, outside)
+    check_data(bin_dir, outside)
     check_conformance(bin_dir, outside)
     if not with_codex:
         check_codex_without_extra(bin_dir, outside)
     print(
-        f"  Python {plan.python}: provenance, imports, CLI smoke, conformance selection: ok",
+        f"  Python {plan.python}: provenance, imports, CLI smoke, data, conformance selection: ok",
         flush=True,
     )
     return bin_dir

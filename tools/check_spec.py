@@ -19,7 +19,7 @@
   valid Draft 2020-12 schema), its tools are unique, and every request and result schema it
   names exists under ``schemas/``.
 
-The registry <-> enums agreement is checked by ``tools/gen_registry.py --check``.
+The registry <-> enums agreement is checked by ``tools/codegen.py --check`` (its enums step).
 ``python tools/check_spec.py`` exits 0 when everything holds, 1 otherwise.
 """
 

@@ -2,8 +2,8 @@
 
 Each example is a self-contained Python program that uses the reference SDK the way a user
 would and prints one JSON value: the error object (``GraphError.to_json()``), or for
-``CG_RELOAD_FAILED`` the reload result that carries it. ``tools/gen_docs.py`` runs every program
-and writes its real output on the code's page (``docs/errors/<CODE>.md``);
+``CG_RELOAD_FAILED`` the reload result that carries it. The docs step of ``tools/codegen.py``
+runs every program and writes its real output on the code's page (``docs/errors/<CODE>.md``);
 ``tools/tests/test_docs.py`` re-runs the program shown on the page and compares.
 
 Programs run in an empty temporary working directory, with the interpreter that runs the

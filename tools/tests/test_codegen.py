@@ -1,71 +1,75 @@
-"""tools/codegen.py: the committed models and tools.json are in sync with the schemas, and the
-drift check fails on every kind of drift. Drift is provoked in temporary copies only."""
+"""tools/codegen.py: the committed outputs are what the spec generates, one run regenerates
+everything in dependency order, and the check fails on every kind of drift (a changed, missing
+or unexpected output) in every step. Drift is provoked in temporary copies only; the docs step
+has its own tests (test_docs.py)."""
 
 from __future__ import annotations
 
 import importlib
 import json
-import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import _spec
 import codegen
 import pytest
+from generate.base import Repo
+from generate.models import HEADER, generate
+
+#: Every step but the docs (which runs the example programs; see test_docs.py).
+SPEC_STEPS = [step.name for step in codegen.STEPS if step.name != "docs"]
 
 
 @pytest.fixture(scope="module")
 def generated() -> dict[str, str]:
     """The modules generated from the real schemas (one datamodel-codegen run for the module)."""
-    return codegen.generate(_spec.SCHEMAS)
+    return generate(Repo().load_schemas())
 
 
-@pytest.fixture
-def tree(tmp_path: Path) -> Path:
-    """A copy of the schemas, the committed models and tools.json."""
-    shutil.copytree(_spec.SCHEMAS, tmp_path / "schemas")
-    shutil.copytree(_spec.MODELS, tmp_path / "models", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(_spec.TOOLS_JSON, tmp_path / "tools.json")
-    return tmp_path
+def _check(repo: Repo) -> int:
+    return codegen.run(repo, check=True, steps=SPEC_STEPS)
 
 
-def _run(tree: Path, *extra: str) -> int:
-    return codegen.main(
-        [
-            "--schemas",
-            str(tree / "schemas"),
-            "--output",
-            str(tree / "models"),
-            "--tools",
-            str(tree / "tools.json"),
-            *extra,
-        ]
-    )
+def _write(repo: Repo) -> int:
+    return codegen.run(repo, check=False, steps=SPEC_STEPS)
 
 
-def _edit(path: Path, change: Any) -> None:
+def _edit(path: Path, change: Callable[[Any], None]) -> None:
     value = json.loads(path.read_text(encoding="utf-8"))
     change(value)
     path.write_text(json.dumps(value, indent=2), encoding="utf-8")
 
 
 def test_check_passes_on_the_repository(capsys: pytest.CaptureFixture[str]) -> None:
-    """The committed models and tools.json are what the schemas generate."""
-    assert codegen.main(["--check"]) == 0
-    assert "up to date" in capsys.readouterr().out
+    """The committed outputs are what the spec generates."""
+    assert _check(Repo()) == 0
+    out = capsys.readouterr().out
+    for name in SPEC_STEPS:
+        assert f"codegen: {name}: " in out
+        assert f"codegen: {name}: 0 files" not in out
+
+
+def test_steps_run_in_dependency_order() -> None:
+    # enums first (every schema references it), docs last (they read the generated taxonomy
+    # and tools.json).
+    names = [step.name for step in codegen.STEPS]
+    assert names[0] == "enums"
+    assert names[-1] == "docs"
+    assert names.index("models") < names.index("tools")
+    assert len(set(names)) == len(names)
 
 
 def test_one_module_per_schema_with_the_header(generated: dict[str, str]) -> None:
     expected = {_spec.module_name(n) + ".py" for n in _spec.load_schemas()} | {"__init__.py"}
     assert set(generated) == expected
     for text in generated.values():
-        assert text.startswith(codegen.HEADER + "\n")
+        assert text.startswith(HEADER + "\n")
 
 
-def test_generation_is_deterministic(generated: dict[str, str], tmp_path: Path) -> None:
+def test_generation_is_deterministic(generated: dict[str, str], spec_tree: Repo) -> None:
     # Another folder, another run: byte-identical.
-    shutil.copytree(_spec.SCHEMAS, tmp_path / "elsewhere")
-    assert codegen.generate(tmp_path / "elsewhere") == generated
+    assert generate(spec_tree.load_schemas()) == generated
 
 
 def test_titles_name_the_models() -> None:
@@ -78,30 +82,32 @@ def test_titles_name_the_models() -> None:
             assert hasattr(module, key), f"{name}#/$defs/{key}"
 
 
-def test_check_fails_when_a_schema_changes(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_fails_when_a_schema_changes(
+    spec_tree: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
     def change(schema: dict[str, Any]) -> None:
         schema["properties"]["limit"]["maximum"] = 50
 
-    _edit(tree / "schemas/list-request.schema.json", change)
-    assert _run(tree, "--check") == 1
+    _edit(spec_tree.schemas / "list-request.schema.json", change)
+    assert _check(spec_tree) == 1
     err = capsys.readouterr().err
-    assert "changed:" in err
-    assert "list_request.py" in err
+    assert "changed: generated/models/list_request.py" in err
     assert "le=50" in err  # the diff is shown
-    assert "tools.json (tool schemas differ" in err
+    assert "changed: spec/tools.json" in err
+    assert "changed: generated/validators/list_request.py" in err
 
 
 def test_check_fails_when_a_schema_is_removed(
-    tree: Path, capsys: pytest.CaptureFixture[str]
+    spec_tree: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tree / "schemas/reload-request.schema.json").unlink()
-    assert _run(tree, "--check") == 1
-    err = capsys.readouterr().err
-    assert "unexpected:" in err
-    assert "reload_request.py" in err
+    (spec_tree.schemas / "reload-request.schema.json").unlink()
+    assert _check(spec_tree) == 1
+    assert "unexpected: generated/models/reload_request.py" in capsys.readouterr().err
 
 
-def test_check_fails_when_a_schema_is_added(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_fails_when_a_schema_is_added(
+    spec_tree: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
     schema = {
         "$schema": _spec.DIALECT,
         "$id": _spec.BASE_URI + "ping-request.schema.json",
@@ -111,59 +117,125 @@ def test_check_fails_when_a_schema_is_added(tree: Path, capsys: pytest.CaptureFi
         "additionalProperties": False,
         "properties": {},
     }
-    (tree / "schemas/ping-request.schema.json").write_text(json.dumps(schema), encoding="utf-8")
-    assert _run(tree, "--check") == 1
-    err = capsys.readouterr().err
-    assert "missing:" in err
-    assert "ping_request.py" in err
+    (spec_tree.schemas / "ping-request.schema.json").write_text(
+        json.dumps(schema), encoding="utf-8"
+    )
+    assert _check(spec_tree) == 1
+    assert "missing: generated/models/ping_request.py" in capsys.readouterr().err
 
 
 def test_check_fails_when_a_module_is_edited_by_hand(
-    tree: Path, capsys: pytest.CaptureFixture[str]
+    spec_tree: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    module = tree / "models/error.py"
+    module = spec_tree.models / "error.py"
     module.write_text(module.read_text(encoding="utf-8") + "\n# tweak\n", encoding="utf-8")
-    assert _run(tree, "--check") == 1
-    assert "changed:" in capsys.readouterr().err
+    assert _check(spec_tree) == 1
+    assert "changed: generated/models/error.py" in capsys.readouterr().err
+
+
+def test_check_fails_on_a_validator_no_schema_compiles(
+    spec_tree: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (spec_tree.validators / "ping_request.py").write_text("validate = None\n", encoding="utf-8")
+    assert _check(spec_tree) == 1
+    assert "unexpected: generated/validators/ping_request.py" in capsys.readouterr().err
 
 
 def test_check_fails_when_tools_json_is_stale(
-    tree: Path, capsys: pytest.CaptureFixture[str]
+    spec_tree: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
     def change(document: dict[str, Any]) -> None:
         document["tools"][0]["inputSchema"] = {"type": "object"}
 
-    _edit(tree / "tools.json", change)
-    assert _run(tree, "--check") == 1
-    assert "tools.json (tool schemas differ" in capsys.readouterr().err
+    _edit(spec_tree.tools_json, change)
+    assert _check(spec_tree) == 1
+    assert "changed: spec/tools.json (differs from its sources)" in capsys.readouterr().err
+
+
+def test_check_fails_when_a_schema_default_changes(
+    spec_tree: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def change(schema: dict[str, Any]) -> None:
+        schema["properties"]["maxInputBytes"]["default"] = 1024
+
+    _edit(spec_tree.schemas / "budgets.schema.json", change)
+    assert _check(spec_tree) == 1
+    err = capsys.readouterr().err
+    assert "changed: generated/defaults.py" in err
+    assert "+    'maxInputBytes': 1024," in err
+
+
+def test_a_taxonomy_change_regenerates_every_dependent_in_one_write(
+    spec_tree: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The enums schema is written before the models, validators and tools.json read it: one
+    write leaves nothing stale (a second run finds everything in sync)."""
+    (spec_tree.spec / "tools.json").write_text("{}\n", encoding="utf-8")
+
+    def change(registry: dict[str, Any]) -> None:
+        registry["nextActions"].append({"id": "wait_and_see", "en": "Wait.", "zh": "等待。"})
+
+    _edit(spec_tree.taxonomy, change)
+    assert _check(spec_tree) == 1
+    err = capsys.readouterr().err
+    for output in (
+        "spec/schemas/enums.schema.json",
+        "generated/models/enums.py",
+        "generated/taxonomy.py",
+    ):
+        assert f"changed: {output}" in err
+    assert _write(spec_tree) == 0
+    assert "WAIT_AND_SEE" in (spec_tree.generated / "taxonomy.py").read_text(encoding="utf-8")
+    assert "wait_and_see" in (spec_tree.models / "enums.py").read_text(encoding="utf-8")
+    assert _check(spec_tree) == 0
 
 
 def test_write_regenerates_and_removes_stale_modules(
-    tree: Path, capsys: pytest.CaptureFixture[str]
+    spec_tree: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tree / "schemas/reload-request.schema.json").unlink()
+    (spec_tree.schemas / "reload-request.schema.json").unlink()
 
     def change(schema: dict[str, Any]) -> None:
         schema["properties"]["limit"]["maximum"] = 50
 
-    _edit(tree / "schemas/match-request.schema.json", change)
-    tools_before = (tree / "tools.json").read_text(encoding="utf-8")
-    assert _run(tree) == 0
+    _edit(spec_tree.schemas / "match-request.schema.json", change)
+    tools_before = spec_tree.tools_json.read_text(encoding="utf-8")
+    assert _write(spec_tree) == 0
     out = capsys.readouterr().out
-    assert "removed" in out
-    assert "reload_request.py" in out
-    assert not (tree / "models/reload_request.py").exists()
-    assert "le=20" not in (tree / "models/match_request.py").read_text(encoding="utf-8")
-    tools_after = json.loads((tree / "tools.json").read_text(encoding="utf-8"))
+    assert "removed generated/models/reload_request.py" in out
+    assert not (spec_tree.models / "reload_request.py").exists()
+    assert "le=20" not in (spec_tree.models / "match_request.py").read_text(encoding="utf-8")
+    tools_after = json.loads(spec_tree.tools_json.read_text(encoding="utf-8"))
     match = next(t for t in tools_after["tools"] if t["name"] == "match_capabilities")
     assert match["inputSchema"]["properties"]["limit"]["maximum"] == 50
     assert json.loads(tools_before)["tools"][3]["description"] == match["description"]
-    assert _run(tree, "--check") == 0
+    assert _check(spec_tree) == 0
 
 
-def test_missing_schema_folder_is_an_error(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_disagreeing_executor_timeouts_are_an_error(
+    spec_tree: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "schemas").mkdir()
-    assert codegen.main(["--check", "--schemas", str(tmp_path / "schemas"), "--no-tools"]) == 1
-    assert "no *.schema.json" in capsys.readouterr().err
+    def change(schema: dict[str, Any]) -> None:
+        schema["$defs"]["CodexExecutorConfig"]["properties"]["timeoutMs"]["default"] = 1000
+
+    _edit(spec_tree.schemas / "config.schema.json", change)
+    assert _check(spec_tree) == 1
+    err = capsys.readouterr().err
+    assert "codegen: defaults: config.schema.json#/$defs/CodexExecutorConfig" in err
+    assert "timeoutMs defaults to 1000, the other executors to 60000" in err
+
+
+def test_a_budget_without_a_default_is_an_error(
+    spec_tree: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def change(schema: dict[str, Any]) -> None:
+        del schema["properties"]["maxResultBytes"]["default"]
+
+    _edit(spec_tree.schemas / "budgets.schema.json", change)
+    assert _check(spec_tree) == 1
+    assert "budgets.schema.json: no default for maxResultBytes" in capsys.readouterr().err
+
+
+def test_an_unknown_step_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert codegen.run(Repo(), check=True, steps=["blocking"]) == 1
+    assert "codegen: no step blocking" in capsys.readouterr().err

@@ -5,7 +5,8 @@
   on the page, and that output is an error of the page's code;
 - ``explain_markdown`` renders each page exactly (the page and ``capability-graph explain`` come
   from the same content), and the page embeds ``explain_text`` verbatim;
-- ``tools/gen_docs.py --check`` passes, and fails on a changed, missing or stale page;
+- the docs step of ``tools/codegen.py --check`` passes, and fails on a changed, missing or
+  stale page;
 - every runnable snippet of the hand-written pages (a ``python`` block titled ``*.py``) runs in
   a copy of ``examples/quickstart/`` and prints its ``Output`` block.
 
@@ -27,9 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import codegen
 import doc_examples
-import gen_docs
 import pytest
+from generate import docs as docs_step
+from generate.base import Repo
 
 from capability_graph._explain import (
     explain_index_json,
@@ -41,8 +44,9 @@ from capability_graph._explain import (
 )
 from capability_graph._generated.taxonomy import REGISTRY, ErrorCode
 
-ROOT = gen_docs.ROOT
-DOCS = gen_docs.DOCS
+REPO = Repo()
+ROOT = REPO.root
+DOCS = REPO.docs
 ERRORS = DOCS / "errors"
 QUICKSTART = ROOT / "examples" / "quickstart"
 CODES = [code.value for code in REGISTRY]
@@ -92,7 +96,9 @@ class Snippet:
 
 
 def hand_written_snippets() -> Iterator[Snippet]:
-    generated = {path.resolve() for folder in gen_docs.GENERATED_DIRS for path in folder.rglob("*")}
+    generated = {
+        path.resolve() for folder in docs_step.GENERATED_DIRS for path in (DOCS / folder).rglob("*")
+    }
     for path in sorted(DOCS.rglob("*.md")):
         if path.resolve() in generated:
             continue
@@ -141,12 +147,12 @@ def rerun() -> dict[str, list[Any]]:
 
 def test_every_registry_code_has_a_page_an_index_row_and_a_nav_entry() -> None:
     index = (ERRORS / "index.md").read_text(encoding="utf-8")
-    nav = gen_docs.MKDOCS_YML.read_text(encoding="utf-8")
+    nav = REPO.mkdocs_yml.read_text(encoding="utf-8")
     for code in CODES:
         page = ERRORS / f"{code}.md"
         assert page.is_file(), f"no page for {code}"
         text = page.read_text(encoding="utf-8")
-        assert text.startswith(gen_docs.header(gen_docs.TAXONOMY)), code
+        assert text.startswith(docs_step.header(docs_step.TAXONOMY)), code
         assert f"\n# {code}\n" in text
         assert f"[{code}]({code}.md)" in index
         assert f"- {code}: errors/{code}.md" in nav
@@ -201,12 +207,14 @@ def test_examples_never_show_a_secret_or_a_raw_executor_text(rerun: dict[str, li
 @pytest.mark.parametrize("code", CODES)
 def test_explain_markdown_renders_the_page(code: str) -> None:
     page = (ERRORS / f"{code}.md").read_text(encoding="utf-8")
-    assert page == gen_docs.header(gen_docs.TAXONOMY) + explain_markdown(code, page_examples(code))
+    assert page == docs_step.header(docs_step.TAXONOMY) + explain_markdown(
+        code, page_examples(code)
+    )
     assert f"$ capability-graph explain {code}\n{explain_text(code)}" in page
 
 
 def test_explain_json_is_the_registry_entry() -> None:
-    registry = json.loads((ROOT / gen_docs.TAXONOMY).read_text(encoding="utf-8"))
+    registry = json.loads((ROOT / docs_step.TAXONOMY).read_text(encoding="utf-8"))
     for entry in registry["codes"]:
         data = explain_json(entry["code"])
         assert data["docs"] == f"errors/{entry['code']}/"
@@ -260,79 +268,80 @@ def _page_results() -> dict[str, list[dict[str, Any]]]:
     return {code: page_examples(code) for code in CODES}
 
 
-def test_gen_docs_check_passes(
+def test_docs_step_check_passes(
     rerun: dict[str, list[Any]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The programs were just re-run (``rerun``); feed their real outputs to the check.
     def run_examples() -> dict[str, list[dict[str, Any]]]:
         return {
             code: [
-                gen_docs.example_data(example, output)
+                docs_step.example_data(example, output)
                 for example, output in zip(doc_examples.EXAMPLES[code], rerun[code], strict=True)
             ]
             for code in CODES
         }
 
-    monkeypatch.setattr(gen_docs, "run_examples", run_examples)
-    assert gen_docs.main(["--check"]) == 0
+    monkeypatch.setattr(docs_step, "run_examples", run_examples)
+    assert codegen.run(REPO, check=True, steps=["docs"]) == 0
+
+
+def _check(repo: Repo) -> int:
+    return codegen.run(repo, check=True, steps=["docs"])
 
 
 @pytest.fixture
-def docs_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of docs/ and mkdocs.yml that gen_docs works on; examples come from the pages."""
+def docs_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
+    """The repository with a copy of docs/ and mkdocs.yml; examples come from the pages."""
     docs = tmp_path / "docs"
     shutil.copytree(DOCS, docs)
-    shutil.copy(gen_docs.MKDOCS_YML, tmp_path / "mkdocs.yml")
-    monkeypatch.setattr(gen_docs, "ROOT", tmp_path)
-    monkeypatch.setattr(gen_docs, "DOCS", docs)
-    monkeypatch.setattr(gen_docs, "MKDOCS_YML", tmp_path / "mkdocs.yml")
-    monkeypatch.setattr(gen_docs, "BENCH_DIR", docs / "benchmarks")
-    monkeypatch.setattr(
-        gen_docs, "GENERATED_DIRS", (docs / "errors", docs / "contract", docs / "spec")
-    )
+    shutil.copy(REPO.mkdocs_yml, tmp_path / "mkdocs.yml")
     results = _page_results()
-    monkeypatch.setattr(gen_docs, "run_examples", lambda: results)
-    assert gen_docs.main(["--check"]) == 0
-    return docs
+    monkeypatch.setattr(docs_step, "run_examples", lambda: results)
+    repo = Repo(docs=docs, mkdocs_yml=tmp_path / "mkdocs.yml")
+    assert _check(repo) == 0
+    return repo
 
 
-def test_check_fails_on_a_changed_page(docs_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    page = docs_copy / "errors" / "CG_MODEL_REFUSED.md"
+def test_check_fails_on_a_changed_page(docs_copy: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    page = docs_copy.docs / "errors" / "CG_MODEL_REFUSED.md"
     page.write_text(page.read_text(encoding="utf-8") + "\nedited by hand\n", encoding="utf-8")
-    assert gen_docs.main(["--check"]) == 1
-    assert "docs/errors/CG_MODEL_REFUSED.md: out of date" in capsys.readouterr().out
-    assert gen_docs.main([]) == 0
-    assert gen_docs.main(["--check"]) == 0
+    assert _check(docs_copy) == 1
+    assert f"changed: {page} (differs from its sources)" in capsys.readouterr().err
+    assert codegen.run(docs_copy, check=False, steps=["docs"]) == 0
+    assert _check(docs_copy) == 0
 
 
-def test_check_fails_on_a_missing_page(docs_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (docs_copy / "contract" / "error.md").unlink()
-    assert gen_docs.main(["--check"]) == 1
-    assert "docs/contract/error.md: missing" in capsys.readouterr().out
+def test_check_fails_on_a_missing_page(docs_copy: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    page = docs_copy.docs / "contract" / "error.md"
+    page.unlink()
+    assert _check(docs_copy) == 1
+    assert f"missing: {page}" in capsys.readouterr().err
 
 
-def test_check_fails_on_a_stale_page(docs_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    stale = docs_copy / "errors" / "CG_RETIRED_LONG_AGO.md"
+def test_check_fails_on_a_stale_page(docs_copy: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    stale = docs_copy.docs / "errors" / "CG_RETIRED_LONG_AGO.md"
     stale.write_text("# gone\n", encoding="utf-8")
-    assert gen_docs.main(["--check"]) == 1
-    assert "CG_RETIRED_LONG_AGO.md: stale" in capsys.readouterr().out
-    assert gen_docs.main([]) == 0
+    assert _check(docs_copy) == 1
+    assert f"unexpected: {stale} (its source is gone)" in capsys.readouterr().err
+    assert codegen.run(docs_copy, check=False, steps=["docs"]) == 0
     assert not stale.exists()
 
 
-def test_check_fails_on_an_edited_nav(docs_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    mkdocs_yml = docs_copy.parent / "mkdocs.yml"
-    text = mkdocs_yml.read_text(encoding="utf-8")
-    mkdocs_yml.write_text(text.replace("- CG_MODEL_REFUSED: errors/CG_MODEL_REFUSED.md\n", ""))
-    assert gen_docs.main(["--check"]) == 1
-    assert "mkdocs.yml: out of date" in capsys.readouterr().out
+def test_check_fails_on_an_edited_nav(docs_copy: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    text = docs_copy.mkdocs_yml.read_text(encoding="utf-8")
+    edited = text.replace("- CG_MODEL_REFUSED: errors/CG_MODEL_REFUSED.md\n", "")
+    docs_copy.mkdocs_yml.write_text(edited, encoding="utf-8")
+    assert _check(docs_copy) == 1
+    assert f"changed: {docs_copy.mkdocs_yml}" in capsys.readouterr().err
 
 
 def test_contract_pages_cover_every_schema_and_field() -> None:
-    schemas = gen_docs.load_schemas()
+    schemas = docs_step.load_schemas(REPO)
     for name, schema in schemas.items():
         text = (DOCS / "contract" / f"{name}.md").read_text(encoding="utf-8")
-        assert text.startswith(gen_docs.header(f"spec/capability-graph/schemas/{name}.schema.json"))
+        assert text.startswith(
+            docs_step.header(f"spec/capability-graph/schemas/{name}.schema.json")
+        )
         for field in schema.get("properties", {}):
             assert f"| `{field}` |" in text, f"{name}: field {field} missing"
         for definition in schema.get("$defs", {}).values():

@@ -1,12 +1,14 @@
-"""tools/gen_blocking.py: the committed blocking twin is what the async class generates, and a
+"""tools/generate/blocking.py (the codegen step ``blocking``): the committed blocking twin is what the async class generates, and a
 change to the async class's public methods reaches the twin (or fails ``--check``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import gen_blocking
+import codegen
 import pytest
+from generate import blocking as gen_blocking
+from generate.base import Repo
 
 
 def _render(source: str) -> str:
@@ -14,7 +16,7 @@ def _render(source: str) -> str:
 
 
 def test_the_committed_twin_is_what_the_async_class_generates() -> None:
-    assert gen_blocking.main(["--check"]) == 0
+    assert codegen.run(Repo(), check=True, steps=["blocking"]) == 0
 
 
 def test_check_fails_when_the_committed_twin_is_stale(
@@ -29,10 +31,8 @@ def test_check_fails_when_the_committed_twin_is_stale(
         encoding="utf-8",
     )
     monkeypatch.setattr(gen_blocking, "SOURCE", changed)
-    assert gen_blocking.main(["--check"]) == 1
-    assert "_generated/blocking.py is stale: run python tools/gen_blocking.py" in (
-        capsys.readouterr().err
-    )
+    assert codegen.run(Repo(), check=True, steps=["blocking"]) == 1
+    assert "_generated/blocking.py" in capsys.readouterr().err
 
 
 def test_a_new_parameter_of_an_async_method_appears_in_the_twin_and_is_forwarded() -> None:

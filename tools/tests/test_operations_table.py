@@ -1,68 +1,53 @@
-"""tools.json is generated from the operation table: ``codegen.py --check`` fails when they
-differ, and writing regenerates tools.json from the table."""
+"""tools.json and the Python operation table are generated from the operation table:
+``codegen.py --check`` fails when they differ from it, and writing regenerates both."""
 
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 
-import _spec
 import codegen
 import pytest
+from generate.base import Repo
+
+STEPS = ["tools", "operations"]
 
 
-@pytest.fixture
-def tree(tmp_path: Path) -> Path:
-    """A copy of the schemas, the committed models, tools.json and the operation table."""
-    shutil.copytree(_spec.SCHEMAS, tmp_path / "schemas")
-    shutil.copytree(_spec.MODELS, tmp_path / "models", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(_spec.TOOLS_JSON, tmp_path / "tools.json")
-    shutil.copy(_spec.OPERATIONS_JSON, tmp_path / "operations.json")
-    return tmp_path
-
-
-def _run(tree: Path, *extra: str) -> int:
-    return codegen.main(
-        [
-            "--schemas",
-            str(tree / "schemas"),
-            "--output",
-            str(tree / "models"),
-            "--tools",
-            str(tree / "tools.json"),
-            "--operations",
-            str(tree / "operations.json"),
-            *extra,
-        ]
-    )
-
-
-def _retitle(tree: Path) -> None:
-    path = tree / "operations.json"
-    table = json.loads(path.read_text(encoding="utf-8"))
+def _retitle(spec_tree: Repo) -> None:
+    table = json.loads(spec_tree.operations.read_text(encoding="utf-8"))
     table["operations"][1]["title"] = "List what you may use"
-    path.write_text(json.dumps(table, indent=2), encoding="utf-8")
+    spec_tree.operations.write_text(json.dumps(table, indent=2), encoding="utf-8")
 
 
-def test_committed_tools_json_is_what_the_table_generates(tree: Path) -> None:
-    assert _run(tree, "--check") == 0
+def test_committed_outputs_are_what_the_table_generates(spec_tree: Repo) -> None:
+    assert codegen.run(spec_tree, check=True, steps=STEPS) == 0
 
 
-def test_check_fails_when_the_table_changes_and_tools_json_does_not(
-    tree: Path, capsys: pytest.CaptureFixture[str]
+def test_check_fails_when_the_table_changes_and_its_outputs_do_not(
+    spec_tree: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _retitle(tree)
-    assert _run(tree, "--check") == 1
+    _retitle(spec_tree)
+    assert codegen.run(spec_tree, check=True, steps=STEPS) == 1
     err = capsys.readouterr().err
-    assert "changed: " in err
-    assert "tools.json (tool schemas differ from what operations.json" in err
+    assert "changed: spec/tools.json (differs from its sources)" in err
+    assert "changed: generated/operations.py (differs from its sources)" in err
     assert '+      "title": "List what you may use",' in err
 
 
-def test_write_regenerates_tools_json_from_the_table(tree: Path) -> None:
-    _retitle(tree)
-    assert _run(tree) == 0
-    tools = json.loads((tree / "tools.json").read_text(encoding="utf-8"))["tools"]
+def test_write_regenerates_the_outputs_from_the_table(spec_tree: Repo) -> None:
+    _retitle(spec_tree)
+    assert codegen.run(spec_tree, check=False, steps=STEPS) == 0
+    tools = json.loads(spec_tree.tools_json.read_text(encoding="utf-8"))["tools"]
     assert [tool["title"] for tool in tools][1] == "List what you may use"
-    assert _run(tree, "--check") == 0
+    assert "title='List what you may use'" in (spec_tree.generated / "operations.py").read_text(
+        encoding="utf-8"
+    )
+    assert codegen.run(spec_tree, check=True, steps=STEPS) == 0
+
+
+def test_an_invalid_table_is_an_error(spec_tree: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    table = json.loads(spec_tree.operations.read_text(encoding="utf-8"))
+    del table["operations"][0]["phase"]
+    spec_tree.operations.write_text(json.dumps(table), encoding="utf-8")
+    assert codegen.run(spec_tree, check=True, steps=STEPS) == 1
+    err = capsys.readouterr().err
+    assert "codegen: tools: operations.json: $.operations[0]: 'phase' is a required property" in err

@@ -31,7 +31,7 @@ from capability_graph_testing.common import (
 )
 from capability_graph_testing.surfaces import MATCHED, SECRET_TEXT, scripted, sleeping
 
-# The package ships a copy of spec/capability-graph/tools.json (drift-checked by codegen).
+# The tools document the package reads: spec/capability-graph/tools.json (packaged at build time).
 TOOLS = load_schema("tools.json")["tools"]
 NAMES = [tool["name"] for tool in TOOLS]
 ACME = provider("acme", capability("a"), capability("b"))

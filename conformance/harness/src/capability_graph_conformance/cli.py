@@ -4,9 +4,8 @@
 ``check``    validate the vectors, their registry and requirement coverage and the schemas
 ``compare``  list regressions and fixes between two JSON reports
 ``list``     list the vectors
-``sync``     copy the suite from a repository checkout into the package data (``--check``: drift)
 
-Exit status: 0 success, 1 conformance failure (or drift, or a bad suite), 2 usage error or an
+Exit status: 0 success, 1 conformance failure (or a bad suite), 2 usage error or an
 unusable manifest / expected-failures list. ``run`` succeeds when its verdict is *pass* or
 *partial* (nothing failed; the verdict names what was not certified); with ``--strict`` only a
 *pass* (all four surfaces, the whole suite, no expected failure) succeeds.
@@ -31,8 +30,7 @@ from .progress import ProgressBar
 from .reports import build_report, html_matrix, junit_xml, markdown_summary
 from .runner import RunOptions, run_suite, select_vectors
 from .schemas import SchemaSet
-from .suite import SURFACES, Suite, SuiteError, find_repository_root
-from .sync import diff, sync
+from .suite import SURFACES, Suite, SuiteError
 
 __all__ = ["main", "run"]
 
@@ -161,16 +159,6 @@ def _parser() -> argparse.ArgumentParser:
     listing = commands.add_parser("list", help="list the vectors")
     _suite_flag(listing)
     listing.add_argument("-k", "--vector", action="append", default=[], metavar="PATTERN")
-
-    sync_cmd = commands.add_parser(
-        "sync", help="copy the suite from a repository into the package data"
-    )
-    sync_cmd.add_argument(
-        "--repo", type=Path, help="repository root (default: found upwards from the current folder)"
-    )
-    sync_cmd.add_argument(
-        "--check", action="store_true", help="only report drift (exit 1 when the copy differs)"
-    )
     return parser
 
 
@@ -219,29 +207,10 @@ def run(argv: Sequence[str]) -> int:
             for vector in select_vectors(_suite(args).vectors, args.vector):
                 print(f"{vector.id}\t{','.join(vector.surfaces)}\t{vector.title}")
             return EXIT_OK
-        if args.command == "sync":
-            return _sync(args)
     except (SuiteError, ManifestError, BaselineError, ValueError, OSError) as error:
         print(f"cg-conformance: {error}", file=sys.stderr)
         return EXIT_USAGE
     parser.error(f"unknown command {args.command}")
-
-
-def _sync(args: argparse.Namespace) -> int:
-    repo = args.repo or find_repository_root(Path.cwd())
-    if repo is None:
-        print("cg-conformance: no repository found; pass --repo", file=sys.stderr)
-        return EXIT_USAGE
-    drift = diff(repo) if args.check else sync(repo)
-    if args.check:
-        if drift:
-            print("the package data has drifted from the repository (run: cg-conformance sync):")
-            print(drift.text())
-            return EXIT_FAILED
-        print("the package data matches the repository")
-        return EXIT_OK
-    print(drift.text() if drift else "already in sync")
-    return EXIT_OK
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -9,9 +9,10 @@ A suite root is laid out like the repository::
     conformance/fixtures/<name>/...
     conformance/implementations/<manifest>.json
 
-The package carries such a tree in ``data/`` (kept in sync with the repository by
-``cg-conformance sync``), so an installed harness runs the suite of its own version;
-``--suite-root`` points at a repository checkout instead. flowcast's vectors
+A built package carries such a tree in ``data/`` (copied from the repository when the package
+is built, never committed twice; see the harness's ``hatch_build.py``), so an installed harness
+runs the suite of its own version; an editable install runs from the checkout and reads the
+repository itself. ``--suite-root`` points at another repository checkout. flowcast's vectors
 (``conformance/vectors/flowcast``) test a library API, not the four surfaces: flowcast's own test
 runner runs them, and this suite ignores them.
 """
@@ -35,6 +36,8 @@ __all__ = [
 ]
 
 PACKAGE_DATA: Final = Path(__file__).resolve().parent / "data"
+#: The repository an editable install runs from (src/capability_graph_conformance -> root).
+_CHECKOUT: Final = Path(__file__).resolve().parents[4]
 SURFACES: Final = ("sdk", "tool", "mcp", "cli")
 Surface = Literal["sdk", "tool", "mcp", "cli"]
 ActionKind = Literal["call", "open", "argv", "steps"]
@@ -107,9 +110,13 @@ class Suite:
 
     @classmethod
     def packaged(cls) -> Suite:
-        if not (PACKAGE_DATA / "spec").is_dir():
-            raise SuiteError(f"the package data is missing ({PACKAGE_DATA}); reinstall the harness")
-        return cls(PACKAGE_DATA, "package")
+        """The suite of this harness's version: its package data, or the checkout it runs from
+        when it is installed editable."""
+        if (PACKAGE_DATA / "spec").is_dir():
+            return cls(PACKAGE_DATA, "package")
+        if (_CHECKOUT / "spec" / "conformance").is_dir():
+            return cls(_CHECKOUT, "package")
+        raise SuiteError(f"the package data is missing ({PACKAGE_DATA}); reinstall the harness")
 
     @classmethod
     def from_repository(cls, root: Path) -> Suite:

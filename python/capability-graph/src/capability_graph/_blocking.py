@@ -2,7 +2,7 @@
 and handing calls to the loop.
 
 ``BlockingCapabilityGraph`` itself is generated (``_generated/blocking.py``, by
-``tools/gen_blocking.py``): it adds to :class:`BlockingGraphRunner` one blocking method per public
+``tools/codegen.py``): it adds to :class:`BlockingGraphRunner` one blocking method per public
 coroutine method of ``CapabilityGraph`` -- same name, parameters, annotations and docstring --
 that runs the async method here. A twin written by hand would drift from the async class.
 """

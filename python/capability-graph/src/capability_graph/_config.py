@@ -18,6 +18,7 @@ from typing import Any, Final, Literal
 
 from ._cursor import cursor_key
 from ._errors import GraphError
+from ._generated.defaults import DEFAULT_BUDGETS, DOCUMENT_BODIES
 from ._generated.taxonomy import ErrorCode, Phase
 from ._json import NotPureJson, check_pure_value, parse_pure_json, whole_numbers_as_integers
 from ._schemas import check_shape, pointer_message
@@ -35,16 +36,6 @@ __all__ = [
 ]
 
 MAX_CONFIG_BYTES: Final = 1024 * 1024
-
-DEFAULT_BUDGETS: Final = {
-    "maxCapabilities": 100_000,
-    "maxCatalogEntries": 5_000,
-    "maxResultBytes": 1_048_576,
-    "maxInputBytes": 65_536,
-    "maxDocumentBytes": 1_048_576,
-    "maxDefinitionBytes": 4_194_304,
-    "maxModelOutputBytes": 65_536,
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,7 +216,7 @@ def _resolve(raw: Mapping[str, Any], base: Path) -> HostConfig:
         raise GraphError(
             ErrorCode.CG_CONFIG_INVALID, Phase.CONFIG, "/scope/providers must not repeat items"
         )
-    bodies_raw = raw.get("documents", {}).get("bodies", "all")
+    bodies_raw = raw.get("documents", {}).get("bodies", DOCUMENT_BODIES)
     bodies: Literal["all", "none"] | frozenset[str] = (
         ("all" if bodies_raw == "all" else "none")
         if isinstance(bodies_raw, str)

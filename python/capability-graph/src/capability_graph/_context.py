@@ -17,14 +17,13 @@ from collections.abc import Mapping
 from typing import Final
 
 from ._errors import GraphError
+from ._generated.defaults import MAX_CONTEXT_KEYS, MAX_CONTEXT_STRING
 from ._generated.taxonomy import ErrorCode, Phase
 
 __all__ = ["MAX_CONTEXT_KEYS", "MAX_CONTEXT_STRING", "ContextValue", "validate_context"]
 
 ContextValue = str | int | float | bool
 
-MAX_CONTEXT_KEYS: Final = 64
-MAX_CONTEXT_STRING: Final = 1024
 # JSON integers beyond ±2^53 are not portable between implementations (CG-CTX-1).
 _MAX_SAFE_INT: Final = 2**53
 _KEY: Final = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")

@@ -3,7 +3,7 @@
 Everything here is a pure function over the generated registry
 (``capability_graph._generated.taxonomy``, itself generated from
 ``spec/capability-graph/taxonomy.json``), so the terminal text, the JSON form and the docs page
-(``docs/errors/<CODE>.md``, written by ``tools/gen_docs.py``) cannot disagree: the page embeds
+(``docs/errors/<CODE>.md``, written by ``tools/codegen.py``) cannot disagree: the page embeds
 :func:`explain_text` verbatim, and both render the same :func:`explain_json` data.
 
 - :func:`explain_text` -- terminal text of one code, English and Chinese;

@@ -1,9 +1,10 @@
 """Validation of JSON values against the contract's schemas.
 
-Two validators, one authority. The JSON Schemas shipped with the package (verbatim copies of
-``spec/``) are the contract; the Pydantic models generated from them are the fast path. A value
-is checked with its generated model first; only when that fails (the rare path) is the schema
-consulted, to name the JSON pointer and the expected type in the message -- never the value.
+Two validators, one authority. The JSON Schemas of ``spec/capability-graph/schemas`` are the
+contract (a built package carries them in ``_spec/``, see :func:`contract_files`); the Pydantic
+models generated from them are the fast path. A value is checked with its generated model first;
+only when that fails (the rare path) is the schema consulted, to name the JSON pointer and the
+expected type in the message -- never the value.
 A test corpus keeps both in agreement.
 """
 
@@ -14,6 +15,8 @@ import json
 from collections.abc import Callable, Iterable
 from functools import cache
 from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from ._errors import GraphError
@@ -37,13 +40,38 @@ __all__ = [
 ]
 
 SCHEMA_BASE = "https://schemas.capability-graph.dev/v1/"
+#: Where an editable install from the checkout finds the contract: the repository's own files.
+_CHECKOUT_CONTRACT: Final = Path(__file__).resolve().parents[4] / "spec" / "capability-graph"
+
+
+@cache
+def contract_files() -> Traversable:
+    """The folder holding the contract's ``schemas/*.schema.json`` and ``tools.json``.
+
+    A built package carries them in ``capability_graph/_spec/`` (copied from
+    ``spec/capability-graph/`` at build time, never committed twice); an editable install runs
+    from the checkout and reads ``spec/capability-graph/`` itself."""
+    packaged = resources.files(__package__).joinpath("_spec")
+    if packaged.is_dir():
+        return packaged
+    if (_CHECKOUT_CONTRACT / "schemas").is_dir():
+        return _CHECKOUT_CONTRACT
+    raise RuntimeError("capability_graph is installed without its contract files; reinstall it")
+
+
+def _schema_names() -> list[str]:
+    return sorted(
+        p.name
+        for p in contract_files().joinpath("schemas").iterdir()
+        if p.name.endswith(".schema.json")
+    )
 
 
 @cache
 def load_schema(name: str) -> dict[str, Any]:
-    """A schema (or the tools document) of the contract, by file name."""
-    text = resources.files("capability_graph._generated").joinpath("spec", name).read_text("utf-8")
-    schema: dict[str, Any] = json.loads(text)
+    """A schema (``*.schema.json``) or the tools document (``tools.json``) of the contract."""
+    folder = contract_files() if name == "tools.json" else contract_files().joinpath("schemas")
+    schema: dict[str, Any] = json.loads(folder.joinpath(name).read_text("utf-8"))
     return schema
 
 
@@ -52,10 +80,8 @@ def _validator(name: str) -> Validator:
     import jsonschema
     from referencing import Registry, Resource
 
-    spec = resources.files("capability_graph._generated").joinpath("spec")
-    names = sorted(p.name for p in spec.iterdir() if p.name.endswith(".schema.json"))
     registry: Registry[Any] = Registry().with_resources(
-        (SCHEMA_BASE + n, Resource.from_contents(load_schema(n))) for n in names
+        (SCHEMA_BASE + n, Resource.from_contents(load_schema(n))) for n in _schema_names()
     )
     # "file.schema.json#/$defs/Name" validates against a part of a schema.
     schema = {"$ref": SCHEMA_BASE + name} if "#" in name else load_schema(name)
@@ -69,11 +95,8 @@ def _pointer(parts: Any) -> str:
 @cache
 def _contract_keys() -> frozenset[str]:
     """Every property name any schema of the contract defines."""
-    spec = resources.files("capability_graph._generated").joinpath("spec")
     keys: set[str] = set()
-    stack: list[Any] = [
-        load_schema(p.name) for p in spec.iterdir() if p.name.endswith(".schema.json")
-    ]
+    stack: list[Any] = [load_schema(name) for name in _schema_names()]
     while stack:
         node = stack.pop()
         if isinstance(node, dict):

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol, runtime_checkable
 
+from .._generated.defaults import DEFAULT_BUDGETS, MAX_TIMEOUT_MS, MODEL_TIMEOUT_MS
 from ._config import ConfigReader, config_error
 
 __all__ = [
@@ -39,10 +40,9 @@ __all__ = [
 ]
 
 #: ``model.timeoutMs`` when the configuration does not set it; a request's ``timeoutMs`` wins.
-DEFAULT_TIMEOUT_MS: Final = 60_000
-MAX_TIMEOUT_MS: Final = 600_000
+DEFAULT_TIMEOUT_MS: Final = MODEL_TIMEOUT_MS
 #: The default of ``budgets.maxModelOutputBytes``.
-DEFAULT_MAX_OUTPUT_BYTES: Final = 65_536
+DEFAULT_MAX_OUTPUT_BYTES: Final = DEFAULT_BUDGETS["maxModelOutputBytes"]
 
 #: executor name -> (module, class) of the built-in executors, imported lazily.
 _BUILTIN: Final = {

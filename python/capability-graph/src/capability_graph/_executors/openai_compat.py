@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from .._errors import GraphError
+from .._generated.defaults import MAX_BASE_URL, MAX_OPENAI_MODEL
 from .._generated.taxonomy import REGISTRY, ErrorCode, NextAction, Phase
 from . import COMMON_KEYS, MatchJob, read_common
 from ._config import ConfigReader
@@ -94,14 +95,16 @@ class OpenAICompatExecutor:
         base_url = reader.required_string(
             "baseUrl",
             pattern=_BASE_URL,
-            max_length=2048,
+            max_length=MAX_BASE_URL,
             expected="an http(s) URL without credentials, query or fragment",
         )
         name = reader.required_string(
             "model",
             pattern=_MODEL_NAME,
-            max_length=256,
-            expected="a model name of 1 to 256 characters without control characters",
+            max_length=MAX_OPENAI_MODEL,
+            expected=(
+                f"a model name of 1 to {MAX_OPENAI_MODEL} characters without control characters"
+            ),
         )
         env = reader.required_string(
             "apiKeyEnv",

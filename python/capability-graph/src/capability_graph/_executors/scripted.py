@@ -25,12 +25,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from .._generated.defaults import MAX_SLEEP_MS
 from . import COMMON_KEYS, MatchJob, read_common
 from ._config import ConfigReader, check_json_data, config_error, pointer
 
 __all__ = ["ScriptedExecutor", "ScriptedExecutorError"]
 
-MAX_SLEEP_MS: Final = 600_000
 MAX_NESTING: Final = 16
 _EMPTY_SCRIPT_OUTPUT: Final = {"status": "unknown", "candidates": []}
 _DEFAULT_RAISE_MESSAGE: Final = "scripted executor error"

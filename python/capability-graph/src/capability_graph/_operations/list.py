@@ -11,6 +11,7 @@ from itertools import islice
 from typing import Any
 
 from .._cursor import decode_cursor, encode_cursor, filter_key
+from .._generated.defaults import LIST_LIMIT
 from .._generated.taxonomy import Phase
 from ._common import (
     OperationContext,
@@ -30,7 +31,7 @@ async def handle(context: OperationContext, request: Mapping[str, Any]) -> dict[
         check_named_providers(snapshot, config, named, Phase.QUERY)
     providers = selected_providers(snapshot, config, named)
     tags = request.get("tags")
-    limit = request.get("limit", 100)
+    limit = request.get("limit", LIST_LIMIT)
     key = filter_key(
         {"providers": sorted(set(named)) if named else None, "tags": sorted(set(tags or ()))}
     )

@@ -21,6 +21,7 @@ from .._context import validate_context
 from .._errors import GraphError
 from .._executors import MatchJob, configured_timeout_ms
 from .._frozen import freeze
+from .._generated.defaults import MATCH_LIMIT
 from .._generated.taxonomy import ErrorCode, Phase
 from .._match import run_match
 from .._slices import SharedSteps, Slicer, Steps
@@ -50,7 +51,7 @@ async def handle(context: OperationContext, request: Mapping[str, Any]) -> dict[
         request=request["request"],
         context=caller_context,
         catalog=entries,
-        limit=request.get("limit", 5),
+        limit=request.get("limit", MATCH_LIMIT),
         deadline=deadline,
     )
     outcome = await run_match(

@@ -11,6 +11,7 @@ from typing import Any
 
 from .._documents import media_type_for
 from .._frozen import freeze
+from .._generated.defaults import RESOLVE_DEPTH
 from .._generated.taxonomy import Phase
 from .._snapshot import RELATION_KINDS, Capability
 from ._common import OperationContext, find_capabilities, in_scope
@@ -25,7 +26,7 @@ async def handle(context: OperationContext, request: Mapping[str, Any]) -> dict[
     roots = find_capabilities(snapshot, config, ids, Phase.QUERY)
     traversal = request.get("relations", {})
     kinds = set(traversal.get("kinds", RELATION_KINDS))
-    depth = traversal.get("depth", 1)
+    depth = traversal.get("depth", RESOLVE_DEPTH)
     order = [c.full_id for c in roots]
     visited = set(order)
     edges: list[dict[str, str]] = []

@@ -237,5 +237,5 @@ def test_a_budget_without_a_default_is_an_error(
 
 
 def test_an_unknown_step_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
-    assert codegen.run(Repo(), check=True, steps=["blocking"]) == 1
-    assert "codegen: no step blocking" in capsys.readouterr().err
+    assert codegen.run(Repo(), check=True, steps=["twin"]) == 1
+    assert "codegen: no step twin" in capsys.readouterr().err

@@ -2,12 +2,13 @@
 ``CapabilityGraph``.
 
 Source: ``capability_graph/_graph.py``, read as source (``ast``), not imported. Output:
-``capability_graph/_generated/blocking.py``, with a do-not-edit header. For every public
-coroutine method of ``CapabilityGraph`` (except those the hand-written runner
-``_blocking.BlockingGraphRunner`` defines, such as ``close``) the twin gets a blocking method of the same name, parameters, defaults, annotations and docstring that runs the
-async method on the twin's loop. The names its annotations use are imported from where
-``_graph.py`` gets them. So a changed signature, a new operation or a new result type reaches
-the twin by running ``python tools/codegen.py``, and ``--check`` fails until it has run.
+``capability_graph/_generated/blocking.py``, with a do-not-edit header. For every public coroutine
+method of ``CapabilityGraph`` (except those the hand-written runner
+``_blocking.BlockingGraphRunner`` defines, such as ``close``) the twin gets a blocking method of the
+same name, parameters, defaults, annotations and docstring that runs the async method on the twin's
+loop. The names its annotations use are imported from where ``_graph.py`` gets them. So a changed
+signature, a new operation or a new result type reaches the twin by running ``python
+tools/codegen.py``, and ``--check`` fails until it has run.
 """
 
 from __future__ import annotations

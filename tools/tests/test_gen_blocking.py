@@ -1,5 +1,6 @@
-"""tools/generate/blocking.py (the codegen step ``blocking``): the committed blocking twin is
-what the async class generates, and a change to the async class's public methods reaches the twin (or fails ``--check``)."""
+"""tools/generate/blocking.py (the codegen step ``blocking``): the committed blocking twin is what
+the async class generates, and a change to the async class's public methods reaches the twin (or
+fails ``--check``)."""
 
 from __future__ import annotations
 

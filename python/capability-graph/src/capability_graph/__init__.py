@@ -1,9 +1,10 @@
 """Capability Graph: declare what a product can do, and let agents discover it.
 
 One core, four surfaces (SDK, Tool Adapter, MCP server, CLI) and one error type, ``GraphError``.
-The host configuration that ``CapabilityGraph.open`` accepts can be written as the models
-generated from ``spec/capability-graph/schemas/config.schema.json`` (``HostConfig`` and its
-parts), exported here under their schema names.
+The SDK's types are the models generated from ``spec/capability-graph/schemas``, exported here
+under their schema names: the host configuration that ``CapabilityGraph.open`` accepts
+(``HostConfig`` and its parts), provider definitions, the results of the operations with every
+object they hold, and the request parts the operations accept (``RelationTraversal``).
 """
 
 import importlib
@@ -15,18 +16,12 @@ from ._errors import GraphError
 from ._executors import Executor, MatchJob
 from ._generated.taxonomy import CONTRACT_VERSION, ErrorCode, NextAction, Phase
 from ._graph import BlockingCapabilityGraph, CapabilityGraph, GraphOpening
-from ._results import (
-    DescribeResult,
-    DocumentResult,
-    ListResult,
-    MatchResult,
-    ReloadResult,
-    ResolveResult,
-)
 from ._tools import BlockingToolAdapter, ToolAdapter
 
 if TYPE_CHECKING:
-    from ._generated.models.budgets import Budgets
+    from ._generated.models.budgets import Budgets, EffectiveBudgets
+    from ._generated.models.capability_detail import CapabilityDetail, Relation
+    from ._generated.models.capability_summary import CapabilitySummary
     from ._generated.models.config import (
         CodexExecutorConfig,
         DocumentBodies,
@@ -54,29 +49,87 @@ if TYPE_CHECKING:
         FileDocumentDeclaration,
         ProviderDefinition,
         RelationDeclaration,
+        RelationKind,
         UrlDocumentDeclaration,
     )
+    from ._generated.models.describe_result import DescribeResult, ModelInfo, ProviderInfo
+    from ._generated.models.document_metadata import (
+        DocumentMetadata,
+        FileDocumentMetadata,
+        MediaType,
+        UrlDocumentMetadata,
+    )
+    from ._generated.models.error import ErrorObject
+    from ._generated.models.list_result import ListResult, ListStatus
+    from ._generated.models.match_candidate import MatchCandidate
+    from ._generated.models.match_result import MatchResult, MatchStatus
+    from ._generated.models.read_document_result import ReadDocumentResult
+    from ._generated.models.reload_result import (
+        ProviderReloaded,
+        ProviderReloadError,
+        ProviderReloadOutcome,
+        ReloadFailed,
+        ReloadResult,
+        ReloadSucceeded,
+    )
+    from ._generated.models.resolve_request import RelationTraversal
+    from ._generated.models.resolve_result import (
+        Edge,
+        ResolveResult,
+        ResolveStatus,
+        UnresolvedReason,
+        UnresolvedRelation,
+    )
 
-#: The generated configuration and definition models, imported on first use: importing them
-#: imports Pydantic, which the CLI's start-up (and a host that passes plain JSON) never needs.
+#: The generated models (configuration, definitions, results and request parts), imported on
+#: first use: importing them imports Pydantic, which the CLI's start-up and the JSON path
+#: (``call``, used by the CLI and the MCP server) never need.
 _LAZY_MODELS = {
     "Budgets": "budgets",
     "Capability": "definition",
+    "CapabilityDetail": "capability_detail",
+    "CapabilitySummary": "capability_summary",
     "CodexExecutorConfig": "config",
     "DocumentBodies": "config",
     "DocumentBodiesMode": "config",
+    "DescribeResult": "describe_result",
     "DocumentDeclaration": "definition",
+    "DocumentMetadata": "document_metadata",
     "DocumentPolicy": "config",
+    "Edge": "resolve_result",
+    "EffectiveBudgets": "budgets",
+    "ErrorObject": "error",
     "FileDocumentDeclaration": "definition",
+    "FileDocumentMetadata": "document_metadata",
     "FileProviderSource": "config",
     "HostConfig": "config",
     "InlineProviderSource": "config",
     "LexicalExecutorConfig": "config",
+    "ListResult": "list_result",
+    "ListStatus": "list_result",
+    "MatchCandidate": "match_candidate",
+    "MatchResult": "match_result",
+    "MatchStatus": "match_result",
+    "MediaType": "document_metadata",
     "ModelConfig": "config",
+    "ModelInfo": "describe_result",
     "OpenAIExecutorConfig": "config",
     "ProviderDefinition": "definition",
+    "ProviderInfo": "describe_result",
+    "ProviderReloadError": "reload_result",
+    "ProviderReloadOutcome": "reload_result",
+    "ProviderReloaded": "reload_result",
     "ProviderSource": "config",
+    "ReadDocumentResult": "read_document_result",
+    "Relation": "capability_detail",
     "RelationDeclaration": "definition",
+    "RelationKind": "definition",
+    "RelationTraversal": "resolve_request",
+    "ReloadFailed": "reload_result",
+    "ReloadResult": "reload_result",
+    "ReloadSucceeded": "reload_result",
+    "ResolveResult": "resolve_result",
+    "ResolveStatus": "resolve_result",
     "Scope": "config",
     "ScriptedExecutorConfig": "config",
     "ScriptedRaise": "config",
@@ -85,7 +138,10 @@ _LAZY_MODELS = {
     "ScriptedReturnStep": "config",
     "ScriptedSleepStep": "config",
     "ScriptedStep": "config",
+    "UnresolvedReason": "resolve_result",
+    "UnresolvedRelation": "resolve_result",
     "UrlDocumentDeclaration": "definition",
+    "UrlDocumentMetadata": "document_metadata",
 }
 
 
@@ -108,17 +164,23 @@ __all__ = [
     "Budgets",
     "CancelToken",
     "Capability",
+    "CapabilityDetail",
     "CapabilityGraph",
+    "CapabilitySummary",
     "CodexExecutorConfig",
     "DescribeResult",
     "DocumentBodies",
     "DocumentBodiesMode",
     "DocumentDeclaration",
+    "DocumentMetadata",
     "DocumentPolicy",
-    "DocumentResult",
+    "Edge",
+    "EffectiveBudgets",
     "ErrorCode",
+    "ErrorObject",
     "Executor",
     "FileDocumentDeclaration",
+    "FileDocumentMetadata",
     "FileProviderSource",
     "GraphError",
     "GraphOpening",
@@ -126,17 +188,33 @@ __all__ = [
     "InlineProviderSource",
     "LexicalExecutorConfig",
     "ListResult",
+    "ListStatus",
+    "MatchCandidate",
     "MatchJob",
     "MatchResult",
+    "MatchStatus",
+    "MediaType",
     "ModelConfig",
+    "ModelInfo",
     "NextAction",
     "OpenAIExecutorConfig",
     "Phase",
     "ProviderDefinition",
+    "ProviderInfo",
+    "ProviderReloadError",
+    "ProviderReloadOutcome",
+    "ProviderReloaded",
     "ProviderSource",
+    "ReadDocumentResult",
+    "Relation",
     "RelationDeclaration",
+    "RelationKind",
+    "RelationTraversal",
+    "ReloadFailed",
     "ReloadResult",
+    "ReloadSucceeded",
     "ResolveResult",
+    "ResolveStatus",
     "Scope",
     "ScriptedExecutorConfig",
     "ScriptedRaise",
@@ -146,7 +224,10 @@ __all__ = [
     "ScriptedSleepStep",
     "ScriptedStep",
     "ToolAdapter",
+    "UnresolvedReason",
+    "UnresolvedRelation",
     "UrlDocumentDeclaration",
+    "UrlDocumentMetadata",
 ]
 
 

@@ -26,7 +26,7 @@ CONFIG = HostConfig(
     providers=[
         InlineProviderSource(
             definition=ProviderDefinition(
-                providerId="acme",
+                provider_id="acme",
                 name="Acme HTTP",
                 version="1",
                 capabilities=[

@@ -68,7 +68,7 @@ from ._generated.taxonomy import ErrorCode, Phase
 from ._json import MalformedJson, NotPureJson, dumps, parse_request_text
 from ._mcp_install import CLIENTS as _CLIENTS
 from ._mcp_install import ENV_NAME as _ENV_NAME
-from ._operations import OPERATIONS, invalid_arguments_text, oversized_request
+from ._operations import OPERATIONS, TOOL_OF_METHOD, invalid_arguments_text, oversized_request
 from ._report import Report
 from ._schemas import FORMATS
 
@@ -817,7 +817,9 @@ async def _call_graph(config: str, tool: str, arguments: Any) -> dict[str, Any]:
     graph = await CapabilityGraph.open(config)
     try:
         if isinstance(arguments, _ArgumentsFile):
-            budget = (await graph.describe()).budgets["maxInputBytes"]
+            # The JSON path: a graph command never builds the SDK's typed results (Pydantic).
+            described = await graph.call(TOOL_OF_METHOD["describe"], {})
+            budget = described["budgets"]["maxInputBytes"]
             arguments = arguments.read(tool, budget)
         operation = OPERATIONS.get(tool)
         if operation is None or operation.phase is not Phase.MATCH:
@@ -1138,7 +1140,7 @@ def _doctor_open(config: str, report: Report) -> None:
         return
     with graph:
         described = graph.describe()
-    count = sum(p["capabilityCount"] for p in described.providers)
+    count = sum(p.capability_count for p in described.providers)
     report.check(
         "open",
         "ok",

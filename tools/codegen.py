@@ -138,7 +138,7 @@ MODELLED = (
 )
 
 
-def _modelled(schemas: dict[str, Any]) -> set[str]:
+def modelled(schemas: dict[str, Any]) -> set[str]:
     """``MODELLED`` and every schema they reference, directly or not."""
     wanted: set[str] = set()
     todo = [name for name in MODELLED if name in schemas]
@@ -155,9 +155,9 @@ def _stage(schemas_dir: Path, stage: Path) -> None:
     names the modules ``list_result`` rather than ``list_result_schema``. Only file names,
     ``$id``s and ``$ref``s change; the generated code does not depend on either."""
     schemas = load_schemas(schemas_dir)
-    modelled = _modelled(schemas)
+    modelled_names = modelled(schemas)
     for name, schema in schemas.items():
-        if name not in modelled:
+        if name not in modelled_names:
             continue
         target = stage / (module_name(name) + ".json")
         target.write_text(json.dumps(_rename_refs(schema), indent=2), encoding="utf-8")

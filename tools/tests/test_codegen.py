@@ -55,8 +55,11 @@ def test_check_passes_on_the_repository(capsys: pytest.CaptureFixture[str]) -> N
     assert "up to date" in capsys.readouterr().out
 
 
-def test_one_module_per_schema_with_the_header(generated: dict[str, str]) -> None:
-    expected = {_spec.module_name(n) + ".py" for n in _spec.load_schemas()} | {"__init__.py"}
+def test_one_module_per_modelled_schema_with_the_header(generated: dict[str, str]) -> None:
+    modelled = codegen.modelled(_spec.load_schemas())
+    assert set(codegen.MODELLED) <= modelled
+    assert "tools.schema.json" not in modelled  # no runtime code uses a model of it
+    expected = {_spec.module_name(n) + ".py" for n in modelled} | {"__init__.py"}
     assert set(generated) == expected
     for text in generated.values():
         assert text.startswith(codegen.HEADER + "\n")
@@ -69,7 +72,9 @@ def test_generation_is_deterministic(generated: dict[str, str], tmp_path: Path) 
 
 
 def test_titles_name_the_models() -> None:
-    for name, schema in _spec.load_schemas().items():
+    schemas = _spec.load_schemas()
+    for name in sorted(codegen.modelled(schemas)):
+        schema = schemas[name]
         module = importlib.import_module(
             f"capability_graph._generated.models.{_spec.module_name(name)}"
         )
@@ -78,27 +83,28 @@ def test_titles_name_the_models() -> None:
             assert hasattr(module, key), f"{name}#/$defs/{key}"
 
 
-def test_check_fails_when_a_schema_changes(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    def change(schema: dict[str, Any]) -> None:
-        schema["properties"]["limit"]["maximum"] = 50
+def _fewer_ids(schema: dict[str, Any]) -> None:
+    schema["properties"]["ids"]["maxItems"] = 50
 
-    _edit(tree / "schemas/list-request.schema.json", change)
+
+def test_check_fails_when_a_schema_changes(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _edit(tree / "schemas/resolve-request.schema.json", _fewer_ids)
     assert _run(tree, "--check") == 1
     err = capsys.readouterr().err
     assert "changed:" in err
-    assert "list_request.py" in err
-    assert "le=50" in err  # the diff is shown
+    assert "resolve_request.py" in err
+    assert "max_length=50" in err  # the diff is shown
     assert "tools.json (tool schemas differ" in err
 
 
 def test_check_fails_when_a_schema_is_removed(
     tree: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tree / "schemas/reload-request.schema.json").unlink()
-    assert _run(tree, "--check") == 1
+    (tree / "schemas/match-result.schema.json").unlink()
+    assert _run(tree, "--check", "--no-tools") == 1
     err = capsys.readouterr().err
     assert "unexpected:" in err
-    assert "reload_request.py" in err
+    assert "match_result.py" in err
 
 
 def test_check_fails_when_a_schema_is_added(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -112,7 +118,13 @@ def test_check_fails_when_a_schema_is_added(tree: Path, capsys: pytest.CaptureFi
         "properties": {},
     }
     (tree / "schemas/ping-request.schema.json").write_text(json.dumps(schema), encoding="utf-8")
-    assert _run(tree, "--check") == 1
+    assert _run(tree, "--check") == 0  # no model uses it: no module
+
+    def ping(schema: dict[str, Any]) -> None:
+        schema["properties"]["ping"] = {"$ref": "ping-request.schema.json"}
+
+    _edit(tree / "schemas/resolve-request.schema.json", ping)  # now a model uses it
+    assert _run(tree, "--check", "--no-tools") == 1
     err = capsys.readouterr().err
     assert "missing:" in err
     assert "ping_request.py" in err
@@ -141,23 +153,19 @@ def test_check_fails_when_tools_json_is_stale(
 def test_write_regenerates_and_removes_stale_modules(
     tree: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tree / "schemas/reload-request.schema.json").unlink()
-
-    def change(schema: dict[str, Any]) -> None:
-        schema["properties"]["limit"]["maximum"] = 50
-
-    _edit(tree / "schemas/match-request.schema.json", change)
+    (tree / "models/reload_request.py").write_text("# a module no model needs\n", encoding="utf-8")
+    _edit(tree / "schemas/resolve-request.schema.json", _fewer_ids)
     tools_before = (tree / "tools.json").read_text(encoding="utf-8")
     assert _run(tree) == 0
     out = capsys.readouterr().out
     assert "removed" in out
     assert "reload_request.py" in out
     assert not (tree / "models/reload_request.py").exists()
-    assert "le=20" not in (tree / "models/match_request.py").read_text(encoding="utf-8")
+    assert "max_length=50" in (tree / "models/resolve_request.py").read_text(encoding="utf-8")
     tools_after = json.loads((tree / "tools.json").read_text(encoding="utf-8"))
-    match = next(t for t in tools_after["tools"] if t["name"] == "match_capabilities")
-    assert match["inputSchema"]["properties"]["limit"]["maximum"] == 50
-    assert json.loads(tools_before)["tools"][3]["description"] == match["description"]
+    resolve = next(t for t in tools_after["tools"] if t["name"] == "resolve_capabilities")
+    assert resolve["inputSchema"]["properties"]["ids"]["maxItems"] == 50
+    assert json.loads(tools_before)["tools"][2]["description"] == resolve["description"]
     assert _run(tree, "--check") == 0
 
 

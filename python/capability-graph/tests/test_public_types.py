@@ -221,8 +221,7 @@ def _imported_models(tree: ast.Module) -> set[str]:
             elif name == "_generated.models":
                 found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.Assign) and any(
-            isinstance(target, ast.Name) and target.id in ("_LAZY_MODELS", "_MODULES")
-            for target in node.targets
+            isinstance(target, ast.Name) and target.id == "_LAZY_MODELS" for target in node.targets
         ):
             value = ast.literal_eval(node.value)
             found.update(value.values())

@@ -7,15 +7,16 @@ under their schema names: the host configuration that ``CapabilityGraph.open`` a
 object they hold, and the request parts the operations accept (``RelationTraversal``).
 """
 
-import importlib
 import inspect
 from typing import TYPE_CHECKING, Any
 
+from . import _results
 from ._cancel import CancelToken
 from ._errors import GraphError
 from ._executors import Executor, MatchJob
 from ._generated.taxonomy import CONTRACT_VERSION, ErrorCode, NextAction, Phase
 from ._graph import BlockingCapabilityGraph, CapabilityGraph, GraphOpening
+from ._results import _LAZY_MODELS
 from ._tools import BlockingToolAdapter, ToolAdapter
 
 if TYPE_CHECKING:
@@ -81,75 +82,13 @@ if TYPE_CHECKING:
         UnresolvedRelation,
     )
 
-#: The generated models (configuration, definitions, results and request parts), imported on
-#: first use: importing them imports Pydantic, which the CLI's start-up and the JSON path
-#: (``call``, used by the CLI and the MCP server) never need.
-_LAZY_MODELS = {
-    "Budgets": "budgets",
-    "Capability": "definition",
-    "CapabilityDetail": "capability_detail",
-    "CapabilitySummary": "capability_summary",
-    "CodexExecutorConfig": "config",
-    "DocumentBodies": "config",
-    "DocumentBodiesMode": "config",
-    "DescribeResult": "describe_result",
-    "DocumentDeclaration": "definition",
-    "DocumentMetadata": "document_metadata",
-    "DocumentPolicy": "config",
-    "Edge": "resolve_result",
-    "EffectiveBudgets": "budgets",
-    "ErrorObject": "error",
-    "FileDocumentDeclaration": "definition",
-    "FileDocumentMetadata": "document_metadata",
-    "FileProviderSource": "config",
-    "HostConfig": "config",
-    "InlineProviderSource": "config",
-    "LexicalExecutorConfig": "config",
-    "ListResult": "list_result",
-    "ListStatus": "list_result",
-    "MatchCandidate": "match_candidate",
-    "MatchResult": "match_result",
-    "MatchStatus": "match_result",
-    "MediaType": "document_metadata",
-    "ModelConfig": "config",
-    "ModelInfo": "describe_result",
-    "OpenAIExecutorConfig": "config",
-    "ProviderDefinition": "definition",
-    "ProviderInfo": "describe_result",
-    "ProviderReloadError": "reload_result",
-    "ProviderReloadOutcome": "reload_result",
-    "ProviderReloaded": "reload_result",
-    "ProviderSource": "config",
-    "ReadDocumentResult": "read_document_result",
-    "Relation": "capability_detail",
-    "RelationDeclaration": "definition",
-    "RelationKind": "definition",
-    "RelationTraversal": "resolve_request",
-    "ReloadFailed": "reload_result",
-    "ReloadResult": "reload_result",
-    "ReloadSucceeded": "reload_result",
-    "ResolveResult": "resolve_result",
-    "ResolveStatus": "resolve_result",
-    "Scope": "config",
-    "ScriptedExecutorConfig": "config",
-    "ScriptedRaise": "config",
-    "ScriptedRaiseExceptionStep": "config",
-    "ScriptedRaiseStep": "config",
-    "ScriptedReturnStep": "config",
-    "ScriptedSleepStep": "config",
-    "ScriptedStep": "config",
-    "UnresolvedReason": "resolve_result",
-    "UnresolvedRelation": "resolve_result",
-    "UrlDocumentDeclaration": "definition",
-    "UrlDocumentMetadata": "document_metadata",
-}
-
 
 def __getattr__(name: str) -> Any:
-    module = _LAZY_MODELS.get(name)
-    if module is None:
+    # The generated models are imported on first use (see _results): importing them imports
+    # Pydantic, which the CLI's start-up and the JSON path never need.
+    if name not in _LAZY_MODELS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}._generated.models.{module}"), name)
+    value = getattr(_results, name)
     globals()[name] = value
     return value
 

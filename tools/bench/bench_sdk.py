@@ -54,9 +54,7 @@ async def measure(path: Path, size: int, repeat: int) -> dict[str, Any]:
         figures = {
             "describe_call": await best_of(repeat, lambda: g.call("describe_graph", {})),
             "describe_sdk": await best_of(repeat, g.describe),
-            "list_call": await best_of(
-                repeat, lambda: g.call("list_capabilities", {"limit": 100})
-            ),
+            "list_call": await best_of(repeat, lambda: g.call("list_capabilities", {"limit": 100})),
             "list_sdk": await best_of(repeat, lambda: g.list(limit=100)),
             "resolve_call": await best_of(
                 repeat,

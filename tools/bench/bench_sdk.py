@@ -18,15 +18,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from bench_core import generate
+from bench_core import print_rows, roots_of, rows_per_size
 
 from capability_graph import CapabilityGraph
 from capability_graph._json import dumps
@@ -47,7 +45,7 @@ async def measure(path: Path, size: int, repeat: int) -> dict[str, Any]:
         "maxDefinitionBytes": 1_073_741_824,
         "maxResultBytes": 268_435_456,
     }
-    roots = [f"bench::cap.{i}" for i in range(size - 1, 0, -max(1, size // 100))][:100]
+    roots = roots_of(size)
     relations = {"depth": 2}
     async with CapabilityGraph.open({"providers": [{"path": str(path)}], "budgets": budgets}) as g:
         resolved = await g.call("resolve_capabilities", {"ids": roots, "relations": relations})
@@ -83,32 +81,29 @@ async def measure(path: Path, size: int, repeat: int) -> dict[str, Any]:
     return row
 
 
+def sdk_line(row: dict[str, Any]) -> str:
+    return (
+        f"{row['capabilities']:>9,} caps: "
+        + "; ".join(
+            f"{op} sdk {row[f'{op}_sdk_ms']} ms vs call {row[f'{op}_call_ms']} ms "
+            f"= {row[f'{op}_sdk_ratio']}x"
+            for op in ("describe", "list", "resolve")
+        )
+        + f"; resolve sdk vs serialize {row['resolve_serialize_ms']} ms "
+        f"= {row['resolve_sdk_vs_serialize']}x"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for size in (int(s) for s in args.sizes.split(",")):
-            path = generate(size, Path(tmp))
-            rows.append(asyncio.run(measure(path, size, args.repeat)))
-            path.unlink()
-    if args.json:
-        print(json.dumps(rows, indent=2))
-    else:
-        for row in rows:
-            print(
-                f"{row['capabilities']:>9,} caps: "
-                + "; ".join(
-                    f"{op} sdk {row[f'{op}_sdk_ms']} ms vs call {row[f'{op}_call_ms']} ms "
-                    f"= {row[f'{op}_sdk_ratio']}x"
-                    for op in ("describe", "list", "resolve")
-                )
-                + f"; resolve sdk vs serialize {row['resolve_serialize_ms']} ms "
-                f"= {row['resolve_sdk_vs_serialize']}x"
-            )
+    rows = rows_per_size(
+        args.sizes, lambda path, size: asyncio.run(measure(path, size, args.repeat))
+    )
+    print_rows(rows, args.json, sdk_line)
     return 0
 
 

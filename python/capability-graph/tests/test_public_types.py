@@ -83,6 +83,7 @@ def test_a_public_result_is_frozen() -> None:
         page.status = "empty"  # type: ignore[misc]
 
 
+@pytest.mark.slow
 def test_every_conformance_result_goes_through_its_public_type_unchanged(tmp_path: Path) -> None:
     # The suite's sdk surface, with each successful result replaced by what its public type
     # gives back (roundtrip_driver.py): every vector still passes, and no JSON text changed.
@@ -173,6 +174,7 @@ with BlockingCapabilityGraph.open({"providers": []}) as graph:
 """
 
 
+@pytest.mark.slow
 def test_mypy_strict_catches_a_misspelled_relation_option_and_attribute(tmp_path: Path) -> None:
     script = tmp_path / "user.py"
     script.write_text(USER_SCRIPT, encoding="utf-8")

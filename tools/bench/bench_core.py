@@ -20,6 +20,7 @@ import json
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -106,52 +107,78 @@ def child(mode: str, path: Path, roots: list[str]) -> dict[str, Any]:
     return result
 
 
+def roots_of(size: int) -> list[str]:
+    """The 100 roots the resolve benchmarks start from, spread over the generated provider."""
+    return [f"bench::cap.{i}" for i in range(size - 1, 0, -max(1, size // 100))][:100]
+
+
+Row = dict[str, Any]
+
+
+def rows_per_size(sizes: str, measure: Callable[[Path, int], Row]) -> list[Row]:
+    """One row per size (``"10000,100000"``): ``measure`` of a provider file generated with that
+    many capabilities, deleted once measured."""
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in (int(s) for s in sizes.split(",")):
+            path = generate(size, Path(tmp))
+            rows.append(measure(path, size))
+            path.unlink()
+    return rows
+
+
+def measure_open_and_resolve(path: Path, size: int) -> Row:
+    """open vs json.loads (best of fresh child processes), then resolve vs serializing."""
+    roots = roots_of(size)
+    baseline = min((child("loads", path, roots) for _ in range(3)), key=lambda r: r["seconds"])
+    graph = min((child("open", path, roots) for _ in range(2)), key=lambda r: r["seconds"])
+    return {
+        "capabilities": size,
+        "bytes": path.stat().st_size,
+        "json_loads_s": round(baseline["seconds"], 3),
+        "open_s": round(graph["seconds"], 3),
+        "open_ratio": round(graph["seconds"] / baseline["seconds"], 2),
+        "json_loads_rss_mb": round(baseline["rss_mb"], 1),
+        "open_rss_mb": round(graph["rss_mb"], 1),
+        "rss_ratio": round(graph["rss_mb"] / baseline["rss_mb"], 2),
+        "resolve_ms": round(graph["resolve"] * 1000, 2),
+        "serialize_ms": round(graph["dump"] * 1000, 2),
+        "resolve_ratio": round(graph["resolve"] / graph["dump"], 2),
+        "stdlib_serialize_ms": round(graph["stdlib_dump"] * 1000, 2),
+        "resolve_ratio_stdlib": round(graph["resolve"] / graph["stdlib_dump"], 2),
+        "resolved": graph["resolved"],
+    }
+
+
+def print_rows(rows: list[Row], as_json: bool, line: Callable[[Row], str]) -> None:
+    """The rows as one JSON document (``--json``, what docs/benchmarks/ keeps) or one line each."""
+    if as_json:
+        print(json.dumps(rows, indent=2))
+    else:
+        for row in rows:
+            print(line(row))
+
+
+def open_and_resolve_line(row: Row) -> str:
+    return (
+        f"{row['capabilities']:>9,} caps ({row['bytes'] / 1e6:.0f} MB): "
+        f"open {row['open_s']}s vs json.loads {row['json_loads_s']}s "
+        f"= {row['open_ratio']}x (target <= 3); "
+        f"peak RSS {row['open_rss_mb']} MB vs {row['json_loads_rss_mb']} MB "
+        f"= {row['rss_ratio']}x (<= 2.5); "
+        f"resolve depth-2 ({row['resolved']} caps) {row['resolve_ms']} ms vs serialize "
+        f"{row['serialize_ms']} ms = {row['resolve_ratio']}x (<= 3; "
+        f"{row['resolve_ratio_stdlib']}x of stdlib json.dumps)"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for size in (int(s) for s in args.sizes.split(",")):
-            path = generate(size, Path(tmp))
-            roots = [f"bench::cap.{i}" for i in range(size - 1, 0, -max(1, size // 100))][:100]
-            baseline = min(
-                (child("loads", path, roots) for _ in range(3)), key=lambda r: r["seconds"]
-            )
-            graph = min((child("open", path, roots) for _ in range(2)), key=lambda r: r["seconds"])
-            row = {
-                "capabilities": size,
-                "bytes": path.stat().st_size,
-                "json_loads_s": round(baseline["seconds"], 3),
-                "open_s": round(graph["seconds"], 3),
-                "open_ratio": round(graph["seconds"] / baseline["seconds"], 2),
-                "json_loads_rss_mb": round(baseline["rss_mb"], 1),
-                "open_rss_mb": round(graph["rss_mb"], 1),
-                "rss_ratio": round(graph["rss_mb"] / baseline["rss_mb"], 2),
-                "resolve_ms": round(graph["resolve"] * 1000, 2),
-                "serialize_ms": round(graph["dump"] * 1000, 2),
-                "resolve_ratio": round(graph["resolve"] / graph["dump"], 2),
-                "stdlib_serialize_ms": round(graph["stdlib_dump"] * 1000, 2),
-                "resolve_ratio_stdlib": round(graph["resolve"] / graph["stdlib_dump"], 2),
-                "resolved": graph["resolved"],
-            }
-            rows.append(row)
-            path.unlink()
-    if args.json:
-        print(json.dumps(rows, indent=2))
-    else:
-        for row in rows:
-            print(
-                f"{row['capabilities']:>9,} caps ({row['bytes'] / 1e6:.0f} MB): "
-                f"open {row['open_s']}s vs json.loads {row['json_loads_s']}s "
-                f"= {row['open_ratio']}x (target <= 3); "
-                f"peak RSS {row['open_rss_mb']} MB vs {row['json_loads_rss_mb']} MB "
-                f"= {row['rss_ratio']}x (<= 2.5); "
-                f"resolve depth-2 ({row['resolved']} caps) {row['resolve_ms']} ms vs serialize "
-                f"{row['serialize_ms']} ms = {row['resolve_ratio']}x (<= 3; "
-                f"{row['resolve_ratio_stdlib']}x of stdlib json.dumps)"
-            )
+    rows = rows_per_size(args.sizes, measure_open_and_resolve)
+    print_rows(rows, args.json, open_and_resolve_line)
     return 0
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from _spec import SUFFIX, module_name
+from _spec import SUFFIX, iter_refs, module_name
 
 from .base import GenerationError, Repo, Step, generated_by
 
@@ -50,6 +50,14 @@ FLAGS = [
     "--use-field-description",
     "--use-exact-imports",
     "--use-double-quotes",
+    # The public SDK types are these models: snake_case attributes with the schema's names as
+    # aliases (built from either), frozen like every result, on the base that gives them the
+    # contract's JSON form (to_json) and a short repr.
+    "--snake-case-field",
+    "--allow-population-by-field-name",
+    "--enable-faux-immutability",
+    "--base-class",
+    "capability_graph._model.ContractModel",
     # Deterministic output: no timestamp, no version header, no external formatter.
     "--disable-timestamp",
     "--formatters",
@@ -82,11 +90,41 @@ def _rename_refs(node: Any) -> Any:
     return out
 
 
+#: The schemas whose models the runtime uses (the host configuration and definitions, the public
+#: results and the request parts the SDK accepts); the schemas they ``$ref`` get models too.
+MODELLED = (
+    "config.schema.json",
+    "definition.schema.json",
+    "describe-result.schema.json",
+    "list-result.schema.json",
+    "resolve-request.schema.json",
+    "resolve-result.schema.json",
+    "match-result.schema.json",
+    "read-document-result.schema.json",
+    "reload-result.schema.json",
+)
+
+
+def modelled(schemas: dict[str, Any]) -> set[str]:
+    """``MODELLED`` and every schema they reference, directly or not."""
+    wanted: set[str] = set()
+    todo = [name for name in MODELLED if name in schemas]
+    while todo:
+        if (name := todo.pop()) not in wanted:
+            wanted.add(name)
+            refs = (ref.partition("#")[0] for _, ref in iter_refs(schemas[name]))
+            todo.extend(ref for ref in refs if ref)  # "" is a reference inside the schema
+    return wanted
+
+
 def _stage(schemas: dict[str, Any], stage: Path) -> None:
-    """Copy the schemas as ``<module name>.json`` so that datamodel-code-generator names the
-    modules ``list_request`` rather than ``list_request_schema``. Only file names, ``$id``s and
-    ``$ref``s change; the generated code does not depend on either."""
+    """Copy the schemas that get models as ``<module name>.json`` so that datamodel-code-generator
+    names the modules ``list_result`` rather than ``list_result_schema``. Only file names,
+    ``$id``s and ``$ref``s change; the generated code does not depend on either."""
+    modelled_names = modelled(schemas)
     for name, schema in schemas.items():
+        if name not in modelled_names:
+            continue
         target = stage / (module_name(name) + ".json")
         target.write_text(json.dumps(_rename_refs(schema), indent=2), encoding="utf-8")
 

@@ -15,7 +15,7 @@ import _spec
 import codegen
 import pytest
 from generate.base import Repo
-from generate.models import HEADER, generate
+from generate.models import HEADER, MODELLED, generate, modelled
 
 #: Every step but the docs (which runs the example programs; see test_docs.py).
 SPEC_STEPS = [step.name for step in codegen.STEPS if step.name != "docs"]
@@ -27,8 +27,8 @@ def generated() -> dict[str, str]:
     return generate(Repo().load_schemas())
 
 
-def _check(repo: Repo) -> int:
-    return codegen.run(repo, check=True, steps=SPEC_STEPS)
+def _check(repo: Repo, *steps: str) -> int:
+    return codegen.run(repo, check=True, steps=steps or SPEC_STEPS)
 
 
 def _write(repo: Repo) -> int:
@@ -60,8 +60,11 @@ def test_steps_run_in_dependency_order() -> None:
     assert len(set(names)) == len(names)
 
 
-def test_one_module_per_schema_with_the_header(generated: dict[str, str]) -> None:
-    expected = {_spec.module_name(n) + ".py" for n in _spec.load_schemas()} | {"__init__.py"}
+def test_one_module_per_modelled_schema_with_the_header(generated: dict[str, str]) -> None:
+    wanted = modelled(_spec.load_schemas())
+    assert set(MODELLED) <= wanted
+    assert "tools.schema.json" not in wanted  # no runtime code uses a model of it
+    expected = {_spec.module_name(n) + ".py" for n in wanted} | {"__init__.py"}
     assert set(generated) == expected
     for text in generated.values():
         assert text.startswith(HEADER + "\n")
@@ -73,7 +76,9 @@ def test_generation_is_deterministic(generated: dict[str, str], spec_tree: Repo)
 
 
 def test_titles_name_the_models() -> None:
-    for name, schema in _spec.load_schemas().items():
+    schemas = _spec.load_schemas()
+    for name in sorted(modelled(schemas)):
+        schema = schemas[name]
         module = importlib.import_module(
             f"capability_graph._generated.models.{_spec.module_name(name)}"
         )
@@ -82,27 +87,28 @@ def test_titles_name_the_models() -> None:
             assert hasattr(module, key), f"{name}#/$defs/{key}"
 
 
+def _fewer_ids(schema: dict[str, Any]) -> None:
+    schema["properties"]["ids"]["maxItems"] = 50
+
+
 def test_check_fails_when_a_schema_changes(
     spec_tree: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def change(schema: dict[str, Any]) -> None:
-        schema["properties"]["limit"]["maximum"] = 50
-
-    _edit(spec_tree.schemas / "list-request.schema.json", change)
+    _edit(spec_tree.schemas / "resolve-request.schema.json", _fewer_ids)
     assert _check(spec_tree) == 1
     err = capsys.readouterr().err
-    assert "changed: generated/models/list_request.py" in err
-    assert "le=50" in err  # the diff is shown
+    assert "changed: generated/models/resolve_request.py" in err
+    assert "max_length=50" in err  # the diff is shown
     assert "changed: spec/tools.json" in err
-    assert "changed: generated/validators/list_request.py" in err
+    assert "changed: generated/validators/resolve_request.py" in err
 
 
 def test_check_fails_when_a_schema_is_removed(
     spec_tree: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (spec_tree.schemas / "reload-request.schema.json").unlink()
+    (spec_tree.schemas / "match-result.schema.json").unlink()
     assert _check(spec_tree) == 1
-    assert "unexpected: generated/models/reload_request.py" in capsys.readouterr().err
+    assert "unexpected: generated/models/match_result.py" in capsys.readouterr().err
 
 
 def test_check_fails_when_a_schema_is_added(
@@ -120,7 +126,13 @@ def test_check_fails_when_a_schema_is_added(
     (spec_tree.schemas / "ping-request.schema.json").write_text(
         json.dumps(schema), encoding="utf-8"
     )
-    assert _check(spec_tree) == 1
+    assert _check(spec_tree, "models") == 0  # no model uses it: no module
+
+    def ping(schema: dict[str, Any]) -> None:
+        schema["properties"]["ping"] = {"$ref": "ping-request.schema.json"}
+
+    _edit(spec_tree.schemas / "resolve-request.schema.json", ping)  # now a model uses it
+    assert _check(spec_tree, "models") == 1
     assert "missing: generated/models/ping_request.py" in capsys.readouterr().err
 
 
@@ -193,22 +205,21 @@ def test_a_taxonomy_change_regenerates_every_dependent_in_one_write(
 def test_write_regenerates_and_removes_stale_modules(
     spec_tree: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (spec_tree.schemas / "reload-request.schema.json").unlink()
-
-    def change(schema: dict[str, Any]) -> None:
-        schema["properties"]["limit"]["maximum"] = 50
-
-    _edit(spec_tree.schemas / "match-request.schema.json", change)
+    (spec_tree.models / "reload_request.py").write_text(
+        "# a module no model needs\n", encoding="utf-8"
+    )
+    _edit(spec_tree.schemas / "resolve-request.schema.json", _fewer_ids)
     tools_before = spec_tree.tools_json.read_text(encoding="utf-8")
     assert _write(spec_tree) == 0
     out = capsys.readouterr().out
     assert "removed generated/models/reload_request.py" in out
     assert not (spec_tree.models / "reload_request.py").exists()
-    assert "le=20" not in (spec_tree.models / "match_request.py").read_text(encoding="utf-8")
+    text = (spec_tree.models / "resolve_request.py").read_text(encoding="utf-8")
+    assert "max_length=50" in text
     tools_after = json.loads(spec_tree.tools_json.read_text(encoding="utf-8"))
-    match = next(t for t in tools_after["tools"] if t["name"] == "match_capabilities")
-    assert match["inputSchema"]["properties"]["limit"]["maximum"] == 50
-    assert json.loads(tools_before)["tools"][3]["description"] == match["description"]
+    resolve = next(t for t in tools_after["tools"] if t["name"] == "resolve_capabilities")
+    assert resolve["inputSchema"]["properties"]["ids"]["maxItems"] == 50
+    assert json.loads(tools_before)["tools"][2]["description"] == resolve["description"]
     assert _check(spec_tree) == 0
 
 

@@ -26,7 +26,7 @@ CONFIG = HostConfig(
     providers=[
         InlineProviderSource(
             definition=ProviderDefinition(
-                providerId="acme",
+                provider_id="acme",
                 name="Acme HTTP",
                 version="1",
                 capabilities=[
@@ -47,7 +47,7 @@ CONFIG = HostConfig(
 async def main() -> None:
     async with CapabilityGraph.open(CONFIG) as graph:
         page: ListResult = await graph.list(tags=["http"])
-        print(page.status, [item["id"] for item in page.items])
+        print(page.status, [item.id for item in page.items])
         tools = ToolAdapter(graph).openai_responses_tools()
         print([tool["name"] for tool in tools])
 

@@ -73,7 +73,7 @@ def test_match_without_executor_is_model_not_configured_while_static_queries_wor
             graph.match(request="anything")
         assert error_of(excinfo) == expected("CG_MODEL_NOT_CONFIGURED", "match")
         assert graph.list().status == "ok"
-        assert graph.describe().model == {"configured": False}
+        assert graph.describe().model.to_json() == {"configured": False}
 
 
 def test_fabricated_id_outside_the_authorized_catalog_is_invalid_selection() -> None:

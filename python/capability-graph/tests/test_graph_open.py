@@ -76,7 +76,7 @@ def test_config_file_sources_resolve_against_the_config_folder(tmp_path: Path) -
         {"providers": [{"path": "../providers/acme.json"}]},
     )
     with open_blocking(config) as graph:
-        assert [p["providerId"] for p in graph.describe().providers] == ["acme"]
+        assert [p.provider_id for p in graph.describe().providers] == ["acme"]
 
 
 # -- configuration shape -------------------------------------------------------------------
@@ -166,7 +166,7 @@ def test_config_that_is_not_an_object_is_config_invalid() -> None:
 
 def test_empty_catalog_opens() -> None:
     with open_blocking(inline(provider("acme"))) as graph:
-        assert graph.describe().providers[0]["capabilityCount"] == 0
+        assert graph.describe().providers[0].capability_count == 0
 
 
 @pytest.mark.parametrize(
@@ -391,7 +391,7 @@ def test_revision_does_not_depend_on_key_order_or_whitespace(tmp_path: Path) -> 
     revisions = []
     for name in ("a.json", "b.json"):
         with open_blocking(write(tmp_path / f"c-{name}", {"providers": [{"path": name}]})) as graph:
-            revisions.append(graph.describe().providers[0]["revision"])
+            revisions.append(graph.describe().providers[0].revision)
     assert revisions[0] == revisions[1]
 
 
@@ -404,7 +404,7 @@ def test_revision_is_r_colon_and_sixteen_hex_of_the_sha256_of_the_rfc8785_bytes(
     with open_blocking(inline(definition)) as graph:
         described = graph.describe()
     provider_revision = "r:" + hashlib.sha256(rfc8785.dumps(definition)).hexdigest()[:16]
-    assert described.providers[0]["revision"] == provider_revision
+    assert described.providers[0].revision == provider_revision
     graph_object = rfc8785.dumps({"acme": provider_revision})
     assert described.revision == "r:" + hashlib.sha256(graph_object).hexdigest()[:16]
 
@@ -413,7 +413,7 @@ def test_golden_revisions_of_a_small_definition() -> None:
     definition = {"providerId": "a", "name": "A", "version": "1", "capabilities": []}
     with open_blocking(inline(definition)) as graph:
         described = graph.describe()
-    assert described.providers[0]["revision"] == "r:a04a4be6b823c567"
+    assert described.providers[0].revision == "r:a04a4be6b823c567"
     assert described.revision == "r:21bc338358ac32b0"
 
 
@@ -471,4 +471,4 @@ def test_open_accepts_the_generated_host_config_model() -> None:
 
     model = HostConfig.model_validate(inline(provider("acme", capability("a"))))
     with open_blocking(model) as graph:
-        assert [i["id"] for i in graph.list().items] == ["acme::a"]
+        assert [i.id for i in graph.list().items] == ["acme::a"]

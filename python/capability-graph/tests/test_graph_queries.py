@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import MISSING
 
 from capability_graph import BlockingCapabilityGraph, CapabilityGraph, GraphError
 from capability_graph._json import dump_bytes
@@ -142,18 +143,18 @@ def test_list_returns_scoped_summaries_in_provider_then_id_order(
 
 def test_list_pages_with_cursor_until_exhausted(graph: BlockingCapabilityGraph) -> None:
     seen: list[str] = []
-    cursor = None
+    cursor: str | None = None
     while True:
         page = graph.list(limit=2, cursor=cursor)
-        seen += [i["id"] for i in page.items]
-        cursor = page.next_cursor
-        if cursor is None:
+        seen += [i.id for i in page.items]
+        if page.next_cursor is MISSING:  # the last page has no cursor
             break
-    assert seen == [i["id"] for i in graph.list().items]
+        cursor = page.next_cursor
+    assert seen == [i.id for i in graph.list().items]
 
 
 def test_list_filters_by_every_tag(graph: BlockingCapabilityGraph) -> None:
-    assert [i["id"] for i in graph.list(tags=["http", "validation"]).items] == [
+    assert [i.id for i in graph.list(tags=["http", "validation"]).items] == [
         "acme::route.validation"
     ]
 
@@ -268,7 +269,7 @@ def test_resolve_detail_carries_document_metadata_without_paths(
     graph: BlockingCapabilityGraph,
 ) -> None:
     detail = graph.resolve(ids=["acme::route.validation"], relations={"depth": 0}).capabilities[0]
-    assert detail["documents"] == [
+    assert detail.to_json()["documents"] == [
         {
             "id": "guide",
             "title": "Guide",
@@ -285,11 +286,11 @@ def test_resolve_detail_carries_document_metadata_without_paths(
             "url": "https://example.com/validation",
         },
     ]
-    assert detail["relations"] == [
+    assert detail.to_json()["relations"] == [
         {"kind": "requires", "target": "acme::schema.request"},
         {"kind": "related", "target": "billing::invoice.create"},
     ]
-    assert "knowledge/guide.md" not in json.dumps(detail)
+    assert "knowledge/guide.md" not in json.dumps(detail.to_json())
 
 
 def test_resolve_reaching_a_provider_out_of_scope_is_partial_not_an_error(
@@ -315,7 +316,7 @@ def test_resolve_reaching_a_provider_out_of_scope_is_partial_not_an_error(
 def test_resolve_reaching_a_provider_not_loaded_is_partial() -> None:
     definition = provider("acme", capability("a", relations=[rel("requires", "ghost::x")]))
     with BlockingCapabilityGraph.open(inline(definition)) as graph:
-        assert graph.resolve(ids=["acme::a"]).unresolved == [
+        assert graph.resolve(ids=["acme::a"]).to_json()["unresolved"] == [
             {
                 "from": "acme::a",
                 "kind": "requires",
@@ -328,12 +329,12 @@ def test_resolve_reaching_a_provider_not_loaded_is_partial() -> None:
 def test_resolve_reaching_a_missing_capability_of_a_loaded_provider_is_partial() -> None:
     acme = provider("acme", capability("a", relations=[rel("requires", "billing::gone")]))
     with BlockingCapabilityGraph.open(inline(acme, BILLING)) as graph:
-        assert graph.resolve(ids=["acme::a"]).unresolved[0]["reason"] == "capability_not_found"
+        assert graph.resolve(ids=["acme::a"]).unresolved[0].reason == "capability_not_found"
 
 
 def test_resolve_depth_zero_returns_only_the_roots(graph: BlockingCapabilityGraph) -> None:
     result = graph.resolve(ids=["acme::route.validation", "acme::orphan"], relations={"depth": 0})
-    assert [c["id"] for c in result.capabilities] == ["acme::route.validation", "acme::orphan"]
+    assert [c.id for c in result.capabilities] == ["acme::route.validation", "acme::orphan"]
     assert result.edges == []
 
 

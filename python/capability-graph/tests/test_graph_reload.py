@@ -52,8 +52,8 @@ def test_reload_publishes_a_changed_provider(sources: Path) -> None:
         write(sources.parent / "acme.json", provider("acme", capability("a"), capability("c")))
         result = graph.reload()
         assert result.ok is True
-        assert [p["changed"] for p in result.providers] == [True, False]
-        assert [i["id"] for i in graph.list().items] == ["acme::a", "acme::c", "billing::b"]
+        assert [p.changed for p in result.providers] == [True, False]
+        assert [i.id for i in graph.list().items] == ["acme::a", "acme::c", "billing::b"]
         assert graph.describe().revision == result.revision
 
 
@@ -70,7 +70,7 @@ def test_failed_reload_is_ok_false_with_the_real_cause_and_keeps_serving(sources
         )
         assert result["providers"][1]["ok"] is True
         assert graph.describe().revision == before
-        assert [i["id"] for i in graph.list().items] == ["acme::a", "billing::b"]
+        assert [i.id for i in graph.list().items] == ["acme::a", "billing::b"]
         schema_validator("reload-result.schema.json").validate(result)
 
 
@@ -90,8 +90,8 @@ def test_reload_failing_a_cross_provider_rule_publishes_nothing(sources: Path) -
         )
         result = graph.reload()
         assert result.ok is False
-        assert {p["error"]["code"] for p in result.providers} == {"CG_RELATION_CYCLE"}
-        assert graph.resolve(ids=["acme::a"]).capabilities[0]["relations"] == []
+        assert {p.error.code for p in result.providers} == {"CG_RELATION_CYCLE"}
+        assert graph.resolve(ids=["acme::a"]).capabilities[0].relations == []
 
 
 def test_reload_of_named_providers_rereads_only_them(sources: Path) -> None:
@@ -99,8 +99,8 @@ def test_reload_of_named_providers_rereads_only_them(sources: Path) -> None:
         write(sources.parent / "acme.json", provider("acme", capability("z")))
         write(sources.parent / "billing.json", provider("billing", capability("y")))
         result = graph.reload(providers=["billing"])
-        assert [p["providerId"] for p in result.providers] == ["billing"]
-        assert [i["id"] for i in graph.list().items] == ["acme::a", "billing::y"]
+        assert [p.provider_id for p in result.providers] == ["billing"]
+        assert [i.id for i in graph.list().items] == ["acme::a", "billing::y"]
 
 
 def test_reload_naming_a_provider_that_is_not_loaded_is_config_invalid(sources: Path) -> None:
@@ -133,7 +133,7 @@ def test_queries_during_alternating_reloads_see_only_whole_published_snapshots(
         def query() -> None:
             while not stop.is_set():
                 page = graph.list()
-                seen.append((page.revision, tuple(i["id"] for i in page.items)))
+                seen.append((page.revision, tuple(i.id for i in page.items)))
 
         readers = [threading.Thread(target=query) for _ in range(3)]
         for reader in readers:

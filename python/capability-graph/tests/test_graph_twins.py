@@ -78,11 +78,11 @@ def graph(request: pytest.FixtureRequest) -> Iterator[Any]:
 
 
 def test_describe(graph: Any) -> None:
-    assert [p["providerId"] for p in graph.describe().providers] == ["acme"]
+    assert [p.provider_id for p in graph.describe().providers] == ["acme"]
 
 
 def test_list(graph: Any) -> None:
-    assert [i["id"] for i in graph.list(tags=["x"]).items] == ["acme::a"]
+    assert [i.id for i in graph.list(tags=["x"]).items] == ["acme::a"]
 
 
 def test_resolve(graph: Any) -> None:
@@ -90,7 +90,7 @@ def test_resolve(graph: Any) -> None:
 
 
 def test_match(graph: Any) -> None:
-    assert graph.match(request="anything").candidates == MATCHED["candidates"]
+    assert graph.match(request="anything").to_json()["candidates"] == MATCHED["candidates"]
 
 
 def test_reload(graph: Any) -> None:

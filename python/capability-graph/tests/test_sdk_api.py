@@ -24,13 +24,13 @@ from capability_graph import (
     CapabilityGraph,
     DocumentBodiesMode,
     DocumentPolicy,
-    DocumentResult,
     GraphError,
     GraphOpening,
     HostConfig,
     InlineProviderSource,
     LexicalExecutorConfig,
     ProviderDefinition,
+    ReadDocumentResult,
     Scope,
 )
 from capability_graph._generated.models import budgets, config, definition
@@ -49,17 +49,23 @@ def test_public_api_is_pinned() -> None:
         "Budgets",
         "CancelToken",
         "Capability",
+        "CapabilityDetail",
         "CapabilityGraph",
+        "CapabilitySummary",
         "CodexExecutorConfig",
         "DescribeResult",
         "DocumentBodies",
         "DocumentBodiesMode",
         "DocumentDeclaration",
+        "DocumentMetadata",
         "DocumentPolicy",
-        "DocumentResult",
+        "Edge",
+        "EffectiveBudgets",
         "ErrorCode",
+        "ErrorObject",
         "Executor",
         "FileDocumentDeclaration",
+        "FileDocumentMetadata",
         "FileProviderSource",
         "GraphError",
         "GraphOpening",
@@ -67,18 +73,34 @@ def test_public_api_is_pinned() -> None:
         "InlineProviderSource",
         "LexicalExecutorConfig",
         "ListResult",
+        "ListStatus",
+        "MatchCandidate",
         "MatchJob",
         "MatchResult",
+        "MatchStatus",
+        "MediaType",
         "ModelConfig",
+        "ModelInfo",
         "NextAction",
         "OpenAIExecutorConfig",
         "Phase",
         "ProviderDefinition",
+        "ProviderInfo",
+        "ProviderReloadError",
+        "ProviderReloadOutcome",
+        "ProviderReloaded",
         "ProviderSource",
+        "ReadDocumentResult",
+        "Relation",
         "RelationDeclaration",
+        "RelationKind",
+        "RelationTraversal",
+        "ReloadFailed",
         "ReloadResult",
+        "ReloadSucceeded",
         "Report",
         "ResolveResult",
+        "ResolveStatus",
         "Scope",
         "ScriptedExecutorConfig",
         "ScriptedRaise",
@@ -88,7 +110,10 @@ def test_public_api_is_pinned() -> None:
         "ScriptedSleepStep",
         "ScriptedStep",
         "ToolAdapter",
+        "UnresolvedReason",
+        "UnresolvedRelation",
         "UrlDocumentDeclaration",
+        "UrlDocumentMetadata",
         "diagnose",
     ]
     for name in capability_graph.__all__:
@@ -111,7 +136,7 @@ def test_await_open_returns_an_open_graph_that_the_caller_closes() -> None:
     async def scenario() -> tuple[bool, list[str], bool]:
         graph = await CapabilityGraph.open(CONFIG)
         open_after_await = not graph.closed
-        ids = [item["id"] for item in (await graph.list()).items]
+        ids = [item.id for item in (await graph.list()).items]
         await graph.close()
         return open_after_await, ids, graph.closed
 
@@ -288,10 +313,23 @@ def test_result_repr_counts_lists_instead_of_printing_them() -> None:
     )
 
 
+def test_result_repr_leaves_out_what_the_result_omits() -> None:
+    with BlockingCapabilityGraph.open(CONFIG) as graph:
+        page = graph.list()
+    assert repr(page) == f"ListResult(status='ok', revision={page.revision!r}, items=[2 items])"
+
+
 def test_document_result_repr_shows_the_body_by_its_length() -> None:
-    document = DocumentResult("acme::a", "guide", "text/markdown", 500, "0" * 64, "x" * 500)
+    document = ReadDocumentResult(
+        capability_id="acme::a",
+        document_id="guide",
+        media_type="text/markdown",
+        bytes=500,
+        sha256="0" * 64,
+        text="x" * 500,
+    )
     assert repr(document) == (
-        "DocumentResult(capability_id='acme::a', document_id='guide', "
+        "ReadDocumentResult(capability_id='acme::a', document_id='guide', "
         f"media_type='text/markdown', bytes=500, sha256={'0' * 64!r}, text=<500 characters>)"
     )
 
@@ -315,7 +353,6 @@ def test_public_classes_report_the_package_as_their_module() -> None:
         "ToolAdapter",
         "BlockingToolAdapter",
         "CancelToken",
-        "ListResult",
         "ErrorCode",
     }
     assert {cls.__name__: cls.__module__ for cls in HAND_WRITTEN} == {
@@ -389,9 +426,9 @@ def test_open_accepts_a_host_config_built_from_the_exported_models() -> None:
     )
     with BlockingCapabilityGraph.open(host) as graph:
         described = graph.describe()
-    assert described.scope == {"providers": ["acme"]}
-    assert described.budgets["maxCapabilities"] == 10
-    assert described.model == {"configured": True, "executor": "lexical"}
+    assert described.scope == Scope(providers=["acme"])
+    assert described.budgets.max_capabilities == 10
+    assert described.model.to_json() == {"configured": True, "executor": "lexical"}
 
 
 def test_every_model_a_host_config_is_made_of_is_exported() -> None:

@@ -1,15 +1,16 @@
 """Capability Graph: declare what a product can do, and let agents discover it.
 
 One core, four surfaces (SDK, Tool Adapter, MCP server, CLI) and one error type, ``GraphError``.
-The host configuration that ``CapabilityGraph.open`` accepts can be written as the models
-generated from ``spec/capability-graph/schemas/config.schema.json`` (``HostConfig`` and its
-parts), exported here under their schema names.
+The SDK's types are the models generated from ``spec/capability-graph/schemas``, exported here
+under their schema names: the host configuration that ``CapabilityGraph.open`` accepts
+(``HostConfig`` and its parts), provider definitions, the results of the operations with every
+object they hold, and the request parts the operations accept (``RelationTraversal``).
 """
 
-import importlib
 import inspect
 from typing import TYPE_CHECKING, Any
 
+from . import _results
 from ._cancel import CancelToken
 from ._diagnose import diagnose
 from ._errors import GraphError
@@ -18,18 +19,13 @@ from ._generated.blocking import BlockingCapabilityGraph
 from ._generated.taxonomy import CONTRACT_VERSION, ErrorCode, NextAction, Phase
 from ._graph import CapabilityGraph, GraphOpening
 from ._report import Report
-from ._results import (
-    DescribeResult,
-    DocumentResult,
-    ListResult,
-    MatchResult,
-    ReloadResult,
-    ResolveResult,
-)
+from ._results import _LAZY_MODELS
 from ._tools import BlockingToolAdapter, ToolAdapter
 
 if TYPE_CHECKING:
-    from ._generated.models.budgets import Budgets
+    from ._generated.models.budgets import Budgets, EffectiveBudgets
+    from ._generated.models.capability_detail import CapabilityDetail, Relation
+    from ._generated.models.capability_summary import CapabilitySummary
     from ._generated.models.config import (
         CodexExecutorConfig,
         DocumentBodies,
@@ -57,46 +53,45 @@ if TYPE_CHECKING:
         FileDocumentDeclaration,
         ProviderDefinition,
         RelationDeclaration,
+        RelationKind,
         UrlDocumentDeclaration,
     )
-
-#: The generated configuration and definition models, imported on first use: importing them
-#: imports Pydantic, which the CLI's start-up (and a host that passes plain JSON) never needs.
-_LAZY_MODELS = {
-    "Budgets": "budgets",
-    "Capability": "definition",
-    "CodexExecutorConfig": "config",
-    "DocumentBodies": "config",
-    "DocumentBodiesMode": "config",
-    "DocumentDeclaration": "definition",
-    "DocumentPolicy": "config",
-    "FileDocumentDeclaration": "definition",
-    "FileProviderSource": "config",
-    "HostConfig": "config",
-    "InlineProviderSource": "config",
-    "LexicalExecutorConfig": "config",
-    "ModelConfig": "config",
-    "OpenAIExecutorConfig": "config",
-    "ProviderDefinition": "definition",
-    "ProviderSource": "config",
-    "RelationDeclaration": "definition",
-    "Scope": "config",
-    "ScriptedExecutorConfig": "config",
-    "ScriptedRaise": "config",
-    "ScriptedRaiseExceptionStep": "config",
-    "ScriptedRaiseStep": "config",
-    "ScriptedReturnStep": "config",
-    "ScriptedSleepStep": "config",
-    "ScriptedStep": "config",
-    "UrlDocumentDeclaration": "definition",
-}
+    from ._generated.models.describe_result import DescribeResult, ModelInfo, ProviderInfo
+    from ._generated.models.document_metadata import (
+        DocumentMetadata,
+        FileDocumentMetadata,
+        MediaType,
+        UrlDocumentMetadata,
+    )
+    from ._generated.models.error import ErrorObject
+    from ._generated.models.list_result import ListResult, ListStatus
+    from ._generated.models.match_candidate import MatchCandidate
+    from ._generated.models.match_result import MatchResult, MatchStatus
+    from ._generated.models.read_document_result import ReadDocumentResult
+    from ._generated.models.reload_result import (
+        ProviderReloaded,
+        ProviderReloadError,
+        ProviderReloadOutcome,
+        ReloadFailed,
+        ReloadResult,
+        ReloadSucceeded,
+    )
+    from ._generated.models.resolve_request import RelationTraversal
+    from ._generated.models.resolve_result import (
+        Edge,
+        ResolveResult,
+        ResolveStatus,
+        UnresolvedReason,
+        UnresolvedRelation,
+    )
 
 
 def __getattr__(name: str) -> Any:
-    module = _LAZY_MODELS.get(name)
-    if module is None:
+    # The generated models are imported on first use (see _results): importing them imports
+    # Pydantic, which the CLI's start-up and the JSON path never need.
+    if name not in _LAZY_MODELS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}._generated.models.{module}"), name)
+    value = getattr(_results, name)
     globals()[name] = value
     return value
 
@@ -111,17 +106,23 @@ __all__ = [
     "Budgets",
     "CancelToken",
     "Capability",
+    "CapabilityDetail",
     "CapabilityGraph",
+    "CapabilitySummary",
     "CodexExecutorConfig",
     "DescribeResult",
     "DocumentBodies",
     "DocumentBodiesMode",
     "DocumentDeclaration",
+    "DocumentMetadata",
     "DocumentPolicy",
-    "DocumentResult",
+    "Edge",
+    "EffectiveBudgets",
     "ErrorCode",
+    "ErrorObject",
     "Executor",
     "FileDocumentDeclaration",
+    "FileDocumentMetadata",
     "FileProviderSource",
     "GraphError",
     "GraphOpening",
@@ -129,18 +130,34 @@ __all__ = [
     "InlineProviderSource",
     "LexicalExecutorConfig",
     "ListResult",
+    "ListStatus",
+    "MatchCandidate",
     "MatchJob",
     "MatchResult",
+    "MatchStatus",
+    "MediaType",
     "ModelConfig",
+    "ModelInfo",
     "NextAction",
     "OpenAIExecutorConfig",
     "Phase",
     "ProviderDefinition",
+    "ProviderInfo",
+    "ProviderReloadError",
+    "ProviderReloadOutcome",
+    "ProviderReloaded",
     "ProviderSource",
+    "ReadDocumentResult",
+    "Relation",
     "RelationDeclaration",
+    "RelationKind",
+    "RelationTraversal",
+    "ReloadFailed",
     "ReloadResult",
+    "ReloadSucceeded",
     "Report",
     "ResolveResult",
+    "ResolveStatus",
     "Scope",
     "ScriptedExecutorConfig",
     "ScriptedRaise",
@@ -150,7 +167,10 @@ __all__ = [
     "ScriptedSleepStep",
     "ScriptedStep",
     "ToolAdapter",
+    "UnresolvedReason",
+    "UnresolvedRelation",
     "UrlDocumentDeclaration",
+    "UrlDocumentMetadata",
     "diagnose",
 ]
 

@@ -25,8 +25,9 @@ import os
 from collections.abc import Coroutine, Generator, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Generic, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
 
+from . import _results as public
 from ._cancel import CancelToken
 from ._config import HostConfig
 from ._errors import GraphError
@@ -42,15 +43,18 @@ from ._operations import (
     prepare_request,
 )
 from ._operations.describe import described
-from ._results import (
-    DescribeResult,
-    DocumentResult,
-    ListResult,
-    MatchResult,
-    ReloadResult,
-    ResolveResult,
-)
 from ._snapshot import Provider, Snapshot
+
+if TYPE_CHECKING:
+    from ._results import (
+        DescribeResult,
+        ListResult,
+        MatchResult,
+        ReadDocumentResult,
+        RelationTraversal,
+        ReloadResult,
+        ResolveResult,
+    )
 
 __all__ = ["CapabilityGraph", "GraphOpening", "Strings"]
 
@@ -60,8 +64,15 @@ Strings = list[str]
 
 
 def _request(**arguments: Any) -> dict[str, Any]:
-    """SDK keyword arguments -> JSON request: ``None`` means omitted (Python's idiom)."""
-    return {key: value for key, value in arguments.items() if value is not None}
+    """SDK keyword arguments -> JSON request: ``None`` means omitted (Python's idiom), and a
+    generated model (``RelationTraversal``) is its JSON form, with what it omits left out."""
+    return {
+        key: value.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        if hasattr(value, "model_dump")
+        else value
+        for key, value in arguments.items()
+        if value is not None
+    }
 
 
 # A repr lists at most this many provider ids and says how many it left out.
@@ -240,7 +251,7 @@ class CapabilityGraph:
 
     async def describe(self) -> DescribeResult:
         """The graph at a glance: revision, providers in scope, scope, model and budgets."""
-        return DescribeResult.from_json(await self.call(TOOL_OF_METHOD["describe"], {}))
+        return public.DescribeResult.model_validate(await self.call(TOOL_OF_METHOD["describe"], {}))
 
     async def list(
         self,
@@ -256,15 +267,18 @@ class CapabilityGraph:
         the same filters) for the next page.
         """
         arguments = _request(providers=providers, tags=tags, limit=limit, cursor=cursor)
-        return ListResult.from_json(await self.call(TOOL_OF_METHOD["list"], arguments))
+        return public.ListResult.model_validate(await self.call(TOOL_OF_METHOD["list"], arguments))
 
     async def resolve(
-        self, *, ids: Strings, relations: Mapping[str, Any] | None = None
+        self, *, ids: Strings, relations: RelationTraversal | Mapping[str, Any] | None = None
     ) -> ResolveResult:
         """The full declarations of ``ids``, with their relations followed as ``relations``
-        asks (``{"depth", "kinds"}``); unknown targets are listed in ``unresolved``."""
+        asks (a [RelationTraversal][capability_graph.RelationTraversal], or its JSON form
+        ``{"depth", "kinds"}``); unknown targets are listed in ``unresolved``."""
         arguments = _request(ids=ids, relations=relations)
-        return ResolveResult.from_json(await self.call(TOOL_OF_METHOD["resolve"], arguments))
+        return public.ResolveResult.model_validate(
+            await self.call(TOOL_OF_METHOD["resolve"], arguments)
+        )
 
     async def match(
         self,
@@ -286,14 +300,16 @@ class CapabilityGraph:
         arguments = _request(
             request=request, context=context, providers=providers, limit=limit, timeoutMs=timeout_ms
         )
-        return MatchResult.from_json(
+        return public.MatchResult.model_validate(
             await self.call(TOOL_OF_METHOD["match"], arguments, cancel=cancel)
         )
 
-    async def read_document(self, *, capability_id: str, document_id: str) -> DocumentResult:
+    async def read_document(self, *, capability_id: str, document_id: str) -> ReadDocumentResult:
         """The body of a capability's local document, if the document policy allows it."""
         arguments = _request(capabilityId=capability_id, documentId=document_id)
-        return DocumentResult.from_json(await self.call(TOOL_OF_METHOD["read_document"], arguments))
+        return public.ReadDocumentResult.model_validate(
+            await self.call(TOOL_OF_METHOD["read_document"], arguments)
+        )
 
     async def reload(self, *, providers: Strings | None = None) -> ReloadResult:
         """Rebuild from the sources; publish atomically only if every provider validates.
@@ -305,7 +321,7 @@ class CapabilityGraph:
         self._check_open()
         async with self._reload_lock:
             self._check_open()
-            return ReloadResult.from_json(await asyncio.to_thread(self._reload_blocking, providers))
+            return public.reload_result(await asyncio.to_thread(self._reload_blocking, providers))
 
     def _reload_blocking(self, names: Strings | None) -> dict[str, Any]:
         reloaded = reload_sources(self._config, self._providers, self._snapshot, names)

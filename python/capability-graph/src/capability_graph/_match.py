@@ -189,7 +189,9 @@ def _check_shape(raw: object, limit: int) -> tuple[MatchStatus, list[dict[str, A
             or not (math.isfinite(confidence) and 0 <= confidence <= 1)
         ):
             raise invalid
-        candidate: dict[str, Any] = {"id": ident, "confidence": confidence}
+        # A confidence is a float on every surface (1 is 1.0), as the generated public type
+        # (MatchCandidate) holds it: the SDK's typed result and call() write the same JSON.
+        candidate: dict[str, Any] = {"id": ident, "confidence": float(confidence)}
         if "reason" in item:
             reason = _plain_str(item["reason"])
             if reason is None or not 1 <= len(reason) <= MAX_REASON:

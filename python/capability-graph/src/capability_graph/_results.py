@@ -1,246 +1,121 @@
-"""Typed results of the SDK operations.
+"""The SDK's public types -- its results with every object in them, the request parts it
+accepts, the host configuration and provider definitions: the models generated from
+``spec/capability-graph/schemas`` (see ``_model.ContractModel``), re-exported here and, under the
+same names, by the package.
 
-Each result is a small frozen dataclass with the fields of the spec's result in snake_case and
-``to_json()`` returning exactly the spec's JSON form (which is what every other surface emits).
-Nested items stay JSON-shaped dictionaries (typed as ``TypedDict``s): they are the contract's
-objects, passed through without copying.
+They are imported on first use (``_results.ListResult``), not with this module: importing them
+imports Pydantic, which the JSON path (``call``, used by the CLI and the MCP server) never needs.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any, Final, Literal, NotRequired, TypedDict
+import importlib
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
+
+    from ._generated.models.describe_result import DescribeResult
+    from ._generated.models.list_result import ListResult
+    from ._generated.models.match_result import MatchResult
+    from ._generated.models.read_document_result import ReadDocumentResult
+    from ._generated.models.reload_result import ReloadResult
+    from ._generated.models.resolve_request import RelationTraversal
+    from ._generated.models.resolve_result import ResolveResult
 
 __all__ = [
-    "CapabilityDetail",
-    "CapabilitySummary",
     "DescribeResult",
-    "DocumentResult",
     "ListResult",
-    "MatchCandidate",
     "MatchResult",
+    "ReadDocumentResult",
+    "RelationTraversal",
     "ReloadResult",
     "ResolveResult",
+    "reload_result",
 ]
 
-
-# A repr shows a list by its length and a document body by its length: a page of items or a
-# document would otherwise fill the screen. Everything else (a cursor included) is shown whole.
-_BODY: Final = "text"
-
-
-def _compact_repr(result: Any) -> str:
-    parts = []
-    for item in fields(result):
-        value = getattr(result, item.name)
-        if isinstance(value, list):
-            shown = f"[{len(value)} item{'' if len(value) == 1 else 's'}]"
-        elif item.name == _BODY:
-            shown = f"<{len(value)} characters>"
-        else:
-            shown = repr(value)
-        parts.append(f"{item.name}={shown}")
-    return f"{type(result).__name__}({', '.join(parts)})"
-
-
-class CapabilitySummary(TypedDict):
-    id: str
-    providerId: str
-    name: str
-    description: str
-    tags: list[str]
-
-
-class CapabilityDetail(CapabilitySummary):
-    whenToUse: NotRequired[str]
-    relations: list[dict[str, str]]
-    documents: list[dict[str, Any]]
-
-
-class MatchCandidate(TypedDict):
-    id: str
-    confidence: float
-    reason: NotRequired[str]
-
-
-@dataclass(frozen=True, slots=True)
-class DescribeResult:
-    """The result of ``describe``: revision, providers in scope, scope, model and budgets."""
-
-    revision: str
-    providers: list[dict[str, Any]]
-    scope: dict[str, list[str]]
-    model: dict[str, Any]
-    budgets: dict[str, int]
-
-    __repr__ = _compact_repr
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> DescribeResult:
-        """The result from its JSON form (as ``call`` returns it)."""
-        return cls(
-            data["revision"], data["providers"], data["scope"], data["model"], data["budgets"]
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        """The contract's JSON form of the result, as every other surface emits it."""
-        return {
-            "revision": self.revision,
-            "providers": self.providers,
-            "scope": self.scope,
-            "model": self.model,
-            "budgets": self.budgets,
-        }
+#: The public generated models and the module of each under ``_generated.models``: the
+#: configuration, definitions, results and request parts, exported by the package under their
+#: schema names.
+_LAZY_MODELS = {
+    "Budgets": "budgets",
+    "Capability": "definition",
+    "CapabilityDetail": "capability_detail",
+    "CapabilitySummary": "capability_summary",
+    "CodexExecutorConfig": "config",
+    "DocumentBodies": "config",
+    "DocumentBodiesMode": "config",
+    "DescribeResult": "describe_result",
+    "DocumentDeclaration": "definition",
+    "DocumentMetadata": "document_metadata",
+    "DocumentPolicy": "config",
+    "Edge": "resolve_result",
+    "EffectiveBudgets": "budgets",
+    "ErrorObject": "error",
+    "FileDocumentDeclaration": "definition",
+    "FileDocumentMetadata": "document_metadata",
+    "FileProviderSource": "config",
+    "HostConfig": "config",
+    "InlineProviderSource": "config",
+    "LexicalExecutorConfig": "config",
+    "ListResult": "list_result",
+    "ListStatus": "list_result",
+    "MatchCandidate": "match_candidate",
+    "MatchResult": "match_result",
+    "MatchStatus": "match_result",
+    "MediaType": "document_metadata",
+    "ModelConfig": "config",
+    "ModelInfo": "describe_result",
+    "OpenAIExecutorConfig": "config",
+    "ProviderDefinition": "definition",
+    "ProviderInfo": "describe_result",
+    "ProviderReloadError": "reload_result",
+    "ProviderReloadOutcome": "reload_result",
+    "ProviderReloaded": "reload_result",
+    "ProviderSource": "config",
+    "ReadDocumentResult": "read_document_result",
+    "Relation": "capability_detail",
+    "RelationDeclaration": "definition",
+    "RelationKind": "definition",
+    "RelationTraversal": "resolve_request",
+    "ReloadFailed": "reload_result",
+    "ReloadResult": "reload_result",
+    "ReloadSucceeded": "reload_result",
+    "ResolveResult": "resolve_result",
+    "ResolveStatus": "resolve_result",
+    "Scope": "config",
+    "ScriptedExecutorConfig": "config",
+    "ScriptedRaise": "config",
+    "ScriptedRaiseExceptionStep": "config",
+    "ScriptedRaiseStep": "config",
+    "ScriptedReturnStep": "config",
+    "ScriptedSleepStep": "config",
+    "ScriptedStep": "config",
+    "UnresolvedReason": "resolve_result",
+    "UnresolvedRelation": "resolve_result",
+    "UrlDocumentDeclaration": "definition",
+    "UrlDocumentMetadata": "document_metadata",
+}
 
 
-@dataclass(frozen=True, slots=True)
-class ListResult:
-    """The result of ``list``: a page of capability summaries; ``next_cursor`` gets the next."""
-
-    status: Literal["ok", "empty"]
-    revision: str
-    items: list[CapabilitySummary]
-    next_cursor: str | None = None
-
-    __repr__ = _compact_repr
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ListResult:
-        """The result from its JSON form (as ``call`` returns it)."""
-        return cls(data["status"], data["revision"], data["items"], data.get("nextCursor"))
-
-    def to_json(self) -> dict[str, Any]:
-        """The contract's JSON form of the result, as every other surface emits it."""
-        result: dict[str, Any] = {
-            "status": self.status,
-            "revision": self.revision,
-            "items": self.items,
-        }
-        if self.next_cursor is not None:
-            result["nextCursor"] = self.next_cursor
-        return result
+def __getattr__(name: str) -> Any:
+    module = _LAZY_MODELS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__package__}._generated.models.{module}"), name)
+    globals()[name] = value
+    return value
 
 
-@dataclass(frozen=True, slots=True)
-class ResolveResult:
-    """The result of ``resolve``: the declarations, the relation edges followed, the unresolved."""
+@cache
+def _reload_adapter() -> TypeAdapter[ReloadResult]:
+    from pydantic import TypeAdapter
 
-    status: Literal["ok", "partial"]
-    revision: str
-    capabilities: list[CapabilityDetail]
-    edges: list[dict[str, str]]
-    unresolved: list[dict[str, str]]
-
-    __repr__ = _compact_repr
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ResolveResult:
-        """The result from its JSON form (as ``call`` returns it)."""
-        return cls(
-            data["status"],
-            data["revision"],
-            data["capabilities"],
-            data["edges"],
-            data["unresolved"],
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        """The contract's JSON form of the result, as every other surface emits it."""
-        return {
-            "status": self.status,
-            "revision": self.revision,
-            "capabilities": self.capabilities,
-            "edges": self.edges,
-            "unresolved": self.unresolved,
-        }
+    adapter: TypeAdapter[ReloadResult] = TypeAdapter(__getattr__("ReloadResult"))
+    return adapter
 
 
-@dataclass(frozen=True, slots=True)
-class MatchResult:
-    """The result of ``match``: the executor's verdict and its candidates, checked against the
-    catalog.
-    """
-
-    status: Literal["matched", "no_match", "unknown"]
-    revision: str
-    executor: str
-    candidates: list[MatchCandidate]
-
-    __repr__ = _compact_repr
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> MatchResult:
-        """The result from its JSON form (as ``call`` returns it)."""
-        return cls(data["status"], data["revision"], data["executor"], data["candidates"])
-
-    def to_json(self) -> dict[str, Any]:
-        """The contract's JSON form of the result, as every other surface emits it."""
-        return {
-            "status": self.status,
-            "revision": self.revision,
-            "executor": self.executor,
-            "candidates": self.candidates,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class DocumentResult:
-    """The result of ``read_document``: the document body (UTF-8 text) with its size and SHA-256."""
-
-    capability_id: str
-    document_id: str
-    media_type: str
-    bytes: int
-    sha256: str
-    text: str
-
-    __repr__ = _compact_repr
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> DocumentResult:
-        """The result from its JSON form (as ``call`` returns it)."""
-        return cls(
-            data["capabilityId"],
-            data["documentId"],
-            data["mediaType"],
-            data["bytes"],
-            data["sha256"],
-            data["text"],
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        """The contract's JSON form of the result, as every other surface emits it."""
-        return {
-            "capabilityId": self.capability_id,
-            "documentId": self.document_id,
-            "mediaType": self.media_type,
-            "bytes": self.bytes,
-            "sha256": self.sha256,
-            "text": self.text,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class ReloadResult:
-    """The result of ``reload``: ``ok`` and each provider's outcome (a failure changes nothing)."""
-
-    ok: bool
-    revision: str
-    providers: list[dict[str, Any]]
-    error: dict[str, str] | None = None
-
-    __repr__ = _compact_repr
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ReloadResult:
-        """The result from its JSON form (as ``call`` returns it)."""
-        return cls(data["ok"], data["revision"], data["providers"], data.get("error"))
-
-    def to_json(self) -> dict[str, Any]:
-        """The contract's JSON form of the result, as every other surface emits it."""
-        result: dict[str, Any] = {"ok": self.ok}
-        if self.error is not None:
-            result["error"] = self.error
-        result["revision"] = self.revision
-        result["providers"] = self.providers
-        return result
+def reload_result(data: dict[str, Any]) -> ReloadResult:
+    """The reload outcome (``ReloadSucceeded`` or ``ReloadFailed``, told apart by ``ok``)."""
+    return _reload_adapter().validate_python(data)

@@ -11,7 +11,7 @@ from typing import Any
 from .._blocking import BlockingGraphRunner
 from .._cancel import CancelToken
 from .._graph import Strings
-from .._results import DescribeResult, DocumentResult, ListResult, MatchResult, ReloadResult, ResolveResult
+from .._results import DescribeResult, ListResult, MatchResult, ReadDocumentResult, RelationTraversal, ReloadResult, ResolveResult
 
 __all__ = ["BlockingCapabilityGraph"]
 
@@ -73,10 +73,11 @@ class BlockingCapabilityGraph(BlockingGraphRunner):
         self,
         *,
         ids: Strings,
-        relations: Mapping[str, Any] | None = None,
+        relations: RelationTraversal | Mapping[str, Any] | None = None,
     ) -> ResolveResult:
         """The full declarations of ``ids``, with their relations followed as ``relations``
-        asks (``{"depth", "kinds"}``); unknown targets are listed in ``unresolved``.
+        asks (a [RelationTraversal][capability_graph.RelationTraversal], or its JSON form
+        ``{"depth", "kinds"}``); unknown targets are listed in ``unresolved``.
 
         The blocking form of [CapabilityGraph.resolve][capability_graph.CapabilityGraph.resolve].
         """
@@ -108,7 +109,7 @@ class BlockingCapabilityGraph(BlockingGraphRunner):
         *,
         capability_id: str,
         document_id: str,
-    ) -> DocumentResult:
+    ) -> ReadDocumentResult:
         """The body of a capability's local document, if the document policy allows it.
 
         The blocking form of [CapabilityGraph.read_document][capability_graph.CapabilityGraph.read_document].

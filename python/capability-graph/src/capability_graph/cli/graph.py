@@ -19,7 +19,7 @@ from .._errors import GraphError
 from .._generated.operations import OPERATION_TABLE, CliArgument
 from .._generated.taxonomy import ErrorCode, Phase
 from .._json import dumps
-from .._operations import OPERATIONS
+from .._operations import OPERATIONS, TOOL_OF_METHOD
 from ._arguments import AddCommand
 from ._base import (
     EXIT_FAILED,
@@ -151,7 +151,9 @@ async def _call_graph(
     graph = await CapabilityGraph.open(config)
     try:
         if isinstance(arguments, ArgumentsFile):
-            budget = (await graph.describe()).budgets["maxInputBytes"]
+            # The JSON path: a graph command never builds the SDK's typed results (Pydantic).
+            described = await graph.call(TOOL_OF_METHOD["describe"], {})
+            budget = described["budgets"]["maxInputBytes"]
             arguments = arguments.read(tool, budget, stdin)
         operation = OPERATIONS.get(tool)
         if operation is None or operation.phase is not Phase.MATCH:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from capability_graph._model import ContractModel
+from pydantic import ConfigDict, Field, StrictInt
 from typing_extensions import TypeAliasType
 
 MaxCapabilities = TypeAliasType(
@@ -70,35 +71,53 @@ Largest serialized model executor output (CG_MODEL_OUTPUT_TOO_LARGE). Hard cap 1
 """
 
 
-class EffectiveBudgets(BaseModel):
+class EffectiveBudgets(ContractModel):
     """
     The budgets in force, every one present (defaults filled in), as reported by describe.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
-    maxCapabilities: MaxCapabilities
-    maxCatalogEntries: MaxCatalogEntries
-    maxResultBytes: MaxResultBytes
-    maxInputBytes: MaxInputBytes
-    maxDocumentBytes: MaxDocumentBytes
-    maxDefinitionBytes: MaxDefinitionBytes
-    maxModelOutputBytes: MaxModelOutputBytes
+    max_capabilities: Annotated[MaxCapabilities, Field(alias="maxCapabilities")]
+    max_catalog_entries: Annotated[MaxCatalogEntries, Field(alias="maxCatalogEntries")]
+    max_result_bytes: Annotated[MaxResultBytes, Field(alias="maxResultBytes")]
+    max_input_bytes: Annotated[MaxInputBytes, Field(alias="maxInputBytes")]
+    max_document_bytes: Annotated[MaxDocumentBytes, Field(alias="maxDocumentBytes")]
+    max_definition_bytes: Annotated[
+        MaxDefinitionBytes, Field(alias="maxDefinitionBytes")
+    ]
+    max_model_output_bytes: Annotated[
+        MaxModelOutputBytes, Field(alias="maxModelOutputBytes")
+    ]
 
 
-class Budgets(BaseModel):
+class Budgets(ContractModel):
     """
     Trusted host budgets: positive integers up to hard caps; an omitted budget takes its default. Requests can never raise them, and exceeding one is an error, never a silent truncation. Anything else (zero, negative, above the cap, not an integer) is CG_CONFIG_INVALID.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
-    maxCapabilities: MaxCapabilities = 100000
-    maxCatalogEntries: MaxCatalogEntries = 5000
-    maxResultBytes: MaxResultBytes = 1048576
-    maxInputBytes: MaxInputBytes = 65536
-    maxDocumentBytes: MaxDocumentBytes = 1048576
-    maxDefinitionBytes: MaxDefinitionBytes = 4194304
-    maxModelOutputBytes: MaxModelOutputBytes = 65536
+    max_capabilities: Annotated[MaxCapabilities, Field(alias="maxCapabilities")] = (
+        100000
+    )
+    max_catalog_entries: Annotated[
+        MaxCatalogEntries, Field(alias="maxCatalogEntries")
+    ] = 5000
+    max_result_bytes: Annotated[MaxResultBytes, Field(alias="maxResultBytes")] = 1048576
+    max_input_bytes: Annotated[MaxInputBytes, Field(alias="maxInputBytes")] = 65536
+    max_document_bytes: Annotated[MaxDocumentBytes, Field(alias="maxDocumentBytes")] = (
+        1048576
+    )
+    max_definition_bytes: Annotated[
+        MaxDefinitionBytes, Field(alias="maxDefinitionBytes")
+    ] = 4194304
+    max_model_output_bytes: Annotated[
+        MaxModelOutputBytes, Field(alias="maxModelOutputBytes")
+    ] = 65536

@@ -2,39 +2,46 @@
 
 from __future__ import annotations
 
-from pydantic import MISSING, BaseModel, ConfigDict
+from typing import Annotated
+
+from capability_graph._model import ContractModel
+from pydantic import MISSING, ConfigDict, Field
 
 from .definition import DisplayName, RelationKind, Tag, Text
 from .document_metadata import DocumentMetadata
 from .ids import CapabilityId, ProviderId
 
 
-class Relation(BaseModel):
+class Relation(ContractModel):
     """
     A declared relation, its target normalized to a full capability id.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     kind: RelationKind
     target: CapabilityId
 
 
-class CapabilityDetail(BaseModel):
+class CapabilityDetail(ContractModel):
     """
     A resolved capability: its summary plus 'whenToUse' (when declared), its declared relations with full target ids, and its documents' metadata.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     id: CapabilityId
-    providerId: ProviderId
+    provider_id: Annotated[ProviderId, Field(alias="providerId")]
     name: DisplayName
     description: Text
     tags: list[Tag]
-    whenToUse: Text | MISSING = MISSING
+    when_to_use: Annotated[Text | MISSING, Field(alias="whenToUse")] = MISSING
     relations: list[Relation]
     """
     The relations this capability declares, in declaration order, targets as full ids.

@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from typing import Annotated
+
+from capability_graph._model import ContractModel
+from pydantic import ConfigDict, Field
 
 from .definition import DisplayName, Tag, Text
 from .ids import CapabilityId, ProviderId
 
 
-class CapabilitySummary(BaseModel):
+class CapabilitySummary(ContractModel):
     """
     A catalog entry: what list returns for each capability and what a model executor sees.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     id: CapabilityId
-    providerId: ProviderId
+    provider_id: Annotated[ProviderId, Field(alias="providerId")]
     name: DisplayName
     description: Text
     tags: list[Tag]

@@ -5,9 +5,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal, Union
 
+from capability_graph._model import ContractModel
 from pydantic import (
     MISSING,
-    BaseModel,
     ConfigDict,
     Field,
     StrictBool,
@@ -32,31 +32,35 @@ A trusted local file system path (absolute, or relative to the folder of the con
 """
 
 
-class FileProviderSource(BaseModel):
+class FileProviderSource(ContractModel):
     """
     A provider definition file. Its documents are read below 'documentRoot', by default the folder of the definition file. Roots are fixed to absolute real paths when the graph opens.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     path: LocalPath
-    documentRoot: LocalPath | MISSING = MISSING
+    document_root: Annotated[LocalPath | MISSING, Field(alias="documentRoot")] = MISSING
 
 
-class InlineProviderSource(BaseModel):
+class InlineProviderSource(ContractModel):
     """
     An inline provider definition. Reading one of its 'path' documents without a 'documentRoot' is CG_DOCUMENT_ROOT_REQUIRED.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     definition: Any
     """
     The provider definition itself (the ProviderDefinition schema). The configuration check accepts any value here: the definition is judged when its source loads, and its faults are CG_DEFINITION_INVALID or CG_RELATION_INVALID in phase load, like a definition file's (CG-CFG-3).
     """
-    documentRoot: LocalPath | MISSING = MISSING
+    document_root: Annotated[LocalPath | MISSING, Field(alias="documentRoot")] = MISSING
 
 
 class DocumentBodiesMode(StrEnum):
@@ -76,13 +80,15 @@ A match deadline in milliseconds, 1..600000.
 """
 
 
-class ScriptedReturnStep(BaseModel):
+class ScriptedReturnStep(ContractModel):
     """
     Return this value as the executor output. It is deliberately not validated here (any JSON value but null), so that vectors can drive CG_MODEL_OUTPUT_INVALID and CG_MODEL_INVALID_SELECTION; valid output follows executor-output.schema.json.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     return_: Annotated[
         dict[str, Any] | list[Any] | StrictStr | StrictFloat | StrictBool,
@@ -90,40 +96,46 @@ class ScriptedReturnStep(BaseModel):
     ]
 
 
-class ScriptedRaise(BaseModel):
+class ScriptedRaise(ContractModel):
     """
     The error an executor raises.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     code: Annotated[StrictStr, Field(min_length=1)]
-    nextAction: StrictStr | MISSING = MISSING
+    next_action: Annotated[StrictStr | MISSING, Field(alias="nextAction")] = MISSING
     message: StrictStr | MISSING = MISSING
 
 
-class ScriptedRaiseExceptionStep(BaseModel):
+class ScriptedRaiseExceptionStep(ContractModel):
     """
     Raise a plain exception (not a GraphError) with this text; it must surface as CG_MODEL_UNAVAILABLE without the text.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
-    raiseException: StrictStr
+    raise_exception: Annotated[StrictStr, Field(alias="raiseException")]
 
 
-class LexicalExecutorConfig(BaseModel):
+class LexicalExecutorConfig(ContractModel):
     """
     Offline lexical ranking (BM25-style) over name, description, whenToUse and tags; 'no_match' below its threshold.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     executor: Literal["lexical"]
-    timeoutMs: TimeoutMs = 60000
+    timeout_ms: Annotated[TimeoutMs, Field(alias="timeoutMs")] = 60000
 
 
 BaseUrl = TypeAliasType(
@@ -159,13 +171,15 @@ The name of an environment variable: a letter or '_', then up to 127 of letters,
 """
 
 
-class CodexExecutorConfig(BaseModel):
+class CodexExecutorConfig(ContractModel):
     """
     The Codex CLI ('codex exec', found on PATH) in a read-only sandbox and an empty temporary working folder, through flowcast. Unmet platform, version (the implementation's minimum) or sandbox prerequisites are CG_MODEL_EXECUTOR_UNSAFE; it never falls back to an unsandboxed run.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     executor: Literal["codex"]
     model: Annotated[
@@ -175,7 +189,7 @@ class CodexExecutorConfig(BaseModel):
     """
     The model name passed to Codex (--model); omitted: Codex's default.
     """
-    timeoutMs: TimeoutMs = 60000
+    timeout_ms: Annotated[TimeoutMs, Field(alias="timeoutMs")] = 60000
 
 
 ProviderSource = TypeAliasType(
@@ -189,13 +203,15 @@ Where a provider definition comes from: exactly one of 'path' (a definition file
 """
 
 
-class Scope(BaseModel):
+class Scope(ContractModel):
     """
     The trusted scope: the providers that queries may see. Omitted: every loaded provider. Requests can only narrow it; nothing in a request, least of all context, widens it.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     providers: list[ProviderId]
 
@@ -211,27 +227,31 @@ DocumentBodies = TypeAliasType(
 """
 
 
-class ScriptedRaiseStep(BaseModel):
+class ScriptedRaiseStep(ContractModel):
     """
     Raise an executor GraphError. Code, action and message are deliberately free strings so that vectors can drive the projection rules (unknown codes, illegal actions, unsafe messages).
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     raise_: Annotated[ScriptedRaise, Field(alias="raise")]
 
 
-class OpenAIExecutorConfig(BaseModel):
+class OpenAIExecutorConfig(ContractModel):
     """
     Any OpenAI-compatible chat completions endpoint with JSON-schema structured output. The API key is read at match time from the environment variable named by 'apiKeyEnv' (a key is never written in the configuration); an unset or empty variable is CG_MODEL_UNAVAILABLE with check_config.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     executor: Literal["openai"]
-    baseUrl: BaseUrl
+    base_url: Annotated[BaseUrl, Field(alias="baseUrl")]
     model: Annotated[
         StrictStr,
         Field(max_length=256, min_length=1, pattern="^[^\\x00-\\x1f\\x7f-\\x9f]+$"),
@@ -239,28 +259,32 @@ class OpenAIExecutorConfig(BaseModel):
     """
     The model name sent to the endpoint: 1..256 printable characters.
     """
-    apiKeyEnv: EnvVarName
-    timeoutMs: TimeoutMs = 60000
+    api_key_env: Annotated[EnvVarName, Field(alias="apiKeyEnv")]
+    timeout_ms: Annotated[TimeoutMs, Field(alias="timeoutMs")] = 60000
 
 
-class DocumentPolicy(BaseModel):
+class DocumentPolicy(ContractModel):
     """
     Which document bodies read_document may return.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     bodies: DocumentBodies = "all"
 
 
-class HostConfig(BaseModel):
+class HostConfig(ContractModel):
     """
     The trusted host configuration of a graph (a JSON file for the CLI and MCP server, an object or a file for the SDK; a file is at most 1 MiB of UTF-8 JSON). Unknown keys, explicit nulls, a source that is neither or both kinds, duplicate provider ids, missing or unreadable source files, invalid budgets and invalid executor options are CG_CONFIG_INVALID.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     providers: list[ProviderSource]
     """
@@ -284,17 +308,19 @@ The model executor used by match, chosen by 'executor'. Omitted: match fails wit
 """
 
 
-class ScriptedExecutorConfig(BaseModel):
+class ScriptedExecutorConfig(ContractModel):
     """
     The deterministic test executor of the spec: each match consumes the next step and the last step repeats.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     executor: Literal["scripted"]
     steps: list[ScriptedStep]
-    timeoutMs: TimeoutMs = 60000
+    timeout_ms: Annotated[TimeoutMs, Field(alias="timeoutMs")] = 60000
 
 
 ScriptedStep = TypeAliasType(
@@ -309,15 +335,17 @@ One scripted behaviour: return a value as the executor output, raise an executor
 """
 
 
-class ScriptedSleepStep(BaseModel):
+class ScriptedSleepStep(ContractModel):
     """
     Sleep 'sleepMs' milliseconds (honouring deadlines, cancellation and close), then do the step 'then'.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
-    sleepMs: Annotated[StrictInt, Field(ge=0, le=600000)]
+    sleep_ms: Annotated[StrictInt, Field(alias="sleepMs", ge=0, le=600000)]
     then: ScriptedStep
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import MISSING, BaseModel, ConfigDict, Field, StrictStr
+from capability_graph._model import ContractModel
+from pydantic import MISSING, ConfigDict, Field, StrictStr
 from typing_extensions import TypeAliasType
 
 from .ids import DocumentId, HttpUrl, LocalCapabilityId, ProviderId
@@ -89,13 +90,15 @@ class RelationKind(StrEnum):
     related = "related"
 
 
-class RelationDeclaration(BaseModel):
+class RelationDeclaration(ContractModel):
     """
     An explicit relation from this capability. 'kind' must be a RelationKind and 'target' a local capability id of this provider or a full 'providerId::capabilityId' of another one; a bad kind or a malformed, missing-local, self or duplicate target is CG_RELATION_INVALID (checked after this schema, so the schema only requires strings). A target in a provider that is not loaded or not in scope is reported by queries as 'partial', not as a load error.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     kind: Annotated[
         StrictStr, Field(examples=["requires", "parent", "specializes", "related"])
@@ -154,13 +157,15 @@ A BCP 47 language tag such as 'en' or 'zh-Hans-CN'.
 """
 
 
-class FileDocumentDeclaration(BaseModel):
+class FileDocumentDeclaration(ContractModel):
     """
     A local document, resolved against the provider's document root. Its media type follows the suffix: '.md'/'.mdx' are text/markdown, anything else text/plain.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     id: DocumentId
     title: DisplayName
@@ -169,13 +174,15 @@ class FileDocumentDeclaration(BaseModel):
     path: DocumentPath
 
 
-class UrlDocumentDeclaration(BaseModel):
+class UrlDocumentDeclaration(ContractModel):
     """
     A reference document: returned as metadata, never fetched (reading it is CG_DOCUMENT_REFERENCE_ONLY).
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     id: DocumentId
     title: DisplayName
@@ -196,32 +203,36 @@ A document of a capability: exactly one of 'path' (a local file read on request)
 """
 
 
-class Capability(BaseModel):
+class Capability(ContractModel):
     """
     One capability of the provider.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     id: LocalCapabilityId
     name: DisplayName
     description: Text
-    whenToUse: Text | MISSING = MISSING
+    when_to_use: Annotated[Text | MISSING, Field(alias="whenToUse")] = MISSING
     tags: list[Tag] | MISSING = MISSING
     relations: list[RelationDeclaration] | MISSING = MISSING
     documents: list[DocumentDeclaration] | MISSING = MISSING
 
 
-class ProviderDefinition(BaseModel):
+class ProviderDefinition(ContractModel):
     """
     A provider definition: one JSON document per provider declaring its capabilities, their explicit relations and their documents. Unknown keys are rejected and an explicit null is never an omission. Rules a schema cannot express are checked when loading: duplicate capability ids and duplicate document ids within a capability (CG_DEFINITION_INVALID); relation kinds and targets, missing local targets, self references and duplicate edges (CG_RELATION_INVALID); cycles of requires/parent/specializes (CG_RELATION_CYCLE); the pure-JSON rules (no duplicate keys, no NaN/Infinity, integers within +-2^53, depth at most 32, valid UTF-8) and budgets.maxDefinitionBytes.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
-    providerId: ProviderId
+    provider_id: Annotated[ProviderId, Field(alias="providerId")]
     name: DisplayName
     version: VersionLabel
     description: Text | MISSING = MISSING

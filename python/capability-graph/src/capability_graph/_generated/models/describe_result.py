@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import MISSING, BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from capability_graph._model import ContractModel
+from pydantic import MISSING, ConfigDict, Field, StrictBool, StrictInt
 
 from .budgets import EffectiveBudgets
 from .config import Scope
@@ -12,40 +13,48 @@ from .definition import DisplayName, VersionLabel
 from .ids import ExecutorName, ProviderId, Revision
 
 
-class ProviderInfo(BaseModel):
+class ProviderInfo(ContractModel):
     """
     A loaded provider.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
-    providerId: ProviderId
+    provider_id: Annotated[ProviderId, Field(alias="providerId")]
     name: DisplayName
     version: VersionLabel
     revision: Revision
-    capabilityCount: Annotated[StrictInt, Field(ge=0, le=10000000)]
+    capability_count: Annotated[
+        StrictInt, Field(alias="capabilityCount", ge=0, le=10000000)
+    ]
 
 
-class ModelInfo(BaseModel):
+class ModelInfo(ContractModel):
     """
     Whether match can run: 'configured' is false when no executor is configured ('executor' is then omitted).
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     configured: StrictBool
     executor: ExecutorName | MISSING = MISSING
 
 
-class DescribeResult(BaseModel):
+class DescribeResult(ContractModel):
     """
     The state of the graph: its revision, the providers in scope, the trusted scope, whether a model executor is configured, and the budgets in force.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     revision: Revision
     providers: list[ProviderInfo]

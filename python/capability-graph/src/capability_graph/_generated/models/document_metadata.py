@@ -5,7 +5,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import MISSING, BaseModel, ConfigDict, Field
+from capability_graph._model import ContractModel
+from pydantic import MISSING, ConfigDict, Field
 from typing_extensions import TypeAliasType
 
 from .definition import DisplayName, DocumentRole, Locale
@@ -21,35 +22,39 @@ class MediaType(StrEnum):
     text_plain = "text/plain"
 
 
-class FileDocumentMetadata(BaseModel):
+class FileDocumentMetadata(ContractModel):
     """
     A local document; read its body with read_document.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     id: DocumentId
     title: DisplayName
     role: DocumentRole | MISSING = MISSING
     locale: Locale | MISSING = MISSING
-    mediaType: MediaType
+    media_type: Annotated[MediaType, Field(alias="mediaType")]
     kind: Literal["file"]
 
 
-class UrlDocumentMetadata(BaseModel):
+class UrlDocumentMetadata(ContractModel):
     """
     A reference document: open 'url' yourself if needed; read_document answers CG_DOCUMENT_REFERENCE_ONLY.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     id: DocumentId
     title: DisplayName
     role: DocumentRole | MISSING = MISSING
     locale: Locale | MISSING = MISSING
-    mediaType: MediaType
+    media_type: Annotated[MediaType, Field(alias="mediaType")]
     kind: Literal["url"]
     url: HttpUrl
 

@@ -4,18 +4,21 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import MISSING, BaseModel, ConfigDict, Field, StrictStr
+from capability_graph._model import ContractModel
+from pydantic import MISSING, ConfigDict, Field, StrictStr
 
 from .enums import ErrorCode, NextAction, Phase
 
 
-class ErrorObject(BaseModel):
+class ErrorObject(ContractModel):
     """
     The error object of the contract: what GraphError.to_json() returns and the 'error' member of every envelope, identical on the SDK, Tool Adapter, MCP and CLI surfaces. Exactly these keys; 'nextAction' is omitted when the code has none (never null). 'message' is a fixed, safe, single-line sentence: nobody branches on it, and it never carries a stack, cause, path, raw upstream text, secret or request echo.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     code: ErrorCode
     phase: Phase
@@ -26,4 +29,4 @@ class ErrorObject(BaseModel):
     """
     A safe sentence of 1..300 characters without control characters.
     """
-    nextAction: NextAction | MISSING = MISSING
+    next_action: Annotated[NextAction | MISSING, Field(alias="nextAction")] = MISSING

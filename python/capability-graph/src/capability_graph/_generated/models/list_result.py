@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Annotated
 
-from pydantic import MISSING, BaseModel, ConfigDict
+from capability_graph._model import ContractModel
+from pydantic import MISSING, ConfigDict, Field
 
 from .capability_summary import CapabilitySummary
 from .ids import Cursor, Revision
@@ -19,15 +21,17 @@ class ListStatus(StrEnum):
     empty = "empty"
 
 
-class ListResult(BaseModel):
+class ListResult(ContractModel):
     """
     A page of the catalog. 'status' is 'empty' when the authorized catalog has no capability at all (a normal state, not an error; 'items' is then empty and there is no 'nextCursor'); otherwise 'ok', even when the filters match nothing. 'nextCursor' is present only when more items follow.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     status: ListStatus
     revision: Revision
     items: list[CapabilitySummary]
-    nextCursor: Cursor | MISSING = MISSING
+    next_cursor: Annotated[Cursor | MISSING, Field(alias="nextCursor")] = MISSING

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import MISSING, BaseModel, ConfigDict, Field, StrictFloat, StrictStr
+from capability_graph._model import ContractModel
+from pydantic import MISSING, ConfigDict, Field, StrictFloat, StrictStr
 from typing_extensions import TypeAliasType
 
 from .ids import CapabilityId
@@ -26,13 +27,15 @@ Why the capability fits: 1..1024 characters of text.
 """
 
 
-class MatchCandidate(BaseModel):
+class MatchCandidate(ContractModel):
     """
     A capability selected by the model executor, with its confidence in [0, 1] and an optional short reason.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     id: CapabilityId
     confidence: Confidence

@@ -5,7 +5,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from capability_graph._model import ContractModel
+from pydantic import ConfigDict, Field
 
 from .ids import ExecutorName, Revision
 from .match_candidate import MatchCandidate
@@ -21,13 +22,15 @@ class MatchStatus(StrEnum):
     unknown = "unknown"
 
 
-class MatchResult(BaseModel):
+class MatchResult(ContractModel):
     """
     The executor's decision: 'matched' with 1..limit candidates (most confident first), 'no_match' when nothing fits, or 'unknown' when it could not decide with what it was given (both with no candidates). 'no_match' and 'unknown' are outcomes, not errors; a model failure is always an error, never 'no_match'.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     status: MatchStatus
     revision: Revision

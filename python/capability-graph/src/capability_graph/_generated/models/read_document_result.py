@@ -4,23 +4,26 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from capability_graph._model import ContractModel
+from pydantic import ConfigDict, Field, StrictInt, StrictStr
 
 from .document_metadata import MediaType
 from .ids import CapabilityId, DocumentId, Sha256
 
 
-class ReadDocumentResult(BaseModel):
+class ReadDocumentResult(ContractModel):
     """
     A document body: its UTF-8 text, the size in bytes and the SHA-256 of those bytes. Never a local path.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
-    capabilityId: CapabilityId
-    documentId: DocumentId
-    mediaType: MediaType
+    capability_id: Annotated[CapabilityId, Field(alias="capabilityId")]
+    document_id: Annotated[DocumentId, Field(alias="documentId")]
+    media_type: Annotated[MediaType, Field(alias="mediaType")]
     bytes: Annotated[StrictInt, Field(ge=0, le=1073741824)]
     """
     The size of the file in bytes (at most budgets.maxDocumentBytes).

@@ -4,48 +4,55 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from capability_graph._model import ContractModel
+from pydantic import ConfigDict, Field, StrictBool
 from typing_extensions import TypeAliasType
 
 from .error import ErrorObject
 from .ids import ProviderId, Revision
 
 
-class ProviderReloaded(BaseModel):
+class ProviderReloaded(ContractModel):
     """
     The provider validated; 'revision' is its candidate revision and 'changed' tells whether it differs from the revision that was serving.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
-    providerId: ProviderId
+    provider_id: Annotated[ProviderId, Field(alias="providerId")]
     ok: Literal[True]
     revision: Revision
     changed: StrictBool
 
 
-class ProviderReloadError(BaseModel):
+class ProviderReloadError(ContractModel):
     """
     The provider failed to validate; 'error' is the real cause (e.g. CG_DEFINITION_INVALID, CG_RELATION_CYCLE) and 'revision' the provider revision that keeps serving.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
-    providerId: ProviderId
+    provider_id: Annotated[ProviderId, Field(alias="providerId")]
     ok: Literal[False]
     revision: Revision
     error: ErrorObject
 
 
-class ReloadSucceeded(BaseModel):
+class ReloadSucceeded(ContractModel):
     """
     The new snapshot is published.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     ok: Literal[True]
     revision: Revision
@@ -64,13 +71,15 @@ What happened to one provider of the candidate.
 """
 
 
-class ReloadFailed(BaseModel):
+class ReloadFailed(ContractModel):
     """
     The candidate failed; the previous snapshot keeps serving.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     ok: Literal[False]
     error: ErrorObject

@@ -4,19 +4,22 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import MISSING, BaseModel, ConfigDict, Field, StrictInt
+from capability_graph._model import ContractModel
+from pydantic import MISSING, ConfigDict, Field, StrictInt
 
 from .definition import RelationKind
 from .ids import CapabilityId
 
 
-class RelationTraversal(BaseModel):
+class RelationTraversal(ContractModel):
     """
     Which relations to follow from the requested capabilities, and how far.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     kinds: Annotated[
         list[RelationKind] | MISSING, Field(max_length=4, min_length=1)
@@ -30,13 +33,15 @@ class RelationTraversal(BaseModel):
     """
 
 
-class ResolveRequest(BaseModel):
+class ResolveRequest(ContractModel):
     """
     Arguments of resolve_capabilities: get the full details (description, when to use, relations, documents) of capabilities by full id, optionally following their relations. Omit a key to use its default; never send null.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     ids: Annotated[list[CapabilityId], Field(max_length=100, min_length=1)]
     """

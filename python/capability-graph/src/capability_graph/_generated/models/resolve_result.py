@@ -5,7 +5,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from capability_graph._model import ContractModel
+from pydantic import ConfigDict, Field
 
 from .capability_detail import CapabilityDetail
 from .definition import RelationKind
@@ -21,13 +22,15 @@ class ResolveStatus(StrEnum):
     partial = "partial"
 
 
-class Edge(BaseModel):
+class Edge(ContractModel):
     """
     A followed relation between two returned capabilities.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     from_: Annotated[CapabilityId, Field(alias="from")]
     kind: RelationKind
@@ -44,13 +47,15 @@ class UnresolvedReason(StrEnum):
     capability_not_found = "capability_not_found"
 
 
-class UnresolvedRelation(BaseModel):
+class UnresolvedRelation(ContractModel):
     """
     A followed relation whose target could not be returned.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     from_: Annotated[CapabilityId, Field(alias="from")]
     kind: RelationKind
@@ -58,13 +63,15 @@ class UnresolvedRelation(BaseModel):
     reason: UnresolvedReason
 
 
-class ResolveResult(BaseModel):
+class ResolveResult(ContractModel):
     """
     The requested capabilities and those reached through the followed relations, the edges followed, and the relation targets that could not be resolved. 'status' is 'partial' exactly when 'unresolved' is not empty: a relation reached a provider that is not loaded or not in scope. That is an outcome, not an error.
     """
 
     model_config = ConfigDict(
         extra="forbid",
+        validate_by_name=True,
+        frozen=True,
     )
     status: ResolveStatus
     revision: Revision

@@ -1,0 +1,256 @@
+"""The SDK's public types are the models generated from the schemas: they give back exactly the
+JSON every other surface emits, requests accept them, a type checker holds a user's script to
+them, and every generated model module is one the runtime uses."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import capability_graph
+from capability_graph import (
+    BlockingCapabilityGraph,
+    CapabilityDetail,
+    CapabilityGraph,
+    GraphError,
+    ListResult,
+    RelationKind,
+    RelationTraversal,
+    ResolveResult,
+)
+from capability_graph._json import dumps
+from capability_graph_testing.common import (
+    capability,
+    error_of,
+    expected,
+    inline,
+    provider,
+)
+
+REPOSITORY = Path(__file__).resolve().parents[3]
+PACKAGE = Path(capability_graph.__file__).resolve().parent
+GENERATED_MODELS = PACKAGE / "_generated" / "models"
+ROUNDTRIP_DRIVER = Path(__file__).with_name("roundtrip_driver.py")
+
+CONFIG = inline(
+    provider(
+        "acme",
+        capability("a", relations=[{"kind": "requires", "target": "b"}], tags=["http"]),
+        capability("b", relations=[{"kind": "related", "target": "c"}]),
+        capability("c"),
+    )
+)
+
+
+# --- the JSON form is the contract's, byte for byte ------------------------------------------
+
+
+def test_every_sdk_result_gives_back_the_json_that_call_returns() -> None:
+    with BlockingCapabilityGraph.open(CONFIG) as graph:
+        pairs = [
+            (graph.describe(), graph.call("describe_graph", {})),
+            (graph.list(limit=1), graph.call("list_capabilities", {"limit": 1})),
+            (
+                graph.resolve(ids=["acme::a"], relations={"depth": 2}),
+                graph.call("resolve_capabilities", {"ids": ["acme::a"], "relations": {"depth": 2}}),
+            ),
+        ]
+    for public, json_result in pairs:
+        assert dumps(public.to_json()) == dumps(json_result)
+        assert dumps(public.model_dump(mode="json", by_alias=True)) == dumps(json_result)
+
+
+def test_attributes_are_snake_case_and_the_json_form_camel_case() -> None:
+    with BlockingCapabilityGraph.open(CONFIG) as graph:
+        page = graph.list(limit=1)
+    assert isinstance(page, ListResult)
+    assert page.items[0].provider_id == "acme"
+    assert "providerId" in page.to_json()["items"][0]
+    assert page.to_json()["nextCursor"] == page.next_cursor
+
+
+def test_a_public_result_is_frozen() -> None:
+    with BlockingCapabilityGraph.open(CONFIG) as graph:
+        page = graph.list()
+    with pytest.raises(ValueError, match="frozen"):
+        page.status = "empty"  # type: ignore[misc]
+
+
+@pytest.mark.slow
+def test_every_conformance_result_goes_through_its_public_type_unchanged(tmp_path: Path) -> None:
+    # The suite's sdk surface, with each successful result replaced by what its public type
+    # gives back (roundtrip_driver.py): every vector still passes, and no JSON text changed.
+    implementations = REPOSITORY / "conformance" / "implementations"
+    manifest = tmp_path / "roundtrip.json"
+    manifest.write_text(
+        json.dumps(
+            {
+                "name": "python-reference-roundtrip",
+                "language": "Python",
+                "version": "0.1.0",
+                "driver": {"argv": ["{python}", str(ROUNDTRIP_DRIVER), str(implementations)]},
+            }
+        ),
+        encoding="utf-8",
+    )
+    log = tmp_path / "roundtrips.log"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "capability_graph_conformance",
+            "run",
+            "--suite-root",
+            str(REPOSITORY),
+            "-i",
+            str(manifest),
+            "-s",
+            "sdk",
+            "--no-expected-failures",
+            "--no-progress",
+            "--report-dir",
+            str(tmp_path / "report"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, "CG_ROUNDTRIP_LOG": str(log)},
+        check=False,
+    )
+    report = json.loads((tmp_path / "report" / "report.json").read_text(encoding="utf-8"))
+    sdk = [case for case in report["cases"] if case["surface"] == "sdk"]
+    failed = [case["vector"] for case in sdk if case["outcome"] in ("failed", "errored")]
+    assert (done.returncode, failed) == (0, [])
+    assert sum(case["outcome"] == "passed" for case in sdk) >= 250
+    kinds = set(log.read_text(encoding="utf-8").split())
+    assert kinds == {
+        "describe_graph",
+        "list_capabilities",
+        "resolve_capabilities",
+        "match_capabilities",
+        "read_document",
+        "reload",
+    }
+
+
+# --- requests accept the generated types, keyword arguments and dicts --------------------------
+
+
+def test_resolve_accepts_a_relation_traversal_as_its_json_form() -> None:
+    with BlockingCapabilityGraph.open(CONFIG) as graph:
+        typed = graph.resolve(ids=["acme::a"], relations=RelationTraversal(depth=2))
+        as_dict = graph.resolve(ids=["acme::a"], relations={"depth": 2})
+        kinds = graph.resolve(
+            ids=["acme::a"], relations=RelationTraversal(kinds=[RelationKind.related])
+        )
+    assert typed == as_dict
+    assert [c.id for c in typed.capabilities] == ["acme::a", "acme::b", "acme::c"]
+    assert [c.id for c in kinds.capabilities] == ["acme::a"]
+
+
+def test_a_misspelled_relation_option_in_a_dict_is_input_invalid() -> None:
+    with BlockingCapabilityGraph.open(CONFIG) as graph, pytest.raises(GraphError) as excinfo:
+        graph.resolve(ids=["acme::a"], relations={"dept": 2})
+    assert error_of(excinfo) == expected(
+        "CG_INPUT_INVALID",
+        "query",
+        "/relations has a key that is not allowed (allowed: kinds, depth)",
+    )
+
+
+USER_SCRIPT = """\
+from capability_graph import BlockingCapabilityGraph, RelationTraversal
+
+with BlockingCapabilityGraph.open({"providers": []}) as graph:
+    result = graph.resolve(ids=["acme::a"], relations=RelationTraversal(dept=2))
+    print(result.capabilities[0].provider_id, result.capabilities[0].providerId)
+"""
+
+
+@pytest.mark.slow
+def test_mypy_strict_catches_a_misspelled_relation_option_and_attribute(tmp_path: Path) -> None:
+    script = tmp_path / "user.py"
+    script.write_text(USER_SCRIPT, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+        check=False,
+    )
+    errors = [
+        line.split(": error: ", 1)[1] for line in done.stdout.splitlines() if ": error: " in line
+    ]
+    assert errors == [
+        'Unexpected keyword argument "dept" for "RelationTraversal"; did you mean "depth"?  '
+        "[call-arg]",
+        '"CapabilityDetail" has no attribute "providerId"; maybe "provider_id"?  [attr-defined]',
+    ]
+
+
+def test_async_resolve_returns_the_public_type() -> None:
+    async def scenario() -> ResolveResult:
+        async with CapabilityGraph.open(CONFIG) as graph:
+            return await graph.resolve(ids=["acme::c"])
+
+    result = asyncio.run(scenario())
+    assert isinstance(result, ResolveResult)
+    assert isinstance(result.capabilities[0], CapabilityDetail)
+
+
+# --- what is generated is used ----------------------------------------------------------------
+
+#: Generated model modules that no hand-written module imports, each with its reason.
+UNIMPORTED_ALLOWED: dict[str, str] = {}
+
+
+def _imported_models(tree: ast.Module) -> set[str]:
+    """The ``_generated.models`` modules a hand-written module imports, by name or by table."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module is not None:
+            name = node.module.lstrip(".")
+            if name.startswith("_generated.models."):
+                found.add(name.rpartition(".")[2])
+            elif name == "_generated.models":
+                found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == "_LAZY_MODELS" for target in node.targets
+        ):
+            value = ast.literal_eval(node.value)
+            found.update(value.values())
+    return found
+
+
+def _generated_imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {
+        node.module
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module
+    }
+
+
+def test_every_generated_model_module_is_used_by_the_runtime() -> None:
+    used: set[str] = set()
+    for path in PACKAGE.rglob("*.py"):
+        if "_generated" not in path.relative_to(PACKAGE).parts:
+            used |= _imported_models(ast.parse(path.read_text(encoding="utf-8")))
+    todo = list(used)
+    while todo:  # a used model's own imports are used
+        for module in _generated_imports(GENERATED_MODELS / f"{todo.pop()}.py"):
+            if module not in used:
+                used.add(module)
+                todo.append(module)
+    generated = {path.stem for path in GENERATED_MODELS.glob("*.py") if path.stem != "__init__"}
+    assert generated - used - set(UNIMPORTED_ALLOWED) == set()
+    assert set(UNIMPORTED_ALLOWED) <= generated
+    assert used <= generated

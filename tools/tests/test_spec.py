@@ -11,14 +11,14 @@ from typing import Any
 
 import _spec
 import check_spec
-import codegen
+from generate.models import modelled
 import pytest
 from jsonschema import Draft202012Validator
 from pydantic import TypeAdapter, ValidationError
 
 EXAMPLES = list(_spec.iter_examples())
 #: The schemas that have generated models (the others are judged by the JSON Schemas alone).
-MODELLED = codegen.modelled(_spec.load_schemas())
+MODELLED = modelled(_spec.load_schemas())
 
 # Rules only the JSON Schemas enforce: the generated models accept these invalid examples.
 # Each is listed with the reason; the implementation checks them in code where they matter.

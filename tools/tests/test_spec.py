@@ -11,8 +11,8 @@ from typing import Any
 
 import _spec
 import check_spec
-from generate.models import modelled
 import pytest
+from generate.models import modelled
 from jsonschema import Draft202012Validator
 from pydantic import TypeAdapter, ValidationError
 

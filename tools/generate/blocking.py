@@ -61,7 +61,7 @@ def _bindings(source: ast.Module) -> dict[str, str]:
     """The import line that binds each module-level name of the async class's module, as the
     generated module (one package level deeper) must write it."""
     lines: dict[str, str] = {}
-    for node in _statements(source.body):
+    for node in _statements(source.body) + _statements(_type_checking_body(source)):
         if isinstance(node, ast.ImportFrom):
             module = "." * (node.level + 1 if node.level else 0) + (node.module or "")
             for alias in node.names:
@@ -78,14 +78,41 @@ def _bindings(source: ast.Module) -> dict[str, str]:
 
 
 def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
-    """The module-level statements, with those of ``if`` blocks (``if TYPE_CHECKING:``)."""
+    """The module-level statements outside ``if TYPE_CHECKING:`` (with those of other ``if``
+    blocks)."""
     found: list[ast.stmt] = []
     for node in body:
         if isinstance(node, ast.If):
-            found += _statements(node.body) + _statements(node.orelse)
+            if not _is_type_checking(node):
+                found += _statements(node.body) + _statements(node.orelse)
         else:
             found.append(node)
     return found
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    return isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+
+
+def _type_checking_body(source: ast.Module) -> list[ast.stmt]:
+    """The statements of the module's ``if TYPE_CHECKING:`` blocks."""
+    return [
+        statement
+        for node in source.body
+        if isinstance(node, ast.If) and _is_type_checking(node)
+        for statement in node.body
+    ]
+
+
+def _checking_only(source: ast.Module) -> set[str]:
+    """The names the async class's module imports for type checking only: the twin imports them
+    the same way (its annotations are never evaluated), so importing it stays as light."""
+    return {
+        alias.asname or alias.name
+        for node in _type_checking_body(source)
+        if isinstance(node, ast.ImportFrom | ast.Import)
+        for alias in node.names
+    }
 
 
 def _defined(node: ast.stmt) -> list[str]:
@@ -181,18 +208,24 @@ def render(source_text: str, runner_text: str) -> str:
         used += [d for d in (*args.defaults, *args.kw_defaults) if d is not None]
         used += [method.returns] if method.returns is not None else []
     bindings = _bindings(source)
+    checking_only = _checking_only(source)
     imports = {f"from .._blocking import {RUNNER_CLASS}"}
+    checking: set[str] = set()
     for name in _names(used):
         if name in bindings:
-            imports.add(bindings[name])
+            (checking if name in checking_only else imports).add(bindings[name])
         elif not hasattr(builtins, name):
             raise GenerationError(f"blocking: {name} is not bound at the top of _graph.py")
+    block = _import_block(imports | ({"from typing import TYPE_CHECKING"} if checking else set()))
+    if checking:
+        guarded = _import_block(checking).replace("\n", "\n    ").replace("\n    \n", "\n\n")
+        block += f"\n\nif TYPE_CHECKING:\n    {guarded}"
     body = "\n".join(_method(method) for method in methods)
     return (
         f'"""{HEADER}\n\nRegenerate with ``python tools/codegen.py`` after changing the '
         'public methods of\n``CapabilityGraph``; ``--check`` reports drift."""\n\n'
         "from __future__ import annotations\n\n"
-        f"{_import_block(imports)}\n\n"
+        f"{block}\n\n"
         '__all__ = ["BlockingCapabilityGraph"]\n\n\n'
         f"class BlockingCapabilityGraph({RUNNER_CLASS}):\n"
         f"{_docstring(CLASS_DOCSTRING, '    ')}\n\n"

@@ -47,11 +47,12 @@ def test_a_new_parameter_of_an_async_method_appears_in_the_twin_and_is_forwarded
 
 
 def _with_count(import_lines: str) -> str:
-    """The async module with ``import_lines`` before its results import and a new coroutine
+    """The async module with ``import_lines`` before its snapshot import and a new coroutine
     method ``count`` returning ``Counted``."""
+    anchor = "from ._snapshot import "
     return (
         gen_blocking.SOURCE.read_text(encoding="utf-8")
-        .replace("from ._results import (", f"{import_lines}\nfrom ._results import (")
+        .replace(anchor, f"{import_lines}\n{anchor}", 1)
         .replace(
             "    async def close(self) -> None:",
             "    async def count(self) -> Counted:\n"
@@ -70,7 +71,8 @@ def test_a_new_method_with_a_return_type_the_module_imports_reaches_the_twin() -
 
 def test_a_name_imported_for_type_checking_only_is_imported_by_the_twin() -> None:
     text = _render(_with_count("if TYPE_CHECKING:\n    from ._types import Counted"))
-    assert "from .._types import Counted\n" in text
+    assert "\nif TYPE_CHECKING:\n" in text
+    assert "\n    from .._types import Counted\n" in text  # never imported at run time
 
 
 def test_the_runners_own_methods_are_not_generated() -> None:

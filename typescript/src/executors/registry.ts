@@ -1,0 +1,10 @@
+// Executor name -> factory. The configuration's `model.executor` selects the factory; the schema
+// (config.schema.json#/$defs/ModelConfig) has already restricted the names to the contract's.
+import type { ExecutorFactory } from "./protocol.js";
+
+const FACTORIES: Readonly<Record<string, ExecutorFactory>> = {};
+
+/** The factory of a named executor, or undefined when this implementation does not offer it. */
+export function executorFactory(name: string): ExecutorFactory | undefined {
+  return Object.hasOwn(FACTORIES, name) ? FACTORIES[name] : undefined;
+}

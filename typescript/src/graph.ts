@@ -29,7 +29,7 @@ import {
 import { checkConfig, configuredTimeoutMs, type HostConfig, readConfigFile } from "./config.js";
 import { readDocumentFile } from "./documents.js";
 import { type GraphError, graphError, type Phase, pointerError } from "./errors.js";
-import type { CatalogEntry, ContextValue, Executor } from "./executors/protocol.js";
+import type { ContextValue, Executor } from "./executors/protocol.js";
 import { executorFactory } from "./executors/registry.js";
 import { compactByteLength, firstPureFault, hasLoneSurrogate, isPlainObject } from "./json/pure.js";
 import { parseJsonText } from "./json/text.js";

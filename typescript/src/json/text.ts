@@ -41,6 +41,18 @@ export function pathKey(path: JsonPath): string {
 export const MAX_INTEGER_DIGITS = 400;
 
 const MAX_SAFE_MAGNITUDE = 2n ** 53n;
+/** Characters a JSON string holds as they are: anything but a quote, a backslash or a C0 control. */
+const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y;
+const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
+  '"': '"',
+  "\\": "\\",
+  "/": "/",
+  b: "\b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+};
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Decode UTF-8 bytes strictly, then parse. A byte order mark is refused ([CG-CONV-7]). */
@@ -183,13 +195,15 @@ class Parser {
 
   private store(frame: Frame, value: unknown): void {
     if (frame.keys === undefined) (frame.container as unknown[]).push(value);
-    else
+    else if (frame.slot === "__proto__") {
+      // An ordinary member, never the prototype.
       Object.defineProperty(frame.container, frame.slot, {
         value,
         enumerable: true,
         writable: true,
         configurable: true,
       });
+    } else (frame.container as Record<string, unknown>)[frame.slot] = value;
   }
 
   /** Read `"name" :` of an object member; a name seen before in the object is a fault. */
@@ -245,55 +259,39 @@ class Parser {
   }
 
   private string(): string {
-    // Opening quote at this.position.
+    // Opening quote at this.position. Runs of plain characters are matched natively.
     let index = this.position + 1;
     let out = "";
-    let runStart = index;
     for (;;) {
+      PLAIN_RUN.lastIndex = index;
+      PLAIN_RUN.test(this.text);
+      out += this.text.slice(index, PLAIN_RUN.lastIndex);
+      index = PLAIN_RUN.lastIndex;
       const code = this.text.charCodeAt(index);
-      if (Number.isNaN(code)) {
-        this.position = index;
-        return this.syntax("unterminated string");
-      }
       if (code === 0x22) {
-        out += this.text.slice(runStart, index);
         this.position = index + 1;
         return out;
       }
-      if (code < 0x20) {
+      if (code !== 0x5c) {
         this.position = index;
-        return this.syntax("control character in a string");
+        return this.syntax(
+          Number.isNaN(code) ? "unterminated string" : "control character in a string",
+        );
       }
-      if (code === 0x5c) {
-        out += this.text.slice(runStart, index);
-        const escaped = this.text[index + 1];
-        const simple: Record<string, string> = {
-          '"': '"',
-          "\\": "\\",
-          "/": "/",
-          b: "\b",
-          f: "\f",
-          n: "\n",
-          r: "\r",
-          t: "\t",
-        };
-        if (escaped !== undefined && Object.hasOwn(simple, escaped)) {
-          out += simple[escaped];
-          index += 2;
-        } else if (
-          escaped === "u" &&
-          /^[0-9a-fA-F]{4}$/.test(this.text.slice(index + 2, index + 6))
-        ) {
-          out += String.fromCharCode(Number.parseInt(this.text.slice(index + 2, index + 6), 16));
-          index += 6;
-        } else {
-          this.position = index;
-          return this.syntax("invalid escape");
-        }
-        runStart = index;
-        continue;
+      const escaped = this.text[index + 1];
+      if (escaped !== undefined && Object.hasOwn(SIMPLE_ESCAPES, escaped)) {
+        out += SIMPLE_ESCAPES[escaped];
+        index += 2;
+      } else if (
+        escaped === "u" &&
+        /^[0-9a-fA-F]{4}$/.test(this.text.slice(index + 2, index + 6))
+      ) {
+        out += String.fromCharCode(Number.parseInt(this.text.slice(index + 2, index + 6), 16));
+        index += 6;
+      } else {
+        this.position = index;
+        return this.syntax("invalid escape");
       }
-      index += 1;
     }
   }
 

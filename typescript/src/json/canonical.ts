@@ -35,6 +35,7 @@ function sortedMembers(this: unknown, _key: string, value: unknown): unknown {
   return sorted;
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what needs escaping
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 function scalar(value: unknown): string {

@@ -42,6 +42,7 @@ export const MAX_INTEGER_DIGITS = 400;
 
 const MAX_SAFE_MAGNITUDE = 2n ** 53n;
 /** Characters a JSON string holds as they are: anything but a quote, a backslash or a C0 control. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: C0 controls end a run of plain characters
 const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y;
 const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
   '"': '"',

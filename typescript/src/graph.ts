@@ -260,9 +260,9 @@ export class CapabilityGraph {
     if (executor === undefined || this.#executorName === undefined)
       throw graphError("CG_MODEL_NOT_CONFIGURED", "match");
     const named = request.providers === undefined ? undefined : new Set(request.providers);
-    const catalog = snapshot.catalog.filter(
-      (entry) => named === undefined || named.has(entry.providerId),
-    );
+    const catalog = snapshot
+      .catalog()
+      .filter((entry) => named === undefined || named.has(entry.providerId));
     if (catalog.length > this.#config.budgets.maxCatalogEntries) {
       throw graphError("CG_CATALOG_TOO_LARGE", "match");
     }

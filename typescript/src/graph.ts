@@ -496,8 +496,6 @@ function checkContext(
   return structuredClone(context) as Record<string, ContextValue>;
 }
 
-export type { Phase };
-
 export type RequestTextOutcome =
   | { readonly kind: "parsed"; readonly text: string; readonly value: unknown }
   | { readonly kind: "not-json"; readonly reason: "syntax" | "utf8" | "bom" };

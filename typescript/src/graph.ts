@@ -28,7 +28,7 @@ import {
 } from "./_generated/validators.js";
 import { checkConfig, configuredTimeoutMs, type HostConfig, readConfigFile } from "./config.js";
 import { readDocumentFile } from "./documents.js";
-import { type GraphError, graphError, type Phase, pointerError } from "./errors.js";
+import { type GraphError, graphError, pointerError } from "./errors.js";
 import type { ContextValue, Executor } from "./executors/protocol.js";
 import { executorFactory } from "./executors/registry.js";
 import {

@@ -40,20 +40,21 @@ export type TreeOutcome =
   | { readonly kind: "timeout" }
   | { readonly kind: "cancelled" };
 
-/** Stops every group registered by runs still in progress; used by an executor's close. */
+/** The runs in progress, so that an executor's close can stop them all. */
 export class TreeRegistry {
-  readonly #stops = new Set<() => Promise<void>>();
+  readonly #closers = new Set<() => Promise<void>>();
 
-  add(stop: () => Promise<void>): void {
-    this.#stops.add(stop);
+  add(closer: () => Promise<void>): void {
+    this.#closers.add(closer);
   }
 
-  delete(stop: () => Promise<void>): void {
-    this.#stops.delete(stop);
+  delete(closer: () => Promise<void>): void {
+    this.#closers.delete(closer);
   }
 
+  /** Stop every run in progress (each settles as cancelled) and wait until all have stopped. */
   async stopAll(): Promise<void> {
-    await Promise.all([...this.#stops].map((stop) => stop()));
+    await Promise.all([...this.#closers].map((closer) => closer()));
   }
 }
 
@@ -89,19 +90,18 @@ export function runTree(run: TreeRun, registry: TreeRegistry): Promise<TreeOutco
       settled = true;
       clearTimeout(timer);
       run.signal.removeEventListener("abort", onAbort);
-      registry.delete(stop);
+      registry.delete(closer);
       resolve(outcome);
     };
-    const stopThen = (outcome: TreeOutcome): void => {
-      void stop().then(() => settle(outcome));
-    };
-    const onAbort = (): void => stopThen({ kind: "cancelled" });
+    const stopThen = (outcome: TreeOutcome): Promise<void> => stop().then(() => settle(outcome));
+    const onAbort = (): void => void stopThen({ kind: "cancelled" });
+    const closer = (): Promise<void> => stopThen({ kind: "cancelled" });
     run.signal.addEventListener("abort", onAbort, { once: true });
     const timer = setTimeout(
-      () => stopThen({ kind: "timeout" }),
+      () => void stopThen({ kind: "timeout" }),
       Math.max(0, run.deadline - performance.now()),
     );
-    registry.add(stop);
+    registry.add(closer);
 
     child.on("error", (error: NodeJS.ErrnoException) => {
       // Only a failure to start is reported here; a kill that races an exit is not an outcome.

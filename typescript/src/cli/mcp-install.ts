@@ -16,9 +16,11 @@ import { isDeepStrictEqual } from "node:util";
 import {
   applyEdits,
   type FormattingOptions,
+  type Node as JsonNode,
   modify,
   type ParseError,
   parse as parseJsonc,
+  parseTree,
 } from "jsonc-parser";
 import { parse as parseToml } from "smol-toml";
 import { GraphError } from "../errors.js";
@@ -617,11 +619,18 @@ function spliceEntry(file: ClientFile, name: string, entry: JsonObject | undefin
       entry === undefined
         ? without
         : `${without}${separatorBefore(without)}${tomlTable(name, entry)}`;
+  } else if (entry === undefined) {
+    // Removal without reformatting: the neighbours keep their exact text.
+    text = applyEdits(file.text, modify(file.text, [profile.container, name], undefined, {}));
   } else {
-    const edits = modify(file.text, [profile.container, name], entry, {
-      formattingOptions: formattingOf(file.text),
-    });
-    text = applyEdits(file.text, edits);
+    text =
+      insertJsonEntry(file.text, profile.container, name, entry) ??
+      applyEdits(
+        file.text,
+        modify(file.text, [profile.container, name], entry, {
+          formattingOptions: formattingOf(file.text),
+        }),
+      );
   }
   const expected = parseDocument(profile, file.text) ?? {};
   const servers = isObject(expected[profile.container])
@@ -639,6 +648,70 @@ function spliceEntry(file: ClientFile, name: string, entry: JsonObject | undefin
     throw new Error("the spliced text does not parse to the expected document");
   }
   return `${file.bom}${text}`;
+}
+
+/**
+ * Insert `"name": entry` as the last member of the container (created as the root's last member
+ * when absent), in the layout around it: on one line in a one-line object, else on a line of its
+ * own with the indentation of the member before it. Undefined when the text has a shape this
+ * does not handle (the caller then lets jsonc-parser format the insertion).
+ */
+function insertJsonEntry(
+  text: string,
+  container: string,
+  name: string,
+  entry: JsonObject,
+): string | undefined {
+  const root = parseTree(text, [], { allowTrailingComma: true, disallowComments: false });
+  if (root?.type !== "object") return undefined;
+  const members = (root.children ?? []).filter(
+    (member) => member.children?.[0]?.value === container,
+  );
+  if (members.length > 1) return undefined;
+  const existing = members[0]?.children?.[1];
+  if (existing === undefined) return insertMember(text, root, container, { [name]: entry });
+  return existing.type === "object" ? insertMember(text, existing, name, entry) : undefined;
+}
+
+function insertMember(
+  text: string,
+  object: JsonNode,
+  key: string,
+  value: unknown,
+): string | undefined {
+  const { eol, unit } = layoutOf(text);
+  const objectText = text.slice(object.offset, object.offset + object.length);
+  const last = object.children?.at(-1);
+  const member = (indent: string): string =>
+    `${JSON.stringify(key)}: ${JSON.stringify(value, null, unit).split("\n").join(`${eol}${indent}`)}`;
+  if (last === undefined) {
+    // Only a truly empty object is rewritten; one holding a comment is left to jsonc-parser.
+    if (!/^\{\s*\}$/.test(objectText)) return undefined;
+    const outer = lineIndent(text, object.offset);
+    const inner = `${outer}${unit}`;
+    const replacement = `{${eol}${inner}${member(inner)}${eol}${outer}}`;
+    return `${text.slice(0, object.offset)}${replacement}${text.slice(object.offset + object.length)}`;
+  }
+  const end = last.offset + last.length;
+  if (!objectText.includes("\n")) {
+    return `${text.slice(0, end)}, ${JSON.stringify(key)}: ${JSON.stringify(value)}${text.slice(end)}`;
+  }
+  const indent = lineIndent(text, last.offset);
+  return `${text.slice(0, end)},${eol}${indent}${member(indent)}${text.slice(end)}`;
+}
+
+/** The whitespace that starts the line holding `offset`. */
+function lineIndent(text: string, offset: number): string {
+  const lineStart = text.lastIndexOf("\n", offset - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(lineStart, offset))?.[0] ?? "";
+}
+
+function layoutOf(text: string): { eol: string; unit: string } {
+  const options = formattingOf(text);
+  return {
+    eol: options.eol ?? "\n",
+    unit: options.insertSpaces === false ? "\t" : " ".repeat(options.tabSize ?? 2),
+  };
 }
 
 /** The indentation and line ends the file already uses. */

@@ -585,7 +585,7 @@ async function readClientFile(request: ClientRequest): Promise<ClientFile> {
 function parseDocument(profile: ClientProfile, text: string): JsonObject | undefined {
   if (profile.format === "toml") {
     try {
-      return parseToml(text) as JsonObject;
+      return plainTables(parseToml(text)) as JsonObject;
     } catch {
       return undefined;
     }
@@ -597,6 +597,13 @@ function parseDocument(profile: ClientProfile, text: string): JsonObject | undef
     allowEmptyContent: false,
   });
   return errors.length === 0 && isObject(value) ? value : undefined;
+}
+
+/** smol-toml builds tables without a prototype; compare them as the plain objects they hold. */
+function plainTables(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(plainTables);
+  if (typeof value !== "object" || value === null || value instanceof Date) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, plainTables(item)]));
 }
 
 /**

@@ -247,7 +247,7 @@ describe("mcp-install: adding the entry", () => {
     assert.equal(exit, 0);
     const after = read(path.join(cwd, "config.toml"));
     assert.ok(after.startsWith(text));
-    assert.deepEqual(parseToml(after).mcp_servers, {
+    assert.deepEqual(JSON.parse(JSON.stringify(parseToml(after).mcp_servers)), {
       "capability-graph": { ...ownEntry(config), env_vars: ["OPENAI_API_KEY"] },
     });
     const again = await install(

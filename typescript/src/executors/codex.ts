@@ -80,9 +80,15 @@ export class CodexExecutor implements Executor {
   async checkPrerequisites(job: ExecutorJob): Promise<string> {
     const environment = this.#environment();
     const sandbox = sandboxPlatform();
-    if (sandbox === undefined) throw new ExecutorError("CG_MODEL_EXECUTOR_UNSAFE");
+    if (sandbox === undefined) throw unsafe("the platform is neither Linux nor macOS");
     const program = await findOnPath("codex", environment.PATH);
-    if (program === undefined) throw new ExecutorError("CG_MODEL_UNAVAILABLE", "check_config");
+    if (program === undefined) {
+      throw new ExecutorError(
+        "CG_MODEL_UNAVAILABLE",
+        "check_config",
+        "the codex program is not on PATH",
+      );
+    }
     const identity = await binaryIdentity(program);
     if (this.#verified.has(identity)) return program;
 
@@ -93,15 +99,20 @@ export class CodexExecutor implements Executor {
       );
     const version = await probe(["--version"]);
     stopUnlessExited(version);
-    if (version.kind !== "exited") throw new ExecutorError("CG_MODEL_UNAVAILABLE", "check_config");
+    if (version.kind !== "exited") throw cannotStart(program);
     if (version.exitCode !== 0 || !meetsFloor(version.stdout)) {
-      throw new ExecutorError("CG_MODEL_EXECUTOR_UNSAFE");
+      throw unsafe(
+        `${program} --version does not report a version of at least ${CODEX_VERSION_FLOOR.join(".")}`,
+      );
     }
     const sandboxProbe = await probe(["sandbox", sandbox, "--", "true"]);
     stopUnlessExited(sandboxProbe);
-    if (sandboxProbe.kind !== "exited")
-      throw new ExecutorError("CG_MODEL_UNAVAILABLE", "check_config");
-    if (sandboxProbe.exitCode !== 0) throw new ExecutorError("CG_MODEL_EXECUTOR_UNSAFE");
+    if (sandboxProbe.kind !== "exited") throw cannotStart(program);
+    if (sandboxProbe.exitCode !== 0) {
+      throw unsafe(
+        `the platform sandbox does not work (${program} sandbox ${sandbox} -- true failed)`,
+      );
+    }
     this.#verified.add(identity);
     return program;
   }
@@ -153,10 +164,27 @@ export class CodexExecutor implements Executor {
   }
 }
 
+// The messages below are for doctor's report to the host; the match pipeline never shows them.
+function unsafe(reason: string): ExecutorError {
+  return new ExecutorError("CG_MODEL_EXECUTOR_UNSAFE", undefined, reason);
+}
+
+function cannotStart(program: string): ExecutorError {
+  return new ExecutorError("CG_MODEL_UNAVAILABLE", "check_config", `${program} cannot be started`);
+}
+
 /** A run that was stopped is a timeout or a cancellation, whatever the program printed. */
 function stopUnlessExited(outcome: TreeOutcome): void {
-  if (outcome.kind === "timeout") throw new ExecutorError("CG_MODEL_TIMEOUT");
-  if (outcome.kind === "cancelled") throw new ExecutorError("CG_MODEL_CANCELLED");
+  if (outcome.kind === "timeout") {
+    throw new ExecutorError(
+      "CG_MODEL_TIMEOUT",
+      undefined,
+      "the codex program did not finish in time",
+    );
+  }
+  if (outcome.kind === "cancelled") {
+    throw new ExecutorError("CG_MODEL_CANCELLED", undefined, "the codex program was stopped");
+  }
 }
 
 /** The classification of a non-zero exit, by what the program wrote (executors.md section 10). */
@@ -273,23 +301,17 @@ export const codexExecutorFactory: ExecutorFactory = {
       signal,
     };
     try {
-      await probe.checkPrerequisites(job);
-      return { status: "ok", message: "codex: version and sandbox prerequisites are met" };
-    } catch (error) {
-      const code = error instanceof ExecutorError ? error.code : "CG_MODEL_UNAVAILABLE";
+      const program = await probe.checkPrerequisites(job);
       return {
-        status: "fail",
-        message: `codex: ${DIAGNOSIS_TEXT[code] ?? DIAGNOSIS_TEXT.CG_MODEL_UNAVAILABLE}`,
+        status: "ok",
+        message: `${program} meets the version floor ${CODEX_VERSION_FLOOR.join(".")} and its sandbox works`,
       };
+    } catch (error) {
+      const reason =
+        error instanceof ExecutorError ? error.message : "the prerequisites cannot be checked";
+      return { status: "fail", message: `The codex executor cannot run safely: ${reason}` };
     } finally {
       await probe.close();
     }
   },
-};
-
-const DIAGNOSIS_TEXT: Readonly<Record<string, string>> = {
-  CG_MODEL_EXECUTOR_UNSAFE: `unsupported platform, version below ${CODEX_VERSION_FLOOR.join(".")} or no working sandbox`,
-  CG_MODEL_UNAVAILABLE: "the codex program is not on PATH or cannot start",
-  CG_MODEL_TIMEOUT: "the prerequisite probes did not finish in time",
-  CG_MODEL_CANCELLED: "the prerequisite probes were stopped",
 };

@@ -270,15 +270,16 @@ export const openaiExecutorFactory: ExecutorFactory = {
   async diagnose(model: ModelSection): Promise<ExecutorDiagnosis> {
     const { apiKeyEnv, baseUrl } = optionsOf(model);
     const key = process.env[apiKeyEnv];
+    // Only a warning: the key is read at match time, so it may be set for the server later.
     if (key === undefined || key === "") {
       return {
-        status: "fail",
-        message: `openai: the environment variable ${apiKeyEnv} is not set`,
+        status: "warn",
+        message: `The environment variable ${apiKeyEnv} (apiKeyEnv) is not set`,
       };
     }
     return {
       status: "ok",
-      message: `openai: endpoint ${completionsUrl(baseUrl).href}, key from ${apiKeyEnv}`,
+      message: `The openai executor posts to ${completionsUrl(baseUrl).href} with the key from ${apiKeyEnv}`,
     };
   },
 };

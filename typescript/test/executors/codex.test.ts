@@ -325,3 +325,49 @@ describe("codex executor: registry", () => {
     assert.equal(factory.create({ executor: "codex" }).name, "codex");
   });
 });
+
+describe("codex executor: doctor's diagnosis", () => {
+  async function diagnosisWith(searchPath: string) {
+    const savedPath = process.env.PATH;
+    process.env.PATH = searchPath;
+    try {
+      return await codexExecutorFactory.diagnose?.(
+        { executor: "codex" },
+        new AbortController().signal,
+      );
+    } finally {
+      process.env.PATH = savedPath;
+    }
+  }
+
+  test("a codex that passes both probes is ok", async () => {
+    const fake = fakeCodex({});
+    assert.deepEqual(await diagnosisWith(fake.searchPath), {
+      status: "ok",
+      message: `${fake.program} meets the version floor 0.46.0 and its sandbox works`,
+    });
+  });
+
+  test("no codex on PATH fails", async () => {
+    assert.deepEqual(await diagnosisWith("/nonexistent-folder"), {
+      status: "fail",
+      message: "The codex executor cannot run safely: the codex program is not on PATH",
+    });
+  });
+
+  test("an old codex fails naming the floor", async () => {
+    const fake = fakeCodex({ version: "0.45.0" });
+    assert.deepEqual(await diagnosisWith(fake.searchPath), {
+      status: "fail",
+      message: `The codex executor cannot run safely: ${fake.program} --version does not report a version of at least 0.46.0`,
+    });
+  });
+
+  test("a broken sandbox fails", async () => {
+    const fake = fakeCodex({ sandboxExit: 1 });
+    assert.deepEqual(await diagnosisWith(fake.searchPath), {
+      status: "fail",
+      message: `The codex executor cannot run safely: the platform sandbox does not work (${fake.program} sandbox linux -- true failed)`,
+    });
+  });
+});

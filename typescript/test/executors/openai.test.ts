@@ -422,3 +422,33 @@ describe("openai executor: registry", () => {
     assert.equal(server.seen[0]?.headers.authorization, `Bearer ${KEY}`);
   });
 });
+
+describe("openai executor: doctor's diagnosis", () => {
+  const model = {
+    executor: "openai",
+    baseUrl: "http://127.0.0.1:9/v1",
+    model: "m",
+    apiKeyEnv: KEY_ENV,
+  };
+
+  test("an unset key variable is a warning naming the variable", async () => {
+    delete process.env[KEY_ENV];
+    assert.deepEqual(await openaiExecutorFactory.diagnose?.(model, new AbortController().signal), {
+      status: "warn",
+      message: `The environment variable ${KEY_ENV} (apiKeyEnv) is not set`,
+    });
+  });
+
+  test("a set key variable is ok and the key itself is never shown", async () => {
+    process.env[KEY_ENV] = KEY;
+    try {
+      const diagnosis = await openaiExecutorFactory.diagnose?.(model, new AbortController().signal);
+      assert.deepEqual(diagnosis, {
+        status: "ok",
+        message: `The openai executor posts to http://127.0.0.1:9/v1/chat/completions with the key from ${KEY_ENV}`,
+      });
+    } finally {
+      delete process.env[KEY_ENV];
+    }
+  });
+});

@@ -46,7 +46,8 @@ const CONTEXT_WORDS = /context[ _-]?(length|window)/i;
 
 export class OpenAIExecutor implements Executor {
   readonly name = "openai";
-  readonly #endpoint: URL;
+  /** Undefined when the base URL passes the schema's pattern but is no URL (e.g. a bad port). */
+  readonly #endpoint: URL | undefined;
   readonly #options: OpenAIExecutorOptions;
   readonly #environment: EnvironmentSource;
   /** Requests in flight, so that `close` can abort them. */
@@ -63,10 +64,12 @@ export class OpenAIExecutor implements Executor {
     if (key === undefined || key === "") {
       throw new ExecutorError("CG_MODEL_UNAVAILABLE", "check_config");
     }
+    const endpoint = this.#endpoint;
+    if (endpoint === undefined) throw new ExecutorError("CG_MODEL_UNAVAILABLE", "check_config");
     if (job.signal.aborted) throw new ExecutorError("CG_MODEL_CANCELLED");
     if (performance.now() >= job.deadline) throw new ExecutorError("CG_MODEL_TIMEOUT");
     const body = Buffer.from(JSON.stringify(this.#requestBody(job)), "utf8");
-    const response = await this.#post(body, key, job);
+    const response = await this.#post(endpoint, body, key, job);
     return interpretCompletion(response, job.maxOutputBytes);
   }
 
@@ -94,12 +97,12 @@ export class OpenAIExecutor implements Executor {
    * own timeout), the job's abort signal, and the body budget. Settles only after the connection
    * is destroyed, so a stopped match leaves no socket behind.
    */
-  #post(body: Buffer, key: string, job: ExecutorJob): Promise<HttpAnswer> {
+  #post(endpoint: URL, body: Buffer, key: string, job: ExecutorJob): Promise<HttpAnswer> {
     const bodyLimit = 4 * job.maxOutputBytes + BODY_SLACK_BYTES;
-    const transport = this.#endpoint.protocol === "https:" ? https : http;
+    const transport = endpoint.protocol === "https:" ? https : http;
     return new Promise<HttpAnswer>((resolve, reject) => {
       let settled = false;
-      const request = transport.request(this.#endpoint, {
+      const request = transport.request(endpoint, {
         method: "POST",
         agent: false,
         headers: {
@@ -169,10 +172,14 @@ interface HttpAnswer {
   readonly body: Buffer | "too-large" | undefined;
 }
 
-/** `{baseUrl}/chat/completions`, one trailing slash of the base URL ignored. */
-function completionsUrl(baseUrl: string): URL {
+/** `{baseUrl}/chat/completions`, one trailing slash of the base URL ignored; undefined if no URL. */
+function completionsUrl(baseUrl: string): URL | undefined {
   const base = baseUrl.endsWith("/") ? baseUrl.slice(0, -1) : baseUrl;
-  return new URL(`${base}/chat/completions`);
+  try {
+    return new URL(`${base}/chat/completions`);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The table of executors.md section 9, from the HTTP status down to the message content. */
@@ -277,9 +284,13 @@ export const openaiExecutorFactory: ExecutorFactory = {
         message: `The environment variable ${apiKeyEnv} (apiKeyEnv) is not set`,
       };
     }
+    const endpoint = completionsUrl(baseUrl);
+    if (endpoint === undefined) {
+      return { status: "fail", message: "The openai executor's baseUrl is not a usable URL" };
+    }
     return {
       status: "ok",
-      message: `The openai executor posts to ${completionsUrl(baseUrl).href} with the key from ${apiKeyEnv}`,
+      message: `The openai executor posts to ${endpoint.href} with the key from ${apiKeyEnv}`,
     };
   },
 };

@@ -107,6 +107,11 @@ describe("openai executor: the request", () => {
     assert.equal(server.seen[0]?.url, "/v1/chat/completions");
   });
 
+  test("a base URL that fits the pattern but is no URL (port 99999) fails with check_config at match time", async () => {
+    const executor = executorFor("http://127.0.0.1:99999/v1");
+    assertCode(await raised(executor.execute(makeJob())), "CG_MODEL_UNAVAILABLE", "check_config");
+  });
+
   test("an unset key environment variable fails with check_config and sends no request", async () => {
     const server = await serve((_request, response) => answerJson(response, 200, "{}"));
     const error = await raised(executorFor(server.baseUrl, {}).execute(makeJob()));

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync 
 import path from "node:path";
 import { describe, test } from "node:test";
 import { runInit } from "../../src/cli/init.js";
+import { CapabilityGraph } from "../../src/graph.js";
 import { captureIo, freshFolder, read, reportOf } from "./maintenance-helpers.js";
 
 async function init(cwd: string, ...args: string[]) {
@@ -37,6 +38,27 @@ describe("init", () => {
     assert.equal(provider.providerId, "example");
     const documentPath = provider.capabilities[0].documents[0].path;
     assert.ok(existsSync(path.join(cwd, "project", "providers", documentPath)));
+  });
+
+  test("the scaffold opens as a graph: a lexical match finds it and its document reads", async () => {
+    const cwd = freshFolder();
+    await init(cwd, "--config", "graph/my.json", "--json");
+    const graph = await CapabilityGraph.open(path.join(cwd, "graph", "my.json"));
+    try {
+      const match = await graph.call("match_capabilities", { request: "find items by keyword" });
+      assert.equal(match.status, "matched");
+      assert.equal((match.candidates as Array<{ id: string }>)[0]?.id, "example::search");
+      const document = await graph.call("read_document", {
+        capabilityId: "example::quick-start",
+        documentId: "guide",
+      });
+      assert.equal(
+        document.text,
+        read(path.join(cwd, "graph", "providers", "docs", "quick-start.md")),
+      );
+    } finally {
+      await graph.close();
+    }
   });
 
   test("leaves no temporary file behind", async () => {

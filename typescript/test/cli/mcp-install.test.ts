@@ -2,6 +2,7 @@
 // the entry each client gets, the conflict rules, --force and its backups, byte-identical files
 // on every failure, atomic writes through symbolic links.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   cpSync,
@@ -622,6 +623,44 @@ describe("mcp-install: conflicts and failures leave the file byte-identical", ()
     assert.equal(exit, 1);
     assert.equal(reportOf(io).checks[0]?.id, "graph-config");
     assert.equal(existsSync(path.join(cwd, "c.json")), false);
+  });
+
+  test("a fifo in the place of the client file is failed at once, never read", async () => {
+    const { cwd } = project();
+    execFileSync("mkfifo", [path.join(cwd, "c.json")]);
+    const { exit, io } = await install(
+      cwd,
+      undefined,
+      "--client",
+      "cursor",
+      "--config-path",
+      "c.json",
+      "--json",
+    );
+    assert.equal(exit, 1);
+    assert.equal(
+      reportOf(io).checks.at(-1)?.message,
+      "c.json: is not a regular file: left untouched",
+    );
+  });
+
+  test("a folder in the place of the client file is failed", async () => {
+    const { cwd } = project();
+    mkdirSync(path.join(cwd, "c.json"));
+    const { exit, io } = await install(
+      cwd,
+      undefined,
+      "--client",
+      "cursor",
+      "--config-path",
+      "c.json",
+      "--json",
+    );
+    assert.equal(exit, 1);
+    assert.equal(
+      reportOf(io).checks.at(-1)?.message,
+      "c.json: is not a regular file: left untouched",
+    );
   });
 
   test("a Codex file that is not TOML is failed and untouched", async () => {

@@ -11,7 +11,7 @@ import { performance } from "node:perf_hooks";
 const TERM_GRACE_MS = 1000;
 /** How long to wait for the kernel to take a KILLed group away before giving up waiting. */
 const KILL_WAIT_MS = 5000;
-const POLL_MS = 20;
+const POLL_MS = 5;
 /** The tail of stdout and of stderr kept for classifying a failed run, in bytes. */
 const CAPTURE_BYTES = 64 * 1024;
 
@@ -145,17 +145,23 @@ async function waitForGroupEnd(group: number, withinMs: number): Promise<boolean
   }
 }
 
+/** Whether any process, zombies included, is still in the group. */
+function groupExists(group: number): boolean {
+  try {
+    process.kill(-group, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Whether a process of the group still runs. `kill(-group, 0)` also counts zombies, which a
  * reparenting init may take a while to reap; on Linux the group's members are read from /proc
  * so that a dead-but-unreaped process does not count as running.
  */
 export function groupHasLiveMember(group: number): boolean {
-  try {
-    process.kill(-group, 0);
-  } catch {
-    return false;
-  }
+  if (!groupExists(group)) return false;
   if (process.platform !== "linux") return true;
   let entries: string[];
   try {

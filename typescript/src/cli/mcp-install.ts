@@ -444,7 +444,7 @@ async function uninstall(request: ClientRequest, dryRun: boolean): Promise<Repor
     checks.push(check("server", "fail", `${shown} could not be written: left untouched`));
     return { status: "failed", checks, warnings: [] };
   }
-  checks.push(check("server", "ok", `Removed ${where}`));
+  checks.push(check("server", "ok", `Removed the server ${serverName} from ${shown}`));
   return { status: "ok", checks, warnings: [`Restart ${client.display} to unload the server`] };
 }
 

@@ -61,7 +61,7 @@ describe("mcp-uninstall", () => {
     assert.deepEqual(report.checks.at(-1), {
       id: "server",
       status: "ok",
-      message: "Removed the server capability-graph in mcp.json",
+      message: "Removed the server capability-graph from mcp.json",
     });
     assert.deepEqual(JSON.parse(read(file)), {
       mcpServers: { other: { command: "other-program", args: [] } },

@@ -38,7 +38,8 @@ export type EnvironmentSource = () => Readonly<Record<string, string | undefined
 /** Failed-run output that means "try later": rate limits, quotas, overload. */
 const RETRYABLE_WORDS = /rate.?limit|quota|overloaded|\b429\b|\b529\b|too many requests/i;
 /** Failed-run output that means the host must fix the login or the key. */
-const CREDENTIAL_WORDS = /log.?in|auth|unauthori[sz]ed|\b401\b|\b403\b|api.?key|credential/i;
+const CREDENTIAL_WORDS =
+  /log(?:ged)?[ _-]?in|auth|unauthori[sz]ed|\b401\b|\b403\b|api.?key|credential/i;
 /** Failed-run output that means the prompt does not fit the model. */
 const CONTEXT_WORDS = /context[ _-]?(length|window)/i;
 

@@ -237,6 +237,12 @@ describe("codex executor: a run", () => {
       "retry",
     ],
     [
+      "a missing login ('not logged in') is check_config",
+      "Error: you are not logged in",
+      "CG_MODEL_UNAVAILABLE",
+      "check_config",
+    ],
+    [
       "a login problem is check_config",
       "Error: not logged in; run codex login",
       "CG_MODEL_UNAVAILABLE",

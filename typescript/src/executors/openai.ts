@@ -102,16 +102,23 @@ export class OpenAIExecutor implements Executor {
     const transport = endpoint.protocol === "https:" ? https : http;
     return new Promise<HttpAnswer>((resolve, reject) => {
       let settled = false;
-      const request = transport.request(endpoint, {
-        method: "POST",
-        agent: false,
-        headers: {
-          Authorization: `Bearer ${key}`,
-          "Content-Type": "application/json",
-          Accept: "application/json",
-          "Content-Length": String(body.length),
-        },
-      });
+      let request: http.ClientRequest;
+      try {
+        request = transport.request(endpoint, {
+          method: "POST",
+          agent: false,
+          headers: {
+            Authorization: `Bearer ${key}`,
+            "Content-Type": "application/json",
+            Accept: "application/json",
+            "Content-Length": String(body.length),
+          },
+        });
+      } catch {
+        // Node refuses a header value with control characters: the key itself is unusable.
+        reject(new ExecutorError("CG_MODEL_UNAVAILABLE", "check_config"));
+        return;
+      }
       this.#inFlight.add(request);
 
       const finish = (outcome: () => void): void => {

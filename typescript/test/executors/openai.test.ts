@@ -119,6 +119,14 @@ describe("openai executor: the request", () => {
     assert.equal(server.seen.length, 0);
   });
 
+  test("a key that cannot be a header value fails with check_config, the key in no error", async () => {
+    const server = await serve((_request, response) => answerJson(response, 200, "{}"));
+    const environment = { [KEY_ENV]: `${KEY}\nX-Injected: 1` };
+    const error = await raised(executorFor(server.baseUrl, environment).execute(makeJob()));
+    assertCode(error, "CG_MODEL_UNAVAILABLE", "check_config");
+    assert.equal(server.seen.length, 0);
+  });
+
   test("an empty key environment variable fails with check_config and sends no request", async () => {
     const server = await serve((_request, response) => answerJson(response, 200, "{}"));
     const error = await raised(executorFor(server.baseUrl, { [KEY_ENV]: "" }).execute(makeJob()));

@@ -1,7 +1,7 @@
 // Test support for the maintenance commands: a fresh folder per test, an io that captures what a
 // command prints, and the report schema of the spec to check every JSON report against.
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
@@ -16,8 +16,16 @@ export function specFile(relative: string): string {
   return path.join(REPOSITORY, "spec", relative);
 }
 
+const createdFolders: string[] = [];
+process.on("exit", () => {
+  for (const folder of createdFolders) rmSync(folder, { recursive: true, force: true });
+});
+
+/** A new folder under the system's temporary folder, removed when the test process exits. */
 export function freshFolder(): string {
-  return mkdtempSync(path.join(tmpdir(), "cg-maintenance-"));
+  const folder = mkdtempSync(path.join(tmpdir(), "cg-maintenance-"));
+  createdFolders.push(folder);
+  return folder;
 }
 
 export interface CapturedIo extends MaintenanceIo {

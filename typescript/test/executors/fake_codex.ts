@@ -1,7 +1,7 @@
 // Fake `codex` programs for the codex executor tests: small POSIX shell scripts written into a
 // fresh folder that the executor finds on PATH. Each records its calls, its standard input and
 // its working folder next to itself, so a test can see what the executor ran.
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -33,8 +33,15 @@ export interface FakeCodex {
   rewrite(options: FakeCodexOptions): void;
 }
 
+const createdFolders: string[] = [];
+process.on("exit", () => {
+  for (const folder of createdFolders) rmSync(folder, { recursive: true, force: true });
+});
+
+/** A fake in a new temporary folder, removed when the test process exits. */
 export function fakeCodex(options: FakeCodexOptions): FakeCodex {
   const folder = mkdtempSync(path.join(tmpdir(), "cg-fake-codex-"));
+  createdFolders.push(folder);
   const program = path.join(folder, "codex");
   const write = (current: FakeCodexOptions): void => {
     writeFileSync(program, script(current));

@@ -700,3 +700,29 @@ describe("mcp-install: conflicts and failures leave the file byte-identical", ()
     assert.equal(read(path.join(cwd, "config.toml")), text);
   });
 });
+
+describe("mcp-install: each client's documented file", () => {
+  const userConfig = process.platform === "darwin" ? "Library/Application Support" : ".config";
+  const locations: Array<[string, string]> = [
+    ["claude-code", ".mcp.json"],
+    ["claude-desktop", `${userConfig}/Claude/claude_desktop_config.json`],
+    ["codex", ".codex/config.toml"],
+    ["cursor", ".cursor/mcp.json"],
+    ["gemini", ".gemini/settings.json"],
+    ["vscode", ".vscode/mcp.json"],
+    ["windsurf", ".codeium/windsurf/mcp_config.json"],
+    ["zed", ".config/zed/settings.json"],
+  ];
+  for (const [client, location] of locations) {
+    test(`${client}: ${location} (HOME and the working folder being the same folder here)`, async () => {
+      const { cwd } = project();
+      const { exit, io } = await install(cwd, undefined, "--client", client, "--dry-run", "--json");
+      assert.equal(exit, 0);
+      assert.deepEqual(reportOf(io).checks[1], {
+        id: "client-config",
+        status: "ok",
+        message: `${location} does not exist yet: it will be created`,
+      });
+    });
+  }
+});

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
+import { parse as parseJsonc } from "jsonc-parser";
 import { CLI_MODULE, runMcpInstall, runMcpUninstall } from "../../src/cli/mcp-install.js";
 import { captureIo, freshFolder, REPOSITORY } from "./maintenance-helpers.js";
 
@@ -136,5 +137,72 @@ test(`mcp-install then mcp-uninstall on ${CASES} generated Cursor files keeps th
       { ...document, mcpServers: servers },
       `seed ${seed}`,
     );
+  }
+});
+
+/** An indented layout with line comments after some lines and block comments between others. */
+function commentedLayout(document: unknown, random: () => number): string {
+  const lines = JSON.stringify(document, null, 2).split("\n");
+  const out: string[] = [];
+  for (const line of lines) {
+    if (random() < 0.2) out.push("/* note */");
+    out.push(random() < 0.3 ? `${line} // note` : line);
+  }
+  return `${out.join("\n")}\n`;
+}
+
+function commentCount(text: string): number {
+  return (text.match(/\/\/ note|\/\* note \*\//g) ?? []).length;
+}
+
+test(`mcp-install then mcp-uninstall on ${CASES} generated VS Code files keeps the document and every comment`, async () => {
+  const cwd = freshFolder();
+  cpSync(
+    path.join(REPOSITORY, "conformance", "fixtures", "maintenance", "capability-graph.json"),
+    path.join(cwd, "capability-graph.json"),
+  );
+  const config = path.join(cwd, "capability-graph.json");
+  const entry = {
+    type: "stdio",
+    command: process.execPath,
+    args: [CLI_MODULE, "mcp", "--config", config],
+  };
+  const file = path.join(cwd, "mcp.json");
+  for (let seed = 1; seed <= CASES; seed += 1) {
+    const random = generator(seed * 7919);
+    const document = randomObject(random, 0);
+    if (random() < 0.6)
+      document.servers = { other: { type: "stdio", command: randomString(random) } };
+    const text = commentedLayout(document, random);
+    writeFileSync(file, text);
+    const comments = commentCount(text);
+    const servers = (document.servers ?? {}) as Record<string, unknown>;
+
+    const installIo = captureIo(cwd);
+    assert.equal(
+      await runMcpInstall(["--client", "vscode", "--config-path", "mcp.json", "--json"], installIo),
+      0,
+      `seed ${seed}: ${installIo.out}`,
+    );
+    const installed = readFileSync(file, "utf8");
+    assert.deepEqual(
+      parseJsonc(installed),
+      { ...document, servers: { ...servers, "capability-graph": entry } },
+      `seed ${seed}`,
+    );
+    assert.equal(commentCount(installed), comments, `seed ${seed}: comments kept`);
+
+    const uninstallIo = captureIo(cwd);
+    assert.equal(
+      await runMcpUninstall(
+        ["--client", "vscode", "--config-path", "mcp.json", "--json"],
+        uninstallIo,
+      ),
+      0,
+      `seed ${seed}: ${uninstallIo.out}`,
+    );
+    const removed = readFileSync(file, "utf8");
+    assert.deepEqual(parseJsonc(removed), { ...document, servers }, `seed ${seed}`);
+    assert.equal(commentCount(removed), comments, `seed ${seed}: comments kept`);
   }
 });

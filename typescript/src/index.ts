@@ -26,4 +26,11 @@ export {
   type ExecutorJob,
   type ModelSection,
 } from "./executors/protocol.js";
-export { type CallOptions, CapabilityGraph, type JsonObject, type OpenOptions } from "./graph.js";
+export {
+  type CallOptions,
+  CapabilityGraph,
+  type JsonObject,
+  type OpenOptions,
+  parseRequestText,
+  type RequestTextOutcome,
+} from "./graph.js";

@@ -21,8 +21,21 @@ export type TextFault =
   | { readonly kind: "long-integer"; readonly path: JsonPath };
 
 export type ParseOutcome =
-  | { readonly ok: true; readonly value: unknown }
+  | {
+      readonly ok: true;
+      readonly value: unknown;
+      /**
+       * The paths (keys of `pathKey`) of integer literals outside -2^53..2^53: the value holds
+       * them rounded, so the range rule ([CG-CONV-6]) must look here, not at the number.
+       */
+      readonly bigIntegers: ReadonlySet<string>;
+    }
   | { readonly ok: false; readonly fault: TextFault };
+
+/** The key of a path in `bigIntegers`. */
+export function pathKey(path: JsonPath): string {
+  return JSON.stringify(path);
+}
 
 /** An integer literal with more digits than this is refused while parsing ([CG-MSG-13]). */
 export const MAX_INTEGER_DIGITS = 400;
@@ -55,7 +68,31 @@ interface Frame {
   readonly keys: Set<string> | undefined;
   /** The key or index under which the next value of this frame is stored. */
   slot: string | number;
-  readonly path: Array<string | number>;
+  /** The frame holding this container, and the slot it is stored under there. */
+  readonly parent: Frame | undefined;
+  readonly parentSlot: string | number;
+}
+
+/** Where a value is stored: in a frame under a slot; the root has no frame. */
+interface Place {
+  readonly frame: Frame | undefined;
+  readonly slot: string | number;
+}
+
+function framePath(frame: Frame): JsonPath {
+  const tokens: Array<string | number> = [];
+  for (
+    let current: Frame | undefined = frame;
+    current?.parent !== undefined;
+    current = current.parent
+  ) {
+    tokens.push(current.parentSlot);
+  }
+  return tokens.reverse();
+}
+
+function placePath(place: Place): JsonPath {
+  return place.frame === undefined ? [] : [...framePath(place.frame), place.slot];
 }
 
 class Fault {
@@ -64,13 +101,14 @@ class Fault {
 
 class Parser {
   private position = 0;
+  private readonly bigIntegers = new Set<string>();
 
   constructor(private readonly text: string) {}
 
   parse(): ParseOutcome {
     try {
       const value = this.document();
-      return { ok: true, value };
+      return { ok: true, value, bigIntegers: this.bigIntegers };
     } catch (error) {
       if (error instanceof Fault) return { ok: false, fault: error.fault };
       throw error;
@@ -83,23 +121,24 @@ class Parser {
     let result: unknown;
     // Each iteration reads one value, or closes containers, until the root value is complete.
     for (;;) {
-      const path =
-        stack.length === 0 ? [] : [...(stack.at(-1)?.path ?? []), stack.at(-1)?.slot ?? 0];
+      // Paths are built only for a fault: copying them per value would cost depth² memory.
+      const holder = stack.at(-1);
+      const place: Place = { frame: holder, slot: holder?.slot ?? 0 };
       const char = this.text[this.position];
       let value: unknown;
       let opened: Frame | undefined;
       if (char === "{") {
         this.position += 1;
         const container: Record<string, unknown> = {};
-        opened = { container, keys: new Set(), slot: "", path };
+        opened = { container, keys: new Set(), slot: "", parent: holder, parentSlot: place.slot };
         value = container;
       } else if (char === "[") {
         this.position += 1;
         const container: unknown[] = [];
-        opened = { container, keys: undefined, slot: 0, path };
+        opened = { container, keys: undefined, slot: 0, parent: holder, parentSlot: place.slot };
         value = container;
       } else {
-        value = this.scalar(path);
+        value = this.scalar(place);
       }
       if (stack.length === 0) result = value;
       else this.store(stack.at(-1) as Frame, value);
@@ -158,7 +197,7 @@ class Parser {
     this.skipWhitespace();
     if (this.text[this.position] !== '"') this.syntax("expected a member name");
     const name = this.string();
-    if (frame.keys?.has(name)) throw new Fault({ kind: "duplicate", path: frame.path });
+    if (frame.keys?.has(name)) throw new Fault({ kind: "duplicate", path: framePath(frame) });
     frame.keys?.add(name);
     frame.slot = name;
     this.skipWhitespace();
@@ -167,11 +206,11 @@ class Parser {
     this.skipWhitespace();
   }
 
-  private scalar(path: JsonPath): unknown {
+  private scalar(place: Place): unknown {
     const char = this.text[this.position];
     if (char === '"') return this.string();
     if (char === "-" || (char !== undefined && char >= "0" && char <= "9"))
-      return this.number(path);
+      return this.number(place);
     for (const [word, value] of [
       ["true", true],
       ["false", false],
@@ -185,7 +224,7 @@ class Parser {
     return this.syntax("expected a value");
   }
 
-  private number(path: JsonPath): number {
+  private number(place: Place): number {
     const match = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
     match.lastIndex = this.position;
     const found = match.exec(this.text);
@@ -195,18 +234,14 @@ class Parser {
     const isInteger = found[1] === undefined && found[2] === undefined;
     if (!isInteger) return Number(literal);
     const digits = literal.startsWith("-") ? literal.length - 1 : literal.length;
-    if (digits > MAX_INTEGER_DIGITS) throw new Fault({ kind: "long-integer", path });
-    const value = Number(literal);
-    // 2^53 + 1 rounds to 2^53, which is inside the range: keep such a literal outside it, so
-    // the range rule ([CG-CONV-6]) refuses it instead of accepting a rounded value.
+    if (digits > MAX_INTEGER_DIGITS)
+      throw new Fault({ kind: "long-integer", path: placePath(place) });
     if (digits >= 16) {
       const exact = BigInt(literal);
-      const magnitude = exact < 0n ? -exact : exact;
-      if (magnitude > MAX_SAFE_MAGNITUDE && Math.abs(value) <= 2 ** 53) {
-        return Math.sign(value) * (2 ** 53 + 2);
-      }
+      if ((exact < 0n ? -exact : exact) > MAX_SAFE_MAGNITUDE)
+        this.bigIntegers.add(pathKey(placePath(place)));
     }
-    return value;
+    return Number(literal);
   }
 
   private string(): string {
@@ -231,7 +266,7 @@ class Parser {
       }
       if (code === 0x5c) {
         out += this.text.slice(runStart, index);
-        const escape = this.text[index + 1];
+        const escaped = this.text[index + 1];
         const simple: Record<string, string> = {
           '"': '"',
           "\\": "\\",
@@ -242,11 +277,11 @@ class Parser {
           r: "\r",
           t: "\t",
         };
-        if (escape !== undefined && Object.hasOwn(simple, escape)) {
-          out += simple[escape];
+        if (escaped !== undefined && Object.hasOwn(simple, escaped)) {
+          out += simple[escaped];
           index += 2;
         } else if (
-          escape === "u" &&
+          escaped === "u" &&
           /^[0-9a-fA-F]{4}$/.test(this.text.slice(index + 2, index + 6))
         ) {
           out += String.fromCharCode(Number.parseInt(this.text.slice(index + 2, index + 6), 16));

@@ -219,9 +219,9 @@ function matches(
   }
   if (Array.isArray(pattern)) {
     if (!Array.isArray(observed) || observed.length !== pattern.length) fail("array length");
-    pattern.forEach((item, index) =>
-      matches(item, (observed as unknown[])[index], captures, `${where}/${index}`, exact),
-    );
+    for (const [index, item] of pattern.entries()) {
+      matches(item, (observed as unknown[])[index], captures, `${where}/${index}`, exact);
+    }
     return;
   }
   if (pattern !== observed) fail("value");

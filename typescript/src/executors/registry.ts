@@ -1,12 +1,16 @@
 // Executor name -> factory. The configuration's `model.executor` selects the factory; the schema
 // (config.schema.json#/$defs/ModelConfig) has already restricted the names to the contract's.
+import { codexExecutorFactory } from "./codex.js";
 import { lexicalExecutorFactory } from "./lexical.js";
+import { openaiExecutorFactory } from "./openai.js";
 import type { ExecutorFactory } from "./protocol.js";
 import { scriptedExecutorFactory } from "./scripted.js";
 
 const FACTORIES: Readonly<Record<string, ExecutorFactory>> = {
   scripted: scriptedExecutorFactory,
   lexical: lexicalExecutorFactory,
+  openai: openaiExecutorFactory,
+  codex: codexExecutorFactory,
 };
 
 /** The factory of a named executor, or undefined when this implementation does not offer it. */

@@ -1,0 +1,379 @@
+// The codex executor with fake `codex` programs on PATH (executors.md section 10): the
+// prerequisites (version floor, sandbox probe), the run and its answer file, the projection of
+// failed runs, and the process-tree kill on deadline, cancellation and close.
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { describe, test } from "node:test";
+import { CodexExecutor, codexExecutorFactory, meetsFloor } from "../../src/executors/codex.js";
+import { MATCH_INSTRUCTIONS } from "../../src/executors/model_prompt.js";
+import { processIsRunning } from "../../src/executors/process_tree.js";
+import { ExecutorError } from "../../src/executors/protocol.js";
+import { executorFactory } from "../../src/executors/registry.js";
+import {
+  answerWith,
+  type FakeCodex,
+  type FakeCodexOptions,
+  fakeCodex,
+  hangWithGrandchild,
+} from "./fake_codex.js";
+import { makeJob } from "./helpers.js";
+
+const MATCHED = {
+  status: "matched",
+  candidates: [{ id: "billing::invoice.create", confidence: 0.8, reason: "fits" }],
+};
+
+function executorFor(fake: FakeCodex, model?: string): CodexExecutor {
+  return new CodexExecutor(model === undefined ? {} : { model }, () => ({ PATH: fake.searchPath }));
+}
+
+async function raised(promise: Promise<unknown>): Promise<ExecutorError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof ExecutorError, "an ExecutorError");
+    return error;
+  }
+  assert.fail("the executor answered instead of raising");
+}
+
+function assertCode(error: ExecutorError, code: string, nextAction?: string): void {
+  assert.deepEqual({ code: error.code, nextAction: error.nextAction }, { code, nextAction });
+}
+
+async function outcomeOf(options: FakeCodexOptions, job = makeJob()): Promise<ExecutorError> {
+  return raised(executorFor(fakeCodex(options)).execute(job));
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let attempt = 0; attempt < 1000 && !condition(); attempt += 1) {
+    await new Promise((wake) => setTimeout(wake, 10));
+  }
+  assert.ok(condition(), "the condition became true");
+}
+
+function grandchildOf(fake: FakeCodex): number {
+  const pid = Number(fake.recorded("grandchild.pid"));
+  assert.ok(Number.isInteger(pid) && pid > 0, "the fake recorded its grandchild");
+  return pid;
+}
+
+describe("codex executor: prerequisites", () => {
+  test("no codex on PATH is CG_MODEL_UNAVAILABLE with check_config", async () => {
+    const executor = new CodexExecutor({}, () => ({ PATH: "/nonexistent-folder" }));
+    assertCode(await raised(executor.execute(makeJob())), "CG_MODEL_UNAVAILABLE", "check_config");
+  });
+
+  test("a version below 0.46.0 is CG_MODEL_EXECUTOR_UNSAFE and nothing else runs", async () => {
+    const fake = fakeCodex({ version: "0.45.9" });
+    assertCode(await raised(executorFor(fake).execute(makeJob())), "CG_MODEL_EXECUTOR_UNSAFE");
+    assert.deepEqual(fake.calls(), ["--version"]);
+  });
+
+  test("an unparseable version is CG_MODEL_EXECUTOR_UNSAFE", async () => {
+    assertCode(await outcomeOf({ version: "dev-build" }), "CG_MODEL_EXECUTOR_UNSAFE");
+  });
+
+  test("a failing --version is CG_MODEL_EXECUTOR_UNSAFE", async () => {
+    assertCode(
+      await outcomeOf({ versionScript: 'echo "codex-cli 9.9.9"; exit 1' }),
+      "CG_MODEL_EXECUTOR_UNSAFE",
+    );
+  });
+
+  test("a sandbox probe that fails is CG_MODEL_EXECUTOR_UNSAFE and the model is never run", async () => {
+    const fake = fakeCodex({ sandboxExit: 1, exec: answerWith(JSON.stringify(MATCHED)) });
+    assertCode(await raised(executorFor(fake).execute(makeJob())), "CG_MODEL_EXECUTOR_UNSAFE");
+    assert.deepEqual(fake.calls(), ["--version", "sandbox linux -- true"]);
+  });
+
+  test("a probe that cannot start is CG_MODEL_UNAVAILABLE with check_config", async () => {
+    const fake = fakeCodex({});
+    writeFileSync(
+      fake.program,
+      `#!/nonexistent/interpreter\n${readFileSync(fake.program, "utf8")}`,
+    );
+    assertCode(
+      await raised(executorFor(fake).execute(makeJob())),
+      "CG_MODEL_UNAVAILABLE",
+      "check_config",
+    );
+  });
+
+  test("the version floor compares X.Y.Z numerically", () => {
+    assert.equal(meetsFloor("codex-cli 0.46.0"), true);
+    assert.equal(meetsFloor("codex-cli 0.100.0"), true);
+    assert.equal(meetsFloor("codex-cli 1.0.0"), true);
+    assert.equal(meetsFloor("codex-cli 0.45.99"), false);
+    assert.equal(meetsFloor("codex-cli 0.46"), false);
+    assert.equal(meetsFloor("codex"), false);
+  });
+
+  test("a passed check is remembered for the same binary", async () => {
+    const fake = fakeCodex({ exec: answerWith(JSON.stringify(MATCHED)) });
+    const executor = executorFor(fake);
+    await executor.execute(makeJob());
+    await executor.execute(makeJob());
+    assert.deepEqual(
+      fake.calls().map((call) => call.split(" ")[0]),
+      ["--version", "sandbox", "exec", "exec"],
+    );
+  });
+
+  test("a changed binary is probed again", async () => {
+    const fake = fakeCodex({ exec: answerWith(JSON.stringify(MATCHED)) });
+    const executor = executorFor(fake);
+    await executor.execute(makeJob());
+    fake.rewrite({ version: "0.45.0", exec: answerWith(JSON.stringify(MATCHED)) });
+    assertCode(await raised(executor.execute(makeJob())), "CG_MODEL_EXECUTOR_UNSAFE");
+  });
+});
+
+describe("codex executor: a run", () => {
+  test("runs codex exec read-only in an empty work folder with the schema and the prompt on stdin", async () => {
+    const fake = fakeCodex({ exec: answerWith(JSON.stringify(MATCHED)) });
+    assert.deepEqual(await executorFor(fake, "o4-mini").execute(makeJob()), MATCHED);
+    const exec = fake.calls()[2]?.split(" ") ?? [];
+    const work = fake.recorded("work.txt")?.trim() ?? "";
+    const folder = path.dirname(work);
+    assert.deepEqual(exec, [
+      "exec",
+      "--sandbox",
+      "read-only",
+      "--skip-git-repo-check",
+      "--cd",
+      work,
+      "--color",
+      "never",
+      "--output-schema",
+      path.join(folder, "schema.json"),
+      "--output-last-message",
+      path.join(folder, "last-message.json"),
+      "--model",
+      "o4-mini",
+      "-",
+    ]);
+    assert.equal(path.basename(work), "work");
+    assert.equal(fake.recorded("cwd.txt")?.trim(), work);
+    assert.equal(fake.recorded("work-listing.txt"), "");
+    const stdin = fake.recorded("stdin.txt") ?? "";
+    assert.ok(stdin.startsWith(`${MATCH_INSTRUCTIONS}\n\n`));
+    assert.deepEqual(
+      JSON.parse(stdin.slice(MATCH_INSTRUCTIONS.length + 2)).request,
+      "create an invoice",
+    );
+  });
+
+  test("the temporary folder is removed afterwards", async () => {
+    const fake = fakeCodex({ exec: answerWith(JSON.stringify(MATCHED)) });
+    await executorFor(fake).execute(makeJob());
+    const work = fake.recorded("work.txt")?.trim() ?? "";
+    assert.notEqual(work, "");
+    assert.equal(existsSync(path.dirname(work)), false);
+  });
+
+  test("without a model option no --model is passed", async () => {
+    const fake = fakeCodex({ exec: answerWith(JSON.stringify(MATCHED)) });
+    await executorFor(fake).execute(makeJob());
+    assert.equal(fake.calls()[2]?.includes("--model"), false);
+  });
+
+  test("a candidate whose reason is empty loses its reason", async () => {
+    const answer = {
+      status: "matched",
+      candidates: [{ id: "billing::invoice.create", confidence: 0.5, reason: "" }],
+    };
+    const fake = fakeCodex({ exec: answerWith(JSON.stringify(answer)) });
+    assert.deepEqual(await executorFor(fake).execute(makeJob()), {
+      status: "matched",
+      candidates: [{ id: "billing::invoice.create", confidence: 0.5 }],
+    });
+  });
+
+  test("a last message that is not JSON is CG_MODEL_OUTPUT_INVALID", async () => {
+    assertCode(
+      await outcomeOf({ exec: answerWith("I think billing fits.") }),
+      "CG_MODEL_OUTPUT_INVALID",
+    );
+  });
+
+  test("a missing last-message file is CG_MODEL_OUTPUT_INVALID", async () => {
+    assertCode(await outcomeOf({ exec: "exit 0" }), "CG_MODEL_OUTPUT_INVALID");
+  });
+
+  test("a last message that is not UTF-8 is CG_MODEL_OUTPUT_INVALID", async () => {
+    assertCode(
+      await outcomeOf({ exec: `printf '{\\377}' > "$answer"; exit 0` }),
+      "CG_MODEL_OUTPUT_INVALID",
+    );
+  });
+
+  test("a last message over maxModelOutputBytes is CG_MODEL_OUTPUT_TOO_LARGE", async () => {
+    const answer = JSON.stringify(MATCHED);
+    const job = makeJob({ maxOutputBytes: Buffer.byteLength(answer) - 1 });
+    assertCode(await outcomeOf({ exec: answerWith(answer) }, job), "CG_MODEL_OUTPUT_TOO_LARGE");
+  });
+
+  test("a last message of exactly maxModelOutputBytes is read", async () => {
+    const answer = JSON.stringify(MATCHED);
+    const fake = fakeCodex({ exec: answerWith(answer) });
+    const job = makeJob({ maxOutputBytes: Buffer.byteLength(answer) });
+    assert.deepEqual(await executorFor(fake).execute(job), MATCHED);
+  });
+
+  const failures: Array<[string, string, string, string | undefined]> = [
+    [
+      "a rate limit is retry",
+      "ERROR: 429 Too Many Requests: rate limit reached",
+      "CG_MODEL_UNAVAILABLE",
+      "retry",
+    ],
+    [
+      "an overloaded service is retry",
+      "error: model overloaded (529)",
+      "CG_MODEL_UNAVAILABLE",
+      "retry",
+    ],
+    [
+      "a missing login ('not logged in') is check_config",
+      "Error: you are not logged in",
+      "CG_MODEL_UNAVAILABLE",
+      "check_config",
+    ],
+    [
+      "a login problem is check_config",
+      "Error: not logged in; run codex login",
+      "CG_MODEL_UNAVAILABLE",
+      "check_config",
+    ],
+    [
+      "a 401 is check_config",
+      "unexpected status 401 Unauthorized",
+      "CG_MODEL_UNAVAILABLE",
+      "check_config",
+    ],
+    [
+      "a context overflow is CG_MODEL_CONTEXT_EXCEEDED",
+      "input exceeds the context window of this model",
+      "CG_MODEL_CONTEXT_EXCEEDED",
+      undefined,
+    ],
+    ["any other failure is retry", "something broke", "CG_MODEL_UNAVAILABLE", "retry"],
+  ];
+  for (const [title, output, code, nextAction] of failures) {
+    test(`a non-zero exit: ${title}`, async () => {
+      assertCode(await outcomeOf({ exec: `echo "${output}" >&2; exit 1` }), code, nextAction);
+    });
+  }
+});
+
+describe("codex executor: stopping the process tree", () => {
+  test("the deadline is CG_MODEL_TIMEOUT and the grandchild is dead when the error arrives", async () => {
+    const fake = fakeCodex({ exec: hangWithGrandchild(false) });
+    const job = makeJob({ deadline: performance.now() + 3000 });
+    assertCode(await raised(executorFor(fake).execute(job)), "CG_MODEL_TIMEOUT");
+    assert.equal(processIsRunning(grandchildOf(fake)), false);
+  });
+
+  test("cancelling mid-run is CG_MODEL_CANCELLED and the grandchild is dead when the error arrives", async () => {
+    const fake = fakeCodex({ exec: hangWithGrandchild(false) });
+    const controller = new AbortController();
+    const running = executorFor(fake).execute(makeJob({ signal: controller.signal }));
+    await until(() => fake.recorded("grandchild.pid") !== undefined);
+    const grandchild = grandchildOf(fake);
+    assert.equal(processIsRunning(grandchild), true);
+    controller.abort();
+    assertCode(await raised(running), "CG_MODEL_CANCELLED");
+    assert.equal(processIsRunning(grandchild), false);
+  });
+
+  test("a tree that ignores TERM is killed after the grace period", async () => {
+    const fake = fakeCodex({ exec: hangWithGrandchild(true) });
+    const controller = new AbortController();
+    const running = executorFor(fake).execute(makeJob({ signal: controller.signal }));
+    await until(() => fake.recorded("grandchild.pid") !== undefined);
+    controller.abort();
+    assertCode(await raised(running), "CG_MODEL_CANCELLED");
+    assert.equal(processIsRunning(grandchildOf(fake)), false);
+  });
+
+  test("close stops a run in progress and kills its tree before it resolves", async () => {
+    const fake = fakeCodex({ exec: hangWithGrandchild(false) });
+    const executor = executorFor(fake);
+    const running = raised(executor.execute(makeJob()));
+    await until(() => fake.recorded("grandchild.pid") !== undefined);
+    await executor.close();
+    assert.equal(processIsRunning(grandchildOf(fake)), false);
+    assertCode(await running, "CG_MODEL_CANCELLED");
+  });
+
+  test("a version probe that hangs is stopped by the deadline as CG_MODEL_TIMEOUT", async () => {
+    const fake = fakeCodex({ versionScript: "sleep 1000" });
+    const job = makeJob({ deadline: performance.now() + 300 });
+    assertCode(await raised(executorFor(fake).execute(job)), "CG_MODEL_TIMEOUT");
+  });
+
+  test("a finished run leaves no process of its group behind", async () => {
+    const fake = fakeCodex({
+      exec: `sleep 1000 & echo $! > "$here/grandchild.pid"; ${answerWith(JSON.stringify(MATCHED))}`,
+    });
+    assert.deepEqual(await executorFor(fake).execute(makeJob()), MATCHED);
+    assert.equal(processIsRunning(grandchildOf(fake)), false);
+  });
+});
+
+describe("codex executor: registry", () => {
+  test("the registry builds the codex executor", () => {
+    const factory = executorFactory("codex");
+    assert.equal(factory, codexExecutorFactory);
+    assert.equal(factory.create({ executor: "codex" }).name, "codex");
+  });
+});
+
+describe("codex executor: doctor's diagnosis", () => {
+  async function diagnosisWith(searchPath: string) {
+    const savedPath = process.env.PATH;
+    process.env.PATH = searchPath;
+    try {
+      return await codexExecutorFactory.diagnose?.(
+        { executor: "codex" },
+        new AbortController().signal,
+      );
+    } finally {
+      process.env.PATH = savedPath;
+    }
+  }
+
+  test("a codex that passes both probes is ok", async () => {
+    const fake = fakeCodex({});
+    assert.deepEqual(await diagnosisWith(fake.searchPath), {
+      status: "ok",
+      message: `${fake.program} meets the version floor 0.46.0 and its sandbox works`,
+    });
+  });
+
+  test("no codex on PATH fails", async () => {
+    assert.deepEqual(await diagnosisWith("/nonexistent-folder"), {
+      status: "fail",
+      message: "The codex executor cannot run safely: the codex program is not on PATH",
+    });
+  });
+
+  test("an old codex fails naming the floor", async () => {
+    const fake = fakeCodex({ version: "0.45.0" });
+    assert.deepEqual(await diagnosisWith(fake.searchPath), {
+      status: "fail",
+      message: `The codex executor cannot run safely: ${fake.program} --version does not report a version of at least 0.46.0`,
+    });
+  });
+
+  test("a broken sandbox fails", async () => {
+    const fake = fakeCodex({ sandboxExit: 1 });
+    assert.deepEqual(await diagnosisWith(fake.searchPath), {
+      status: "fail",
+      message: `The codex executor cannot run safely: the platform sandbox does not work (${fake.program} sandbox linux -- true failed)`,
+    });
+  });
+});

@@ -192,8 +192,13 @@ def mutation(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def bench(session: nox.Session) -> None:
-    """Run the benchmarks and print ratios against their baselines."""
+    """Run the benchmarks and print ratios against their baselines (the TypeScript ones beside
+    the Python ones; they need Node 20+ and npm on PATH)."""
     _install_packages(session)
     session.install(*_group("test"))
     _install_test_support(session)
+    if shutil.which("npm") is not None:
+        with session.chdir("typescript"):
+            session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+            session.run("npm", "run", "build", external=True)
     session.run("python", "tools/bench/run.py", *session.posargs)

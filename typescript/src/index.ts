@@ -27,3 +27,15 @@ export {
   type ModelSection,
 } from "./executors/protocol.js";
 export { type CallOptions, CapabilityGraph, type JsonObject, type OpenOptions } from "./graph.js";
+export {
+  type AnthropicTool,
+  anthropicTools,
+  type OpenAIChatTool,
+  type OpenAIResponsesTool,
+  openAIChatTools,
+  openAIResponsesTools,
+  ToolAdapter,
+  type ToolDefinition,
+  type ToolOutcome,
+  toolDefinitions,
+} from "./tools.js";

@@ -93,12 +93,18 @@ async function openArgumentsFile(path: string): Promise<FileHandle> {
     // O_NONBLOCK: opening a fifo must not wait for a writer; it is refused below anyway.
     handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
-    throw new UsageError("argument --arguments-file: cannot open the file", CALL_SPEC.name);
+    throw new UsageError(
+      "argument --arguments-file: not a readable regular file (use - for standard input)",
+      CALL_SPEC.name,
+    );
   }
   const stat = await handle.stat();
   if (!stat.isFile()) {
     await handle.close();
-    throw new UsageError("argument --arguments-file: not a regular file", CALL_SPEC.name);
+    throw new UsageError(
+      "argument --arguments-file: not a readable regular file (use - for standard input)",
+      CALL_SPEC.name,
+    );
   }
   return handle;
 }
@@ -150,10 +156,6 @@ export async function callCommand(args: string[], io: Io): Promise<number> {
     );
   }
   if (inline !== undefined) checkJson(inline, "--arguments");
-  if (file !== undefined && file !== "-") {
-    // A file that is not a regular file is a usage error whatever the configuration says.
-    await (await openArgumentsFile(file)).close();
-  }
   let graph: CapabilityGraph;
   try {
     graph = await openGraph(parsed);

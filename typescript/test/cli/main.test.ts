@@ -152,7 +152,7 @@ test("--arguments-file that is a directory is a usage error", () => {
     config,
   ]);
   assert.equal(done.status, 2);
-  assert.match(done.stderr, /not a regular file/);
+  assert.match(done.stderr, /not a readable regular file/);
 });
 
 test("--arguments-file over maxInputBytes is CG_INPUT_TOO_LARGE in the tool's phase", () => {

@@ -197,7 +197,7 @@ function validatorModule(schemas) {
   const ajv = new Ajv2020.default({
     code: { source: true, esm: true, lines: true },
     verbose: true,
-    allErrors: false,
+    allErrors: true,
     strict: false,
     unicodeRegExp: true,
   });
@@ -223,6 +223,11 @@ function validatorModule(schemas) {
     return name;
   });
   code = code.replace(/^"use strict";/, "");
+  // Typed exports, so the (unchecked) generated code gives the core a checked interface.
+  code = code.replace(
+    /export const (validate[A-Za-z]+) = (validate[0-9]+);/g,
+    "export const $1: ContractValidator = $2;",
+  );
   return (
     `${HEADER}// Source: schemas/*.schema.json, compiled by Ajv ${ajvVersion()} (Draft 2020-12, standalone).\n` +
     "// @ts-nocheck\n" +
@@ -234,7 +239,7 @@ function validatorModule(schemas) {
 
 function validatorTypes(names) {
   return (
-    "\n/** A compiled validator: returns true, or false with `errors` (the first fault only). */\n" +
+    "\n/** A compiled validator: returns true, or false with `errors` (every fault, allErrors). */\n" +
     "export interface ContractValidator {\n" +
     "  (value: unknown): boolean;\n" +
     "  errors?: ContractValidationError[] | null;\n" +
@@ -277,6 +282,36 @@ function memberNamesModule(schemas) {
   );
 }
 
+// The `default` of every schema member, keyed by `file#/json/pointer` of the member's schema,
+// plus the budget defaults in the order of budgets.schema.json.
+function defaultsModule(schemas) {
+  const defaults = {};
+  const visit = (node, pointer, file) => {
+    if (Array.isArray(node)) node.forEach((item, index) => visit(item, `${pointer}/${index}`, file));
+    else if (node !== null && typeof node === "object") {
+      if (Object.hasOwn(node, "default") && typeof node.default !== "object")
+        defaults[`${file}#${pointer}`] = node.default;
+      for (const [key, value] of Object.entries(node)) {
+        const token = key.replaceAll("~", "~0").replaceAll("/", "~1");
+        visit(value, `${pointer}/${token}`, file);
+      }
+    }
+  };
+  for (const [file, schema] of schemas) visit(schema, "", file);
+  const budgets = Object.fromEntries(
+    Object.entries(schemas.get("budgets.schema.json").properties).map(([name, member]) => [
+      name,
+      member.default,
+    ]),
+  );
+  return (
+    `${HEADER}// Source: the \`default\` members of schemas/*.schema.json.\n\n` +
+    `export const SCHEMA_DEFAULTS: Readonly<Record<string, string | number | boolean>> = ${literal(defaults)};\n\n` +
+    `export const BUDGET_DEFAULTS = ${literal(budgets)} as const;\n` +
+    "export type BudgetName = keyof typeof BUDGET_DEFAULTS;\n"
+  );
+}
+
 async function allModules() {
   const schemas = loadSchemas();
   const modules = new Map();
@@ -284,6 +319,7 @@ async function allModules() {
   modules.set("operations.ts", operationsModule());
   modules.set("explanations.ts", explanationsModule());
   modules.set("member-names.ts", memberNamesModule(schemas));
+  modules.set("defaults.ts", defaultsModule(schemas));
   modules.set("validators.ts", validatorModule(schemas));
   for (const [name, text] of await typeModules(schemas)) modules.set(name, text);
   return modules;

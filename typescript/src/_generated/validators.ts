@@ -4,7 +4,7 @@
 // @ts-nocheck
 import runtime_ucs2length from "ajv/dist/runtime/ucs2length.js";
 
-export const validateBudgets = validate20;
+export const validateBudgets: ContractValidator = validate20;
 const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/budgets.schema.json","title":"Budgets","description":"Trusted host budgets: positive integers up to hard caps; an omitted budget takes its default. Requests can never raise them, and exceeding one is an error, never a silent truncation. Anything else (zero, negative, above the cap, not an integer) is CG_CONFIG_INVALID.","type":"object","additionalProperties":false,"properties":{"maxCapabilities":{"$ref":"#/$defs/MaxCapabilities","default":100000},"maxCatalogEntries":{"$ref":"#/$defs/MaxCatalogEntries","default":5000},"maxResultBytes":{"$ref":"#/$defs/MaxResultBytes","default":1048576},"maxInputBytes":{"$ref":"#/$defs/MaxInputBytes","default":65536},"maxDocumentBytes":{"$ref":"#/$defs/MaxDocumentBytes","default":1048576},"maxDefinitionBytes":{"$ref":"#/$defs/MaxDefinitionBytes","default":4194304},"maxModelOutputBytes":{"$ref":"#/$defs/MaxModelOutputBytes","default":65536}},"$defs":{"MaxCapabilities":{"title":"MaxCapabilities","description":"Most capabilities a graph may load, over all providers (CG_CATALOG_TOO_LARGE at load). Hard cap 10,000,000.","type":"integer","minimum":1,"maximum":10000000},"MaxCatalogEntries":{"title":"MaxCatalogEntries","description":"Most catalog entries a match may hand to the model executor (CG_CATALOG_TOO_LARGE in match). Hard cap 1,000,000.","type":"integer","minimum":1,"maximum":1000000},"MaxResultBytes":{"title":"MaxResultBytes","description":"Largest serialized result (CG_RESULT_TOO_LARGE). Hard cap 256 MiB.","type":"integer","minimum":1,"maximum":268435456},"MaxInputBytes":{"title":"MaxInputBytes","description":"Largest serialized request (CG_INPUT_TOO_LARGE). Hard cap 64 MiB.","type":"integer","minimum":1,"maximum":67108864},"MaxDocumentBytes":{"title":"MaxDocumentBytes","description":"Largest document body that can be read (CG_DOCUMENT_TOO_LARGE). Hard cap 1 GiB.","type":"integer","minimum":1,"maximum":1073741824},"MaxDefinitionBytes":{"title":"MaxDefinitionBytes","description":"Largest provider definition file (CG_DEFINITION_INVALID). Hard cap 1 GiB.","type":"integer","minimum":1,"maximum":1073741824},"MaxModelOutputBytes":{"title":"MaxModelOutputBytes","description":"Largest serialized model executor output (CG_MODEL_OUTPUT_TOO_LARGE). Hard cap 16 MiB.","type":"integer","minimum":1,"maximum":16777216},"EffectiveBudgets":{"title":"EffectiveBudgets","description":"The budgets in force, every one present (defaults filled in), as reported by describe.","type":"object","additionalProperties":false,"required":["maxCapabilities","maxCatalogEntries","maxResultBytes","maxInputBytes","maxDocumentBytes","maxDefinitionBytes","maxModelOutputBytes"],"properties":{"maxCapabilities":{"$ref":"#/$defs/MaxCapabilities"},"maxCatalogEntries":{"$ref":"#/$defs/MaxCatalogEntries"},"maxResultBytes":{"$ref":"#/$defs/MaxResultBytes"},"maxInputBytes":{"$ref":"#/$defs/MaxInputBytes"},"maxDocumentBytes":{"$ref":"#/$defs/MaxDocumentBytes"},"maxDefinitionBytes":{"$ref":"#/$defs/MaxDefinitionBytes"},"maxModelOutputBytes":{"$ref":"#/$defs/MaxModelOutputBytes"}}}}};
 const schema32 = {"title":"MaxCapabilities","description":"Most capabilities a graph may load, over all providers (CG_CATALOG_TOO_LARGE at load). Hard cap 10,000,000.","type":"integer","minimum":1,"maximum":10000000};
 const schema33 = {"title":"MaxCatalogEntries","description":"Most catalog entries a match may hand to the model executor (CG_CATALOG_TOO_LARGE in match). Hard cap 1,000,000.","type":"integer","minimum":1,"maximum":1000000};
@@ -25,231 +25,281 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "maxCapabilities") || (key0 === "maxCatalogEntries")) || (key0 === "maxResultBytes")) || (key0 === "maxInputBytes")) || (key0 === "maxDocumentBytes")) || (key0 === "maxDefinitionBytes")) || (key0 === "maxModelOutputBytes"))){
-validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema31,data}];
-return false;
-break;
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema31,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.maxCapabilities !== undefined){
 let data0 = data.maxCapabilities;
-const _errs2 = errors;
-const _errs3 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-validate20.errors = [{instancePath:instancePath+"/maxCapabilities",schemaPath:"#/$defs/MaxCapabilities/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema32.type,parentSchema:schema32,data:data0}];
-return false;
+const err1 = {instancePath:instancePath+"/maxCapabilities",schemaPath:"#/$defs/MaxCapabilities/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema32.type,parentSchema:schema32,data:data0};
+if(vErrors === null){
+vErrors = [err1];
 }
-if(errors === _errs3){
+else {
+vErrors.push(err1);
+}
+errors++;
+}
 if(typeof data0 == "number"){
 if(data0 > 10000000 || isNaN(data0)){
-validate20.errors = [{instancePath:instancePath+"/maxCapabilities",schemaPath:"#/$defs/MaxCapabilities/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000",schema:10000000,parentSchema:schema32,data:data0}];
-return false;
+const err2 = {instancePath:instancePath+"/maxCapabilities",schemaPath:"#/$defs/MaxCapabilities/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000",schema:10000000,parentSchema:schema32,data:data0};
+if(vErrors === null){
+vErrors = [err2];
 }
 else {
+vErrors.push(err2);
+}
+errors++;
+}
 if(data0 < 1 || isNaN(data0)){
-validate20.errors = [{instancePath:instancePath+"/maxCapabilities",schemaPath:"#/$defs/MaxCapabilities/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema32,data:data0}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs2 === errors;
+const err3 = {instancePath:instancePath+"/maxCapabilities",schemaPath:"#/$defs/MaxCapabilities/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema32,data:data0};
+if(vErrors === null){
+vErrors = [err3];
 }
 else {
-var valid0 = true;
+vErrors.push(err3);
 }
-if(valid0){
+errors++;
+}
+}
+}
 if(data.maxCatalogEntries !== undefined){
 let data1 = data.maxCatalogEntries;
-const _errs5 = errors;
-const _errs6 = errors;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-validate20.errors = [{instancePath:instancePath+"/maxCatalogEntries",schemaPath:"#/$defs/MaxCatalogEntries/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema33.type,parentSchema:schema33,data:data1}];
-return false;
+const err4 = {instancePath:instancePath+"/maxCatalogEntries",schemaPath:"#/$defs/MaxCatalogEntries/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema33.type,parentSchema:schema33,data:data1};
+if(vErrors === null){
+vErrors = [err4];
 }
-if(errors === _errs6){
+else {
+vErrors.push(err4);
+}
+errors++;
+}
 if(typeof data1 == "number"){
 if(data1 > 1000000 || isNaN(data1)){
-validate20.errors = [{instancePath:instancePath+"/maxCatalogEntries",schemaPath:"#/$defs/MaxCatalogEntries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema33,data:data1}];
-return false;
+const err5 = {instancePath:instancePath+"/maxCatalogEntries",schemaPath:"#/$defs/MaxCatalogEntries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema33,data:data1};
+if(vErrors === null){
+vErrors = [err5];
 }
 else {
+vErrors.push(err5);
+}
+errors++;
+}
 if(data1 < 1 || isNaN(data1)){
-validate20.errors = [{instancePath:instancePath+"/maxCatalogEntries",schemaPath:"#/$defs/MaxCatalogEntries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema33,data:data1}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs5 === errors;
+const err6 = {instancePath:instancePath+"/maxCatalogEntries",schemaPath:"#/$defs/MaxCatalogEntries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema33,data:data1};
+if(vErrors === null){
+vErrors = [err6];
 }
 else {
-var valid0 = true;
+vErrors.push(err6);
 }
-if(valid0){
+errors++;
+}
+}
+}
 if(data.maxResultBytes !== undefined){
 let data2 = data.maxResultBytes;
-const _errs8 = errors;
-const _errs9 = errors;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-validate20.errors = [{instancePath:instancePath+"/maxResultBytes",schemaPath:"#/$defs/MaxResultBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema34.type,parentSchema:schema34,data:data2}];
-return false;
+const err7 = {instancePath:instancePath+"/maxResultBytes",schemaPath:"#/$defs/MaxResultBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema34.type,parentSchema:schema34,data:data2};
+if(vErrors === null){
+vErrors = [err7];
 }
-if(errors === _errs9){
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 if(typeof data2 == "number"){
 if(data2 > 268435456 || isNaN(data2)){
-validate20.errors = [{instancePath:instancePath+"/maxResultBytes",schemaPath:"#/$defs/MaxResultBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 268435456},message:"must be <= 268435456",schema:268435456,parentSchema:schema34,data:data2}];
-return false;
+const err8 = {instancePath:instancePath+"/maxResultBytes",schemaPath:"#/$defs/MaxResultBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 268435456},message:"must be <= 268435456",schema:268435456,parentSchema:schema34,data:data2};
+if(vErrors === null){
+vErrors = [err8];
 }
 else {
+vErrors.push(err8);
+}
+errors++;
+}
 if(data2 < 1 || isNaN(data2)){
-validate20.errors = [{instancePath:instancePath+"/maxResultBytes",schemaPath:"#/$defs/MaxResultBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema34,data:data2}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs8 === errors;
+const err9 = {instancePath:instancePath+"/maxResultBytes",schemaPath:"#/$defs/MaxResultBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema34,data:data2};
+if(vErrors === null){
+vErrors = [err9];
 }
 else {
-var valid0 = true;
+vErrors.push(err9);
 }
-if(valid0){
+errors++;
+}
+}
+}
 if(data.maxInputBytes !== undefined){
 let data3 = data.maxInputBytes;
-const _errs11 = errors;
-const _errs12 = errors;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-validate20.errors = [{instancePath:instancePath+"/maxInputBytes",schemaPath:"#/$defs/MaxInputBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema35.type,parentSchema:schema35,data:data3}];
-return false;
+const err10 = {instancePath:instancePath+"/maxInputBytes",schemaPath:"#/$defs/MaxInputBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema35.type,parentSchema:schema35,data:data3};
+if(vErrors === null){
+vErrors = [err10];
 }
-if(errors === _errs12){
+else {
+vErrors.push(err10);
+}
+errors++;
+}
 if(typeof data3 == "number"){
 if(data3 > 67108864 || isNaN(data3)){
-validate20.errors = [{instancePath:instancePath+"/maxInputBytes",schemaPath:"#/$defs/MaxInputBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 67108864},message:"must be <= 67108864",schema:67108864,parentSchema:schema35,data:data3}];
-return false;
+const err11 = {instancePath:instancePath+"/maxInputBytes",schemaPath:"#/$defs/MaxInputBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 67108864},message:"must be <= 67108864",schema:67108864,parentSchema:schema35,data:data3};
+if(vErrors === null){
+vErrors = [err11];
 }
 else {
+vErrors.push(err11);
+}
+errors++;
+}
 if(data3 < 1 || isNaN(data3)){
-validate20.errors = [{instancePath:instancePath+"/maxInputBytes",schemaPath:"#/$defs/MaxInputBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema35,data:data3}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs11 === errors;
+const err12 = {instancePath:instancePath+"/maxInputBytes",schemaPath:"#/$defs/MaxInputBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema35,data:data3};
+if(vErrors === null){
+vErrors = [err12];
 }
 else {
-var valid0 = true;
+vErrors.push(err12);
 }
-if(valid0){
+errors++;
+}
+}
+}
 if(data.maxDocumentBytes !== undefined){
 let data4 = data.maxDocumentBytes;
-const _errs14 = errors;
-const _errs15 = errors;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-validate20.errors = [{instancePath:instancePath+"/maxDocumentBytes",schemaPath:"#/$defs/MaxDocumentBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema36.type,parentSchema:schema36,data:data4}];
-return false;
+const err13 = {instancePath:instancePath+"/maxDocumentBytes",schemaPath:"#/$defs/MaxDocumentBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema36.type,parentSchema:schema36,data:data4};
+if(vErrors === null){
+vErrors = [err13];
 }
-if(errors === _errs15){
+else {
+vErrors.push(err13);
+}
+errors++;
+}
 if(typeof data4 == "number"){
 if(data4 > 1073741824 || isNaN(data4)){
-validate20.errors = [{instancePath:instancePath+"/maxDocumentBytes",schemaPath:"#/$defs/MaxDocumentBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824",schema:1073741824,parentSchema:schema36,data:data4}];
-return false;
+const err14 = {instancePath:instancePath+"/maxDocumentBytes",schemaPath:"#/$defs/MaxDocumentBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824",schema:1073741824,parentSchema:schema36,data:data4};
+if(vErrors === null){
+vErrors = [err14];
 }
 else {
+vErrors.push(err14);
+}
+errors++;
+}
 if(data4 < 1 || isNaN(data4)){
-validate20.errors = [{instancePath:instancePath+"/maxDocumentBytes",schemaPath:"#/$defs/MaxDocumentBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema36,data:data4}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs14 === errors;
+const err15 = {instancePath:instancePath+"/maxDocumentBytes",schemaPath:"#/$defs/MaxDocumentBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema36,data:data4};
+if(vErrors === null){
+vErrors = [err15];
 }
 else {
-var valid0 = true;
+vErrors.push(err15);
 }
-if(valid0){
+errors++;
+}
+}
+}
 if(data.maxDefinitionBytes !== undefined){
 let data5 = data.maxDefinitionBytes;
-const _errs17 = errors;
-const _errs18 = errors;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-validate20.errors = [{instancePath:instancePath+"/maxDefinitionBytes",schemaPath:"#/$defs/MaxDefinitionBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema37.type,parentSchema:schema37,data:data5}];
-return false;
+const err16 = {instancePath:instancePath+"/maxDefinitionBytes",schemaPath:"#/$defs/MaxDefinitionBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema37.type,parentSchema:schema37,data:data5};
+if(vErrors === null){
+vErrors = [err16];
 }
-if(errors === _errs18){
+else {
+vErrors.push(err16);
+}
+errors++;
+}
 if(typeof data5 == "number"){
 if(data5 > 1073741824 || isNaN(data5)){
-validate20.errors = [{instancePath:instancePath+"/maxDefinitionBytes",schemaPath:"#/$defs/MaxDefinitionBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824",schema:1073741824,parentSchema:schema37,data:data5}];
-return false;
+const err17 = {instancePath:instancePath+"/maxDefinitionBytes",schemaPath:"#/$defs/MaxDefinitionBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824",schema:1073741824,parentSchema:schema37,data:data5};
+if(vErrors === null){
+vErrors = [err17];
 }
 else {
+vErrors.push(err17);
+}
+errors++;
+}
 if(data5 < 1 || isNaN(data5)){
-validate20.errors = [{instancePath:instancePath+"/maxDefinitionBytes",schemaPath:"#/$defs/MaxDefinitionBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema37,data:data5}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs17 === errors;
+const err18 = {instancePath:instancePath+"/maxDefinitionBytes",schemaPath:"#/$defs/MaxDefinitionBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema37,data:data5};
+if(vErrors === null){
+vErrors = [err18];
 }
 else {
-var valid0 = true;
+vErrors.push(err18);
 }
-if(valid0){
+errors++;
+}
+}
+}
 if(data.maxModelOutputBytes !== undefined){
 let data6 = data.maxModelOutputBytes;
-const _errs20 = errors;
-const _errs21 = errors;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-validate20.errors = [{instancePath:instancePath+"/maxModelOutputBytes",schemaPath:"#/$defs/MaxModelOutputBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema38.type,parentSchema:schema38,data:data6}];
-return false;
+const err19 = {instancePath:instancePath+"/maxModelOutputBytes",schemaPath:"#/$defs/MaxModelOutputBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema38.type,parentSchema:schema38,data:data6};
+if(vErrors === null){
+vErrors = [err19];
 }
-if(errors === _errs21){
+else {
+vErrors.push(err19);
+}
+errors++;
+}
 if(typeof data6 == "number"){
 if(data6 > 16777216 || isNaN(data6)){
-validate20.errors = [{instancePath:instancePath+"/maxModelOutputBytes",schemaPath:"#/$defs/MaxModelOutputBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 16777216},message:"must be <= 16777216",schema:16777216,parentSchema:schema38,data:data6}];
-return false;
+const err20 = {instancePath:instancePath+"/maxModelOutputBytes",schemaPath:"#/$defs/MaxModelOutputBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 16777216},message:"must be <= 16777216",schema:16777216,parentSchema:schema38,data:data6};
+if(vErrors === null){
+vErrors = [err20];
 }
 else {
+vErrors.push(err20);
+}
+errors++;
+}
 if(data6 < 1 || isNaN(data6)){
-validate20.errors = [{instancePath:instancePath+"/maxModelOutputBytes",schemaPath:"#/$defs/MaxModelOutputBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema38,data:data6}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs20 === errors;
+const err21 = {instancePath:instancePath+"/maxModelOutputBytes",schemaPath:"#/$defs/MaxModelOutputBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema38,data:data6};
+if(vErrors === null){
+vErrors = [err21];
 }
 else {
-var valid0 = true;
+vErrors.push(err21);
 }
-}
-}
-}
-}
+errors++;
 }
 }
 }
 }
 else {
-validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema31.type,parentSchema:schema31,data}];
-return false;
+const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema31.type,parentSchema:schema31,data};
+if(vErrors === null){
+vErrors = [err22];
 }
+else {
+vErrors.push(err22);
+}
+errors++;
 }
 validate20.errors = vErrors;
 return errors === 0;
 }
 validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateCapabilityDetail = validate21;
+export const validateCapabilityDetail: ContractValidator = validate21;
 const schema39 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/capability-detail.schema.json","title":"CapabilityDetail","description":"A resolved capability: its summary plus 'whenToUse' (when declared), its declared relations with full target ids, and its documents' metadata.","type":"object","additionalProperties":false,"required":["id","providerId","name","description","tags","relations","documents"],"properties":{"id":{"$ref":"ids.schema.json#/$defs/CapabilityId"},"providerId":{"$ref":"ids.schema.json#/$defs/ProviderId"},"name":{"$ref":"definition.schema.json#/$defs/DisplayName"},"description":{"$ref":"definition.schema.json#/$defs/Text"},"tags":{"type":"array","items":{"$ref":"definition.schema.json#/$defs/Tag"}},"whenToUse":{"$ref":"definition.schema.json#/$defs/Text"},"relations":{"description":"The relations this capability declares, in declaration order, targets as full ids.","type":"array","items":{"$ref":"#/$defs/Relation"}},"documents":{"type":"array","items":{"$ref":"document-metadata.schema.json"}}},"$defs":{"Relation":{"title":"Relation","description":"A declared relation, its target normalized to a full capability id.","type":"object","additionalProperties":false,"required":["kind","target"],"properties":{"kind":{"$ref":"definition.schema.json#/$defs/RelationKind"},"target":{"$ref":"ids.schema.json#/$defs/CapabilityId"}}}}};
 const schema41 = {"title":"CapabilityId","description":"A full capability id, 'providerId::capabilityId' (exactly one '::'). Every query takes full ids.","type":"string","pattern":"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$","examples":["acme::route.validation"]};
 const schema42 = {"title":"ProviderId","description":"A provider id: a lowercase ASCII letter, then up to 63 of a-z, 0-9, '.', '_', '-'.","type":"string","pattern":"^[a-z][a-z0-9._-]{0,63}$","examples":["acme","billing"]};
@@ -275,69 +325,97 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.kind === undefined) && (missing0 = "kind")) || ((data.target === undefined) && (missing0 = "target"))){
-validate32.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema72.required,parentSchema:schema72,data}];
-return false;
+if(data.kind === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'",schema:schema72.required,parentSchema:schema72,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.target === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "target"},message:"must have required property '"+"target"+"'",schema:schema72.required,parentSchema:schema72,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
 for(const key0 in data){
 if(!((key0 === "kind") || (key0 === "target"))){
-validate32.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema72,data}];
-return false;
-break;
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema72,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.kind !== undefined){
 let data0 = data.kind;
-const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate32.errors = [{instancePath:instancePath+"/kind",schemaPath:"definition.schema.json#/$defs/RelationKind/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.type,parentSchema:schema73,data:data0}];
-return false;
+const err3 = {instancePath:instancePath+"/kind",schemaPath:"definition.schema.json#/$defs/RelationKind/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.type,parentSchema:schema73,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
 }
 if(!((((data0 === "requires") || (data0 === "parent")) || (data0 === "specializes")) || (data0 === "related"))){
-validate32.errors = [{instancePath:instancePath+"/kind",schemaPath:"definition.schema.json#/$defs/RelationKind/enum",keyword:"enum",params:{allowedValues: schema73.enum},message:"must be equal to one of the allowed values",schema:schema73.enum,parentSchema:schema73,data:data0}];
-return false;
-}
-var valid0 = _errs2 === errors;
+const err4 = {instancePath:instancePath+"/kind",schemaPath:"definition.schema.json#/$defs/RelationKind/enum",keyword:"enum",params:{allowedValues: schema73.enum},message:"must be equal to one of the allowed values",schema:schema73.enum,parentSchema:schema73,data:data0};
+if(vErrors === null){
+vErrors = [err4];
 }
 else {
-var valid0 = true;
+vErrors.push(err4);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.target !== undefined){
 let data1 = data.target;
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern4.test(data1)){
-validate32.errors = [{instancePath:instancePath+"/target",schemaPath:"ids.schema.json#/$defs/CapabilityId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$",parentSchema:schema41,data:data1}];
-return false;
+const err5 = {instancePath:instancePath+"/target",schemaPath:"ids.schema.json#/$defs/CapabilityId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$",parentSchema:schema41,data:data1};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/target",schemaPath:"ids.schema.json#/$defs/CapabilityId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.type,parentSchema:schema41,data:data1}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
+const err6 = {instancePath:instancePath+"/target",schemaPath:"ids.schema.json#/$defs/CapabilityId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.type,parentSchema:schema41,data:data1};
+if(vErrors === null){
+vErrors = [err6];
 }
 else {
-var valid0 = true;
+vErrors.push(err6);
 }
-}
+errors++;
 }
 }
 }
 else {
-validate32.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema72.type,parentSchema:schema72,data}];
-return false;
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema72.type,parentSchema:schema72,data};
+if(vErrors === null){
+vErrors = [err7];
 }
+else {
+vErrors.push(err7);
+}
+errors++;
 }
 validate32.errors = vErrors;
 return errors === 0;
@@ -364,170 +442,235 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.id === undefined) && (missing0 = "id")) || ((data.title === undefined) && (missing0 = "title"))) || ((data.mediaType === undefined) && (missing0 = "mediaType"))) || ((data.kind === undefined) && (missing0 = "kind"))){
-validate35.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema76.required,parentSchema:schema76,data}];
-return false;
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema76.required,parentSchema:schema76,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.title === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "title"},message:"must have required property '"+"title"+"'",schema:schema76.required,parentSchema:schema76,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.mediaType === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mediaType"},message:"must have required property '"+"mediaType"+"'",schema:schema76.required,parentSchema:schema76,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.kind === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'",schema:schema76.required,parentSchema:schema76,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
 for(const key0 in data){
 if(!((((((key0 === "id") || (key0 === "title")) || (key0 === "role")) || (key0 === "locale")) || (key0 === "mediaType")) || (key0 === "kind"))){
-validate35.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema76,data}];
-return false;
-break;
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema76,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.id !== undefined){
 let data0 = data.id;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern15.test(data0)){
-validate35.errors = [{instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/DocumentId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9._-]{0,127}$"+"\"",schema:"^[A-Za-z][A-Za-z0-9._-]{0,127}$",parentSchema:schema57,data:data0}];
-return false;
+const err5 = {instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/DocumentId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9._-]{0,127}$"+"\"",schema:"^[A-Za-z][A-Za-z0-9._-]{0,127}$",parentSchema:schema57,data:data0};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
 }
 }
 else {
-validate35.errors = [{instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/DocumentId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema57.type,parentSchema:schema57,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err6 = {instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/DocumentId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema57.type,parentSchema:schema57,data:data0};
+if(vErrors === null){
+vErrors = [err6];
 }
 else {
-var valid0 = true;
+vErrors.push(err6);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.title !== undefined){
 let data1 = data.title;
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
 if(typeof data1 === "string"){
 if(func1(data1) > 256){
-validate35.errors = [{instancePath:instancePath+"/title",schemaPath:"definition.schema.json#/$defs/DisplayName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema45,data:data1}];
-return false;
+const err7 = {instancePath:instancePath+"/title",schemaPath:"definition.schema.json#/$defs/DisplayName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err7];
 }
 else {
+vErrors.push(err7);
+}
+errors++;
+}
 if(func1(data1) < 1){
-validate35.errors = [{instancePath:instancePath+"/title",schemaPath:"definition.schema.json#/$defs/DisplayName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45,data:data1}];
-return false;
+const err8 = {instancePath:instancePath+"/title",schemaPath:"definition.schema.json#/$defs/DisplayName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err8];
 }
 else {
+vErrors.push(err8);
+}
+errors++;
+}
 if(!pattern7.test(data1)){
-validate35.errors = [{instancePath:instancePath+"/title",schemaPath:"definition.schema.json#/$defs/DisplayName/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema45,data:data1}];
-return false;
+const err9 = {instancePath:instancePath+"/title",schemaPath:"definition.schema.json#/$defs/DisplayName/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err9];
 }
+else {
+vErrors.push(err9);
 }
+errors++;
 }
 }
 else {
-validate35.errors = [{instancePath:instancePath+"/title",schemaPath:"definition.schema.json#/$defs/DisplayName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.type,parentSchema:schema45,data:data1}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
+const err10 = {instancePath:instancePath+"/title",schemaPath:"definition.schema.json#/$defs/DisplayName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.type,parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err10];
 }
 else {
-var valid0 = true;
+vErrors.push(err10);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.role !== undefined){
 let data2 = data.role;
-const _errs8 = errors;
-const _errs9 = errors;
-if(errors === _errs9){
 if(typeof data2 === "string"){
 if(!pattern17.test(data2)){
-validate35.errors = [{instancePath:instancePath+"/role",schemaPath:"definition.schema.json#/$defs/DocumentRole/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9_-]{0,63}$",parentSchema:schema59,data:data2}];
-return false;
+const err11 = {instancePath:instancePath+"/role",schemaPath:"definition.schema.json#/$defs/DocumentRole/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9_-]{0,63}$",parentSchema:schema59,data:data2};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
 }
 }
 else {
-validate35.errors = [{instancePath:instancePath+"/role",schemaPath:"definition.schema.json#/$defs/DocumentRole/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema59.type,parentSchema:schema59,data:data2}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
+const err12 = {instancePath:instancePath+"/role",schemaPath:"definition.schema.json#/$defs/DocumentRole/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema59.type,parentSchema:schema59,data:data2};
+if(vErrors === null){
+vErrors = [err12];
 }
 else {
-var valid0 = true;
+vErrors.push(err12);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.locale !== undefined){
 let data3 = data.locale;
-const _errs11 = errors;
-const _errs12 = errors;
-if(errors === _errs12){
 if(typeof data3 === "string"){
 if(func1(data3) > 35){
-validate35.errors = [{instancePath:instancePath+"/locale",schemaPath:"definition.schema.json#/$defs/Locale/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema60,data:data3}];
-return false;
+const err13 = {instancePath:instancePath+"/locale",schemaPath:"definition.schema.json#/$defs/Locale/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema60,data:data3};
+if(vErrors === null){
+vErrors = [err13];
 }
 else {
+vErrors.push(err13);
+}
+errors++;
+}
 if(!pattern18.test(data3)){
-validate35.errors = [{instancePath:instancePath+"/locale",schemaPath:"definition.schema.json#/$defs/Locale/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$"},message:"must match pattern \""+"^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$"+"\"",schema:"^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$",parentSchema:schema60,data:data3}];
-return false;
+const err14 = {instancePath:instancePath+"/locale",schemaPath:"definition.schema.json#/$defs/Locale/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$"},message:"must match pattern \""+"^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$"+"\"",schema:"^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$",parentSchema:schema60,data:data3};
+if(vErrors === null){
+vErrors = [err14];
 }
+else {
+vErrors.push(err14);
+}
+errors++;
 }
 }
 else {
-validate35.errors = [{instancePath:instancePath+"/locale",schemaPath:"definition.schema.json#/$defs/Locale/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema60.type,parentSchema:schema60,data:data3}];
-return false;
-}
-}
-var valid0 = _errs11 === errors;
+const err15 = {instancePath:instancePath+"/locale",schemaPath:"definition.schema.json#/$defs/Locale/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema60.type,parentSchema:schema60,data:data3};
+if(vErrors === null){
+vErrors = [err15];
 }
 else {
-var valid0 = true;
+vErrors.push(err15);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.mediaType !== undefined){
 let data4 = data.mediaType;
-const _errs14 = errors;
 if(typeof data4 !== "string"){
-validate35.errors = [{instancePath:instancePath+"/mediaType",schemaPath:"#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema81.type,parentSchema:schema81,data:data4}];
-return false;
+const err16 = {instancePath:instancePath+"/mediaType",schemaPath:"#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema81.type,parentSchema:schema81,data:data4};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
 }
 if(!((data4 === "text/markdown") || (data4 === "text/plain"))){
-validate35.errors = [{instancePath:instancePath+"/mediaType",schemaPath:"#/$defs/MediaType/enum",keyword:"enum",params:{allowedValues: schema81.enum},message:"must be equal to one of the allowed values",schema:schema81.enum,parentSchema:schema81,data:data4}];
-return false;
-}
-var valid0 = _errs14 === errors;
+const err17 = {instancePath:instancePath+"/mediaType",schemaPath:"#/$defs/MediaType/enum",keyword:"enum",params:{allowedValues: schema81.enum},message:"must be equal to one of the allowed values",schema:schema81.enum,parentSchema:schema81,data:data4};
+if(vErrors === null){
+vErrors = [err17];
 }
 else {
-var valid0 = true;
+vErrors.push(err17);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.kind !== undefined){
 let data5 = data.kind;
-const _errs17 = errors;
 if("file" !== data5){
-validate35.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant",schema:"file",parentSchema:schema76.properties.kind,data:data5}];
-return false;
-}
-var valid0 = _errs17 === errors;
+const err18 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant",schema:"file",parentSchema:schema76.properties.kind,data:data5};
+if(vErrors === null){
+vErrors = [err18];
 }
 else {
-var valid0 = true;
+vErrors.push(err18);
 }
-}
-}
-}
-}
-}
+errors++;
 }
 }
 }
 else {
-validate35.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema76.type,parentSchema:schema76,data}];
-return false;
+const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema76.type,parentSchema:schema76,data};
+if(vErrors === null){
+vErrors = [err19];
 }
+else {
+vErrors.push(err19);
+}
+errors++;
 }
 validate35.errors = vErrors;
 return errors === 0;
@@ -548,199 +691,280 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((data.id === undefined) && (missing0 = "id")) || ((data.title === undefined) && (missing0 = "title"))) || ((data.mediaType === undefined) && (missing0 = "mediaType"))) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.url === undefined) && (missing0 = "url"))){
-validate37.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema82.required,parentSchema:schema82,data}];
-return false;
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema82.required,parentSchema:schema82,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.title === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "title"},message:"must have required property '"+"title"+"'",schema:schema82.required,parentSchema:schema82,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.mediaType === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mediaType"},message:"must have required property '"+"mediaType"+"'",schema:schema82.required,parentSchema:schema82,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.kind === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'",schema:schema82.required,parentSchema:schema82,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.url === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema82.required,parentSchema:schema82,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
 for(const key0 in data){
 if(!(((((((key0 === "id") || (key0 === "title")) || (key0 === "role")) || (key0 === "locale")) || (key0 === "mediaType")) || (key0 === "kind")) || (key0 === "url"))){
-validate37.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema82,data}];
-return false;
-break;
+const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema82,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.id !== undefined){
 let data0 = data.id;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern15.test(data0)){
-validate37.errors = [{instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/DocumentId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9._-]{0,127}$"+"\"",schema:"^[A-Za-z][A-Za-z0-9._-]{0,127}$",parentSchema:schema57,data:data0}];
-return false;
+const err6 = {instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/DocumentId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9._-]{0,127}$"+"\"",schema:"^[A-Za-z][A-Za-z0-9._-]{0,127}$",parentSchema:schema57,data:data0};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
 }
 }
 else {
-validate37.errors = [{instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/DocumentId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema57.type,parentSchema:schema57,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err7 = {instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/DocumentId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema57.type,parentSchema:schema57,data:data0};
+if(vErrors === null){
+vErrors = [err7];
 }
 else {
-var valid0 = true;
+vErrors.push(err7);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.title !== undefined){
 let data1 = data.title;
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
 if(typeof data1 === "string"){
 if(func1(data1) > 256){
-validate37.errors = [{instancePath:instancePath+"/title",schemaPath:"definition.schema.json#/$defs/DisplayName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema45,data:data1}];
-return false;
+const err8 = {instancePath:instancePath+"/title",schemaPath:"definition.schema.json#/$defs/DisplayName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err8];
 }
 else {
+vErrors.push(err8);
+}
+errors++;
+}
 if(func1(data1) < 1){
-validate37.errors = [{instancePath:instancePath+"/title",schemaPath:"definition.schema.json#/$defs/DisplayName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45,data:data1}];
-return false;
+const err9 = {instancePath:instancePath+"/title",schemaPath:"definition.schema.json#/$defs/DisplayName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err9];
 }
 else {
+vErrors.push(err9);
+}
+errors++;
+}
 if(!pattern7.test(data1)){
-validate37.errors = [{instancePath:instancePath+"/title",schemaPath:"definition.schema.json#/$defs/DisplayName/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema45,data:data1}];
-return false;
+const err10 = {instancePath:instancePath+"/title",schemaPath:"definition.schema.json#/$defs/DisplayName/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err10];
 }
+else {
+vErrors.push(err10);
 }
+errors++;
 }
 }
 else {
-validate37.errors = [{instancePath:instancePath+"/title",schemaPath:"definition.schema.json#/$defs/DisplayName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.type,parentSchema:schema45,data:data1}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
+const err11 = {instancePath:instancePath+"/title",schemaPath:"definition.schema.json#/$defs/DisplayName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.type,parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err11];
 }
 else {
-var valid0 = true;
+vErrors.push(err11);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.role !== undefined){
 let data2 = data.role;
-const _errs8 = errors;
-const _errs9 = errors;
-if(errors === _errs9){
 if(typeof data2 === "string"){
 if(!pattern17.test(data2)){
-validate37.errors = [{instancePath:instancePath+"/role",schemaPath:"definition.schema.json#/$defs/DocumentRole/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9_-]{0,63}$",parentSchema:schema59,data:data2}];
-return false;
+const err12 = {instancePath:instancePath+"/role",schemaPath:"definition.schema.json#/$defs/DocumentRole/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9_-]{0,63}$",parentSchema:schema59,data:data2};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
 }
 }
 else {
-validate37.errors = [{instancePath:instancePath+"/role",schemaPath:"definition.schema.json#/$defs/DocumentRole/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema59.type,parentSchema:schema59,data:data2}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
+const err13 = {instancePath:instancePath+"/role",schemaPath:"definition.schema.json#/$defs/DocumentRole/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema59.type,parentSchema:schema59,data:data2};
+if(vErrors === null){
+vErrors = [err13];
 }
 else {
-var valid0 = true;
+vErrors.push(err13);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.locale !== undefined){
 let data3 = data.locale;
-const _errs11 = errors;
-const _errs12 = errors;
-if(errors === _errs12){
 if(typeof data3 === "string"){
 if(func1(data3) > 35){
-validate37.errors = [{instancePath:instancePath+"/locale",schemaPath:"definition.schema.json#/$defs/Locale/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema60,data:data3}];
-return false;
+const err14 = {instancePath:instancePath+"/locale",schemaPath:"definition.schema.json#/$defs/Locale/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema60,data:data3};
+if(vErrors === null){
+vErrors = [err14];
 }
 else {
+vErrors.push(err14);
+}
+errors++;
+}
 if(!pattern18.test(data3)){
-validate37.errors = [{instancePath:instancePath+"/locale",schemaPath:"definition.schema.json#/$defs/Locale/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$"},message:"must match pattern \""+"^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$"+"\"",schema:"^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$",parentSchema:schema60,data:data3}];
-return false;
+const err15 = {instancePath:instancePath+"/locale",schemaPath:"definition.schema.json#/$defs/Locale/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$"},message:"must match pattern \""+"^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$"+"\"",schema:"^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$",parentSchema:schema60,data:data3};
+if(vErrors === null){
+vErrors = [err15];
 }
+else {
+vErrors.push(err15);
+}
+errors++;
 }
 }
 else {
-validate37.errors = [{instancePath:instancePath+"/locale",schemaPath:"definition.schema.json#/$defs/Locale/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema60.type,parentSchema:schema60,data:data3}];
-return false;
-}
-}
-var valid0 = _errs11 === errors;
+const err16 = {instancePath:instancePath+"/locale",schemaPath:"definition.schema.json#/$defs/Locale/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema60.type,parentSchema:schema60,data:data3};
+if(vErrors === null){
+vErrors = [err16];
 }
 else {
-var valid0 = true;
+vErrors.push(err16);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.mediaType !== undefined){
 let data4 = data.mediaType;
-const _errs14 = errors;
 if(typeof data4 !== "string"){
-validate37.errors = [{instancePath:instancePath+"/mediaType",schemaPath:"#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema81.type,parentSchema:schema81,data:data4}];
-return false;
+const err17 = {instancePath:instancePath+"/mediaType",schemaPath:"#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema81.type,parentSchema:schema81,data:data4};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
 }
 if(!((data4 === "text/markdown") || (data4 === "text/plain"))){
-validate37.errors = [{instancePath:instancePath+"/mediaType",schemaPath:"#/$defs/MediaType/enum",keyword:"enum",params:{allowedValues: schema81.enum},message:"must be equal to one of the allowed values",schema:schema81.enum,parentSchema:schema81,data:data4}];
-return false;
-}
-var valid0 = _errs14 === errors;
+const err18 = {instancePath:instancePath+"/mediaType",schemaPath:"#/$defs/MediaType/enum",keyword:"enum",params:{allowedValues: schema81.enum},message:"must be equal to one of the allowed values",schema:schema81.enum,parentSchema:schema81,data:data4};
+if(vErrors === null){
+vErrors = [err18];
 }
 else {
-var valid0 = true;
+vErrors.push(err18);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.kind !== undefined){
 let data5 = data.kind;
-const _errs17 = errors;
 if("url" !== data5){
-validate37.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "url"},message:"must be equal to constant",schema:"url",parentSchema:schema82.properties.kind,data:data5}];
-return false;
-}
-var valid0 = _errs17 === errors;
+const err19 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "url"},message:"must be equal to constant",schema:"url",parentSchema:schema82.properties.kind,data:data5};
+if(vErrors === null){
+vErrors = [err19];
 }
 else {
-var valid0 = true;
+vErrors.push(err19);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.url !== undefined){
 let data6 = data.url;
-const _errs18 = errors;
-const _errs19 = errors;
-if(errors === _errs19){
 if(typeof data6 === "string"){
 if(func1(data6) > 2048){
-validate37.errors = [{instancePath:instancePath+"/url",schemaPath:"ids.schema.json#/$defs/HttpUrl/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema67,data:data6}];
-return false;
+const err20 = {instancePath:instancePath+"/url",schemaPath:"ids.schema.json#/$defs/HttpUrl/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema67,data:data6};
+if(vErrors === null){
+vErrors = [err20];
 }
 else {
+vErrors.push(err20);
+}
+errors++;
+}
 if(!pattern24.test(data6)){
-validate37.errors = [{instancePath:instancePath+"/url",schemaPath:"ids.schema.json#/$defs/HttpUrl/pattern",keyword:"pattern",params:{pattern: "^[hH][tT][tT][pP][sS]?://[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\]+(?:[/?#][^\\x00-\\x20\\x7f-\\x9f]*)?$"},message:"must match pattern \""+"^[hH][tT][tT][pP][sS]?://[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\]+(?:[/?#][^\\x00-\\x20\\x7f-\\x9f]*)?$"+"\"",schema:"^[hH][tT][tT][pP][sS]?://[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\]+(?:[/?#][^\\x00-\\x20\\x7f-\\x9f]*)?$",parentSchema:schema67,data:data6}];
-return false;
+const err21 = {instancePath:instancePath+"/url",schemaPath:"ids.schema.json#/$defs/HttpUrl/pattern",keyword:"pattern",params:{pattern: "^[hH][tT][tT][pP][sS]?://[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\]+(?:[/?#][^\\x00-\\x20\\x7f-\\x9f]*)?$"},message:"must match pattern \""+"^[hH][tT][tT][pP][sS]?://[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\]+(?:[/?#][^\\x00-\\x20\\x7f-\\x9f]*)?$"+"\"",schema:"^[hH][tT][tT][pP][sS]?://[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\]+(?:[/?#][^\\x00-\\x20\\x7f-\\x9f]*)?$",parentSchema:schema67,data:data6};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/url",schemaPath:"ids.schema.json#/$defs/HttpUrl/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema67.type,parentSchema:schema67,data:data6};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
 }
 }
 }
 else {
-validate37.errors = [{instancePath:instancePath+"/url",schemaPath:"ids.schema.json#/$defs/HttpUrl/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema67.type,parentSchema:schema67,data:data6}];
-return false;
-}
-}
-var valid0 = _errs18 === errors;
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema82.type,parentSchema:schema82,data};
+if(vErrors === null){
+vErrors = [err23];
 }
 else {
-var valid0 = true;
+vErrors.push(err23);
 }
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate37.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema82.type,parentSchema:schema82,data}];
-return false;
-}
+errors++;
 }
 validate37.errors = vErrors;
 return errors === 0;
@@ -801,8 +1025,6 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate34.errors = vErrors;
-return false;
 }
 else {
 errors = _errs0;
@@ -833,301 +1055,396 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((((data.id === undefined) && (missing0 = "id")) || ((data.providerId === undefined) && (missing0 = "providerId"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.tags === undefined) && (missing0 = "tags"))) || ((data.relations === undefined) && (missing0 = "relations"))) || ((data.documents === undefined) && (missing0 = "documents"))){
-validate21.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema39.required,parentSchema:schema39,data}];
-return false;
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema39.required,parentSchema:schema39,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.providerId === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "providerId"},message:"must have required property '"+"providerId"+"'",schema:schema39.required,parentSchema:schema39,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.name === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema39.required,parentSchema:schema39,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.description === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'",schema:schema39.required,parentSchema:schema39,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.tags === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tags"},message:"must have required property '"+"tags"+"'",schema:schema39.required,parentSchema:schema39,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.relations === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "relations"},message:"must have required property '"+"relations"+"'",schema:schema39.required,parentSchema:schema39,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.documents === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "documents"},message:"must have required property '"+"documents"+"'",schema:schema39.required,parentSchema:schema39,data};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
 for(const key0 in data){
 if(!((((((((key0 === "id") || (key0 === "providerId")) || (key0 === "name")) || (key0 === "description")) || (key0 === "tags")) || (key0 === "whenToUse")) || (key0 === "relations")) || (key0 === "documents"))){
-validate21.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema39,data}];
-return false;
-break;
+const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema39,data};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.id !== undefined){
 let data0 = data.id;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern4.test(data0)){
-validate21.errors = [{instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/CapabilityId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$",parentSchema:schema41,data:data0}];
-return false;
+const err8 = {instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/CapabilityId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$",parentSchema:schema41,data:data0};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/CapabilityId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.type,parentSchema:schema41,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err9 = {instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/CapabilityId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.type,parentSchema:schema41,data:data0};
+if(vErrors === null){
+vErrors = [err9];
 }
 else {
-var valid0 = true;
+vErrors.push(err9);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.providerId !== undefined){
 let data1 = data.providerId;
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern5.test(data1)){
-validate21.errors = [{instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema42,data:data1}];
-return false;
+const err10 = {instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema42,data:data1};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.type,parentSchema:schema42,data:data1}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
+const err11 = {instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.type,parentSchema:schema42,data:data1};
+if(vErrors === null){
+vErrors = [err11];
 }
 else {
-var valid0 = true;
+vErrors.push(err11);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.name !== undefined){
 let data2 = data.name;
-const _errs8 = errors;
-const _errs9 = errors;
-if(errors === _errs9){
 if(typeof data2 === "string"){
 if(func1(data2) > 256){
-validate21.errors = [{instancePath:instancePath+"/name",schemaPath:"definition.schema.json#/$defs/DisplayName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema45,data:data2}];
-return false;
+const err12 = {instancePath:instancePath+"/name",schemaPath:"definition.schema.json#/$defs/DisplayName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema45,data:data2};
+if(vErrors === null){
+vErrors = [err12];
 }
 else {
+vErrors.push(err12);
+}
+errors++;
+}
 if(func1(data2) < 1){
-validate21.errors = [{instancePath:instancePath+"/name",schemaPath:"definition.schema.json#/$defs/DisplayName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45,data:data2}];
-return false;
+const err13 = {instancePath:instancePath+"/name",schemaPath:"definition.schema.json#/$defs/DisplayName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45,data:data2};
+if(vErrors === null){
+vErrors = [err13];
 }
 else {
+vErrors.push(err13);
+}
+errors++;
+}
 if(!pattern7.test(data2)){
-validate21.errors = [{instancePath:instancePath+"/name",schemaPath:"definition.schema.json#/$defs/DisplayName/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema45,data:data2}];
-return false;
+const err14 = {instancePath:instancePath+"/name",schemaPath:"definition.schema.json#/$defs/DisplayName/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema45,data:data2};
+if(vErrors === null){
+vErrors = [err14];
 }
+else {
+vErrors.push(err14);
 }
+errors++;
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/name",schemaPath:"definition.schema.json#/$defs/DisplayName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.type,parentSchema:schema45,data:data2}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
+const err15 = {instancePath:instancePath+"/name",schemaPath:"definition.schema.json#/$defs/DisplayName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.type,parentSchema:schema45,data:data2};
+if(vErrors === null){
+vErrors = [err15];
 }
 else {
-var valid0 = true;
+vErrors.push(err15);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.description !== undefined){
 let data3 = data.description;
-const _errs11 = errors;
-const _errs12 = errors;
-if(errors === _errs12){
 if(typeof data3 === "string"){
 if(func1(data3) > 8192){
-validate21.errors = [{instancePath:instancePath+"/description",schemaPath:"definition.schema.json#/$defs/Text/maxLength",keyword:"maxLength",params:{limit: 8192},message:"must NOT have more than 8192 characters",schema:8192,parentSchema:schema47,data:data3}];
-return false;
+const err16 = {instancePath:instancePath+"/description",schemaPath:"definition.schema.json#/$defs/Text/maxLength",keyword:"maxLength",params:{limit: 8192},message:"must NOT have more than 8192 characters",schema:8192,parentSchema:schema47,data:data3};
+if(vErrors === null){
+vErrors = [err16];
 }
 else {
+vErrors.push(err16);
+}
+errors++;
+}
 if(func1(data3) < 1){
-validate21.errors = [{instancePath:instancePath+"/description",schemaPath:"definition.schema.json#/$defs/Text/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema47,data:data3}];
-return false;
+const err17 = {instancePath:instancePath+"/description",schemaPath:"definition.schema.json#/$defs/Text/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema47,data:data3};
+if(vErrors === null){
+vErrors = [err17];
 }
 else {
+vErrors.push(err17);
+}
+errors++;
+}
 if(!pattern9.test(data3)){
-validate21.errors = [{instancePath:instancePath+"/description",schemaPath:"definition.schema.json#/$defs/Text/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$",parentSchema:schema47,data:data3}];
-return false;
+const err18 = {instancePath:instancePath+"/description",schemaPath:"definition.schema.json#/$defs/Text/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$",parentSchema:schema47,data:data3};
+if(vErrors === null){
+vErrors = [err18];
 }
+else {
+vErrors.push(err18);
 }
+errors++;
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/description",schemaPath:"definition.schema.json#/$defs/Text/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema47.type,parentSchema:schema47,data:data3}];
-return false;
-}
-}
-var valid0 = _errs11 === errors;
+const err19 = {instancePath:instancePath+"/description",schemaPath:"definition.schema.json#/$defs/Text/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema47.type,parentSchema:schema47,data:data3};
+if(vErrors === null){
+vErrors = [err19];
 }
 else {
-var valid0 = true;
+vErrors.push(err19);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.tags !== undefined){
 let data4 = data.tags;
-const _errs14 = errors;
-if(errors === _errs14){
 if(Array.isArray(data4)){
-var valid5 = true;
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
-const _errs16 = errors;
-const _errs17 = errors;
-if(errors === _errs17){
 if(typeof data5 === "string"){
 if(func1(data5) > 64){
-validate21.errors = [{instancePath:instancePath+"/tags/" + i0,schemaPath:"definition.schema.json#/$defs/Tag/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema53,data:data5}];
-return false;
+const err20 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"definition.schema.json#/$defs/Tag/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema53,data:data5};
+if(vErrors === null){
+vErrors = [err20];
 }
 else {
+vErrors.push(err20);
+}
+errors++;
+}
 if(func1(data5) < 1){
-validate21.errors = [{instancePath:instancePath+"/tags/" + i0,schemaPath:"definition.schema.json#/$defs/Tag/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema53,data:data5}];
-return false;
+const err21 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"definition.schema.json#/$defs/Tag/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema53,data:data5};
+if(vErrors === null){
+vErrors = [err21];
 }
 else {
+vErrors.push(err21);
+}
+errors++;
+}
 if(!pattern14.test(data5)){
-validate21.errors = [{instancePath:instancePath+"/tags/" + i0,schemaPath:"definition.schema.json#/$defs/Tag/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x20\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x20\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x20\\x7f-\\x9f]+$",parentSchema:schema53,data:data5}];
-return false;
+const err22 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"definition.schema.json#/$defs/Tag/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x20\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x20\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x20\\x7f-\\x9f]+$",parentSchema:schema53,data:data5};
+if(vErrors === null){
+vErrors = [err22];
 }
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"definition.schema.json#/$defs/Tag/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.type,parentSchema:schema53,data:data5};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
 }
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/tags/" + i0,schemaPath:"definition.schema.json#/$defs/Tag/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.type,parentSchema:schema53,data:data5}];
-return false;
-}
-}
-var valid5 = _errs16 === errors;
-if(!valid5){
-break;
-}
-}
+const err24 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema39.properties.tags.type,parentSchema:schema39.properties.tags,data:data4};
+if(vErrors === null){
+vErrors = [err24];
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema39.properties.tags.type,parentSchema:schema39.properties.tags,data:data4}];
-return false;
+vErrors.push(err24);
+}
+errors++;
 }
 }
-var valid0 = _errs14 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
 if(data.whenToUse !== undefined){
 let data6 = data.whenToUse;
-const _errs19 = errors;
-const _errs20 = errors;
-if(errors === _errs20){
 if(typeof data6 === "string"){
 if(func1(data6) > 8192){
-validate21.errors = [{instancePath:instancePath+"/whenToUse",schemaPath:"definition.schema.json#/$defs/Text/maxLength",keyword:"maxLength",params:{limit: 8192},message:"must NOT have more than 8192 characters",schema:8192,parentSchema:schema47,data:data6}];
-return false;
+const err25 = {instancePath:instancePath+"/whenToUse",schemaPath:"definition.schema.json#/$defs/Text/maxLength",keyword:"maxLength",params:{limit: 8192},message:"must NOT have more than 8192 characters",schema:8192,parentSchema:schema47,data:data6};
+if(vErrors === null){
+vErrors = [err25];
 }
 else {
+vErrors.push(err25);
+}
+errors++;
+}
 if(func1(data6) < 1){
-validate21.errors = [{instancePath:instancePath+"/whenToUse",schemaPath:"definition.schema.json#/$defs/Text/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema47,data:data6}];
-return false;
+const err26 = {instancePath:instancePath+"/whenToUse",schemaPath:"definition.schema.json#/$defs/Text/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema47,data:data6};
+if(vErrors === null){
+vErrors = [err26];
 }
 else {
+vErrors.push(err26);
+}
+errors++;
+}
 if(!pattern9.test(data6)){
-validate21.errors = [{instancePath:instancePath+"/whenToUse",schemaPath:"definition.schema.json#/$defs/Text/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$",parentSchema:schema47,data:data6}];
-return false;
+const err27 = {instancePath:instancePath+"/whenToUse",schemaPath:"definition.schema.json#/$defs/Text/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$",parentSchema:schema47,data:data6};
+if(vErrors === null){
+vErrors = [err27];
 }
+else {
+vErrors.push(err27);
 }
+errors++;
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/whenToUse",schemaPath:"definition.schema.json#/$defs/Text/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema47.type,parentSchema:schema47,data:data6}];
-return false;
-}
-}
-var valid0 = _errs19 === errors;
+const err28 = {instancePath:instancePath+"/whenToUse",schemaPath:"definition.schema.json#/$defs/Text/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema47.type,parentSchema:schema47,data:data6};
+if(vErrors === null){
+vErrors = [err28];
 }
 else {
-var valid0 = true;
+vErrors.push(err28);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.relations !== undefined){
 let data7 = data.relations;
-const _errs22 = errors;
-if(errors === _errs22){
 if(Array.isArray(data7)){
-var valid8 = true;
 const len1 = data7.length;
 for(let i1=0; i1<len1; i1++){
-const _errs24 = errors;
 if(!(validate32(data7[i1], {instancePath:instancePath+"/relations/" + i1,parentData:data7,parentDataProperty:i1,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
 errors = vErrors.length;
 }
-var valid8 = _errs24 === errors;
-if(!valid8){
-break;
-}
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/relations",schemaPath:"#/properties/relations/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema39.properties.relations.type,parentSchema:schema39.properties.relations,data:data7}];
-return false;
-}
-}
-var valid0 = _errs22 === errors;
+const err29 = {instancePath:instancePath+"/relations",schemaPath:"#/properties/relations/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema39.properties.relations.type,parentSchema:schema39.properties.relations,data:data7};
+if(vErrors === null){
+vErrors = [err29];
 }
 else {
-var valid0 = true;
+vErrors.push(err29);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.documents !== undefined){
 let data9 = data.documents;
-const _errs25 = errors;
-if(errors === _errs25){
 if(Array.isArray(data9)){
-var valid9 = true;
 const len2 = data9.length;
 for(let i2=0; i2<len2; i2++){
-const _errs27 = errors;
 if(!(validate34(data9[i2], {instancePath:instancePath+"/documents/" + i2,parentData:data9,parentDataProperty:i2,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
 errors = vErrors.length;
 }
-var valid9 = _errs27 === errors;
-if(!valid9){
-break;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/documents",schemaPath:"#/properties/documents/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema39.properties.documents.type,parentSchema:schema39.properties.documents,data:data9};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
 }
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/documents",schemaPath:"#/properties/documents/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema39.properties.documents.type,parentSchema:schema39.properties.documents,data:data9}];
-return false;
-}
-}
-var valid0 = _errs25 === errors;
+const err31 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema39.type,parentSchema:schema39,data};
+if(vErrors === null){
+vErrors = [err31];
 }
 else {
-var valid0 = true;
+vErrors.push(err31);
 }
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate21.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema39.type,parentSchema:schema39,data}];
-return false;
-}
+errors++;
 }
 validate21.errors = vErrors;
 return errors === 0;
 }
 validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateCapabilitySummary = validate40;
+export const validateCapabilitySummary: ContractValidator = validate40;
 const schema89 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/capability-summary.schema.json","title":"CapabilitySummary","description":"A catalog entry: what list returns for each capability and what a model executor sees.","type":"object","additionalProperties":false,"required":["id","providerId","name","description","tags"],"properties":{"id":{"$ref":"ids.schema.json#/$defs/CapabilityId"},"providerId":{"$ref":"ids.schema.json#/$defs/ProviderId"},"name":{"$ref":"definition.schema.json#/$defs/DisplayName"},"description":{"$ref":"definition.schema.json#/$defs/Text"},"tags":{"description":"The capability's tags; empty when it declares none.","type":"array","items":{"$ref":"definition.schema.json#/$defs/Tag"}}}};
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1141,204 +1458,287 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((data.id === undefined) && (missing0 = "id")) || ((data.providerId === undefined) && (missing0 = "providerId"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.tags === undefined) && (missing0 = "tags"))){
-validate40.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema89.required,parentSchema:schema89,data}];
-return false;
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema89.required,parentSchema:schema89,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.providerId === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "providerId"},message:"must have required property '"+"providerId"+"'",schema:schema89.required,parentSchema:schema89,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.name === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema89.required,parentSchema:schema89,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.description === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'",schema:schema89.required,parentSchema:schema89,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.tags === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tags"},message:"must have required property '"+"tags"+"'",schema:schema89.required,parentSchema:schema89,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
 for(const key0 in data){
 if(!(((((key0 === "id") || (key0 === "providerId")) || (key0 === "name")) || (key0 === "description")) || (key0 === "tags"))){
-validate40.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema89,data}];
-return false;
-break;
+const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema89,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.id !== undefined){
 let data0 = data.id;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern4.test(data0)){
-validate40.errors = [{instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/CapabilityId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$",parentSchema:schema41,data:data0}];
-return false;
+const err6 = {instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/CapabilityId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$",parentSchema:schema41,data:data0};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/CapabilityId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.type,parentSchema:schema41,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err7 = {instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/CapabilityId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.type,parentSchema:schema41,data:data0};
+if(vErrors === null){
+vErrors = [err7];
 }
 else {
-var valid0 = true;
+vErrors.push(err7);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.providerId !== undefined){
 let data1 = data.providerId;
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern5.test(data1)){
-validate40.errors = [{instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema42,data:data1}];
-return false;
+const err8 = {instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema42,data:data1};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.type,parentSchema:schema42,data:data1}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
+const err9 = {instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.type,parentSchema:schema42,data:data1};
+if(vErrors === null){
+vErrors = [err9];
 }
 else {
-var valid0 = true;
+vErrors.push(err9);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.name !== undefined){
 let data2 = data.name;
-const _errs8 = errors;
-const _errs9 = errors;
-if(errors === _errs9){
 if(typeof data2 === "string"){
 if(func1(data2) > 256){
-validate40.errors = [{instancePath:instancePath+"/name",schemaPath:"definition.schema.json#/$defs/DisplayName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema45,data:data2}];
-return false;
+const err10 = {instancePath:instancePath+"/name",schemaPath:"definition.schema.json#/$defs/DisplayName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema45,data:data2};
+if(vErrors === null){
+vErrors = [err10];
 }
 else {
+vErrors.push(err10);
+}
+errors++;
+}
 if(func1(data2) < 1){
-validate40.errors = [{instancePath:instancePath+"/name",schemaPath:"definition.schema.json#/$defs/DisplayName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45,data:data2}];
-return false;
+const err11 = {instancePath:instancePath+"/name",schemaPath:"definition.schema.json#/$defs/DisplayName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45,data:data2};
+if(vErrors === null){
+vErrors = [err11];
 }
 else {
+vErrors.push(err11);
+}
+errors++;
+}
 if(!pattern7.test(data2)){
-validate40.errors = [{instancePath:instancePath+"/name",schemaPath:"definition.schema.json#/$defs/DisplayName/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema45,data:data2}];
-return false;
+const err12 = {instancePath:instancePath+"/name",schemaPath:"definition.schema.json#/$defs/DisplayName/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema45,data:data2};
+if(vErrors === null){
+vErrors = [err12];
 }
+else {
+vErrors.push(err12);
 }
+errors++;
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/name",schemaPath:"definition.schema.json#/$defs/DisplayName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.type,parentSchema:schema45,data:data2}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
+const err13 = {instancePath:instancePath+"/name",schemaPath:"definition.schema.json#/$defs/DisplayName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.type,parentSchema:schema45,data:data2};
+if(vErrors === null){
+vErrors = [err13];
 }
 else {
-var valid0 = true;
+vErrors.push(err13);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.description !== undefined){
 let data3 = data.description;
-const _errs11 = errors;
-const _errs12 = errors;
-if(errors === _errs12){
 if(typeof data3 === "string"){
 if(func1(data3) > 8192){
-validate40.errors = [{instancePath:instancePath+"/description",schemaPath:"definition.schema.json#/$defs/Text/maxLength",keyword:"maxLength",params:{limit: 8192},message:"must NOT have more than 8192 characters",schema:8192,parentSchema:schema47,data:data3}];
-return false;
+const err14 = {instancePath:instancePath+"/description",schemaPath:"definition.schema.json#/$defs/Text/maxLength",keyword:"maxLength",params:{limit: 8192},message:"must NOT have more than 8192 characters",schema:8192,parentSchema:schema47,data:data3};
+if(vErrors === null){
+vErrors = [err14];
 }
 else {
+vErrors.push(err14);
+}
+errors++;
+}
 if(func1(data3) < 1){
-validate40.errors = [{instancePath:instancePath+"/description",schemaPath:"definition.schema.json#/$defs/Text/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema47,data:data3}];
-return false;
+const err15 = {instancePath:instancePath+"/description",schemaPath:"definition.schema.json#/$defs/Text/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema47,data:data3};
+if(vErrors === null){
+vErrors = [err15];
 }
 else {
+vErrors.push(err15);
+}
+errors++;
+}
 if(!pattern9.test(data3)){
-validate40.errors = [{instancePath:instancePath+"/description",schemaPath:"definition.schema.json#/$defs/Text/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$",parentSchema:schema47,data:data3}];
-return false;
+const err16 = {instancePath:instancePath+"/description",schemaPath:"definition.schema.json#/$defs/Text/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$",parentSchema:schema47,data:data3};
+if(vErrors === null){
+vErrors = [err16];
 }
+else {
+vErrors.push(err16);
 }
+errors++;
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/description",schemaPath:"definition.schema.json#/$defs/Text/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema47.type,parentSchema:schema47,data:data3}];
-return false;
-}
-}
-var valid0 = _errs11 === errors;
+const err17 = {instancePath:instancePath+"/description",schemaPath:"definition.schema.json#/$defs/Text/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema47.type,parentSchema:schema47,data:data3};
+if(vErrors === null){
+vErrors = [err17];
 }
 else {
-var valid0 = true;
+vErrors.push(err17);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.tags !== undefined){
 let data4 = data.tags;
-const _errs14 = errors;
-if(errors === _errs14){
 if(Array.isArray(data4)){
-var valid5 = true;
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
-const _errs16 = errors;
-const _errs17 = errors;
-if(errors === _errs17){
 if(typeof data5 === "string"){
 if(func1(data5) > 64){
-validate40.errors = [{instancePath:instancePath+"/tags/" + i0,schemaPath:"definition.schema.json#/$defs/Tag/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema53,data:data5}];
-return false;
+const err18 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"definition.schema.json#/$defs/Tag/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema53,data:data5};
+if(vErrors === null){
+vErrors = [err18];
 }
 else {
+vErrors.push(err18);
+}
+errors++;
+}
 if(func1(data5) < 1){
-validate40.errors = [{instancePath:instancePath+"/tags/" + i0,schemaPath:"definition.schema.json#/$defs/Tag/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema53,data:data5}];
-return false;
+const err19 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"definition.schema.json#/$defs/Tag/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema53,data:data5};
+if(vErrors === null){
+vErrors = [err19];
 }
 else {
+vErrors.push(err19);
+}
+errors++;
+}
 if(!pattern14.test(data5)){
-validate40.errors = [{instancePath:instancePath+"/tags/" + i0,schemaPath:"definition.schema.json#/$defs/Tag/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x20\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x20\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x20\\x7f-\\x9f]+$",parentSchema:schema53,data:data5}];
-return false;
+const err20 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"definition.schema.json#/$defs/Tag/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x20\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x20\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x20\\x7f-\\x9f]+$",parentSchema:schema53,data:data5};
+if(vErrors === null){
+vErrors = [err20];
 }
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"definition.schema.json#/$defs/Tag/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.type,parentSchema:schema53,data:data5};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
 }
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/tags/" + i0,schemaPath:"definition.schema.json#/$defs/Tag/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.type,parentSchema:schema53,data:data5}];
-return false;
+const err22 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema89.properties.tags.type,parentSchema:schema89.properties.tags,data:data4};
+if(vErrors === null){
+vErrors = [err22];
 }
+else {
+vErrors.push(err22);
 }
-var valid5 = _errs16 === errors;
-if(!valid5){
-break;
+errors++;
 }
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema89.properties.tags.type,parentSchema:schema89.properties.tags,data:data4}];
-return false;
-}
-}
-var valid0 = _errs14 === errors;
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema89.type,parentSchema:schema89,data};
+if(vErrors === null){
+vErrors = [err23];
 }
 else {
-var valid0 = true;
+vErrors.push(err23);
 }
-}
-}
-}
-}
-}
-}
-}
-else {
-validate40.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema89.type,parentSchema:schema89,data}];
-return false;
-}
+errors++;
 }
 validate40.errors = vErrors;
 return errors === 0;
 }
 validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateCliError = validate41;
+export const validateCliError: ContractValidator = validate41;
 const schema95 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/cli-error.schema.json","title":"CliError","description":"The one line a failing CLI graph command writes to stderr (stdout stays empty, exit status 1; 130 for a cancelled match). Also used when a maintenance command cannot read its configuration at all.","type":"object","additionalProperties":false,"required":["ok","error"],"properties":{"ok":{"const":false},"error":{"$ref":"error.schema.json"}}};
 const schema96 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/error.schema.json","title":"ErrorObject","description":"The error object of the contract: what GraphError.to_json() returns and the 'error' member of every envelope, identical on the SDK, Tool Adapter, MCP and CLI surfaces. Exactly these keys; 'nextAction' is omitted when the code has none (never null). 'message' is a fixed, safe, single-line sentence: nobody branches on it, and it never carries a stack, cause, path, raw upstream text, secret or request echo.","type":"object","additionalProperties":false,"required":["code","phase","message"],"properties":{"code":{"$ref":"enums.schema.json#/$defs/ErrorCode"},"phase":{"$ref":"enums.schema.json#/$defs/Phase"},"message":{"description":"A safe sentence of 1..300 characters without control characters.","type":"string","minLength":1,"maxLength":300,"pattern":"^[^\\x00-\\x1f\\x7f-\\x9f]+$"},"nextAction":{"$ref":"enums.schema.json#/$defs/NextAction"}},"examples":[{"code":"CG_CAPABILITY_NOT_FOUND","phase":"query","message":"Requested capability does not exist","nextAction":"refresh"}]};
 const schema98 = {"title":"ErrorCode","description":"A machine-readable error code; never reused or removed.","type":"string","enum":["CG_CONFIG_INVALID","CG_DEFINITION_INVALID","CG_RELATION_INVALID","CG_RELATION_CYCLE","CG_CONTEXT_INVALID","CG_INPUT_INVALID","CG_ACCESS_DENIED","CG_PROVIDER_NOT_FOUND","CG_CAPABILITY_NOT_FOUND","CG_CATALOG_TOO_LARGE","CG_RESULT_TOO_LARGE","CG_INPUT_TOO_LARGE","CG_GRAPH_CLOSED","CG_RELOAD_FAILED","CG_DOCUMENT_ROOT_REQUIRED","CG_DOCUMENT_NOT_FOUND","CG_DOCUMENT_ACCESS_DENIED","CG_DOCUMENT_REFERENCE_ONLY","CG_DOCUMENT_TOO_LARGE","CG_DOCUMENT_UNREADABLE","CG_MODEL_NOT_CONFIGURED","CG_MODEL_UNAVAILABLE","CG_MODEL_EXECUTOR_UNSAFE","CG_MODEL_CONTEXT_EXCEEDED","CG_MODEL_OUTPUT_INVALID","CG_MODEL_INVALID_SELECTION","CG_MODEL_OUTPUT_TOO_LARGE","CG_MODEL_REFUSED","CG_MODEL_TIMEOUT","CG_MODEL_CANCELLED"]};
@@ -1356,116 +1756,173 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.code === undefined) && (missing0 = "code")) || ((data.phase === undefined) && (missing0 = "phase"))) || ((data.message === undefined) && (missing0 = "message"))){
-validate42.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema96.required,parentSchema:schema96,data}];
-return false;
+if(data.code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'",schema:schema96.required,parentSchema:schema96,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.phase === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "phase"},message:"must have required property '"+"phase"+"'",schema:schema96.required,parentSchema:schema96,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.message === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema96.required,parentSchema:schema96,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
 for(const key0 in data){
 if(!((((key0 === "code") || (key0 === "phase")) || (key0 === "message")) || (key0 === "nextAction"))){
-validate42.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema96,data}];
-return false;
-break;
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema96,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.code !== undefined){
 let data0 = data.code;
-const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate42.errors = [{instancePath:instancePath+"/code",schemaPath:"enums.schema.json#/$defs/ErrorCode/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema98.type,parentSchema:schema98,data:data0}];
-return false;
+const err4 = {instancePath:instancePath+"/code",schemaPath:"enums.schema.json#/$defs/ErrorCode/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema98.type,parentSchema:schema98,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
 }
 if(!((((((((((((((((((((((((((((((data0 === "CG_CONFIG_INVALID") || (data0 === "CG_DEFINITION_INVALID")) || (data0 === "CG_RELATION_INVALID")) || (data0 === "CG_RELATION_CYCLE")) || (data0 === "CG_CONTEXT_INVALID")) || (data0 === "CG_INPUT_INVALID")) || (data0 === "CG_ACCESS_DENIED")) || (data0 === "CG_PROVIDER_NOT_FOUND")) || (data0 === "CG_CAPABILITY_NOT_FOUND")) || (data0 === "CG_CATALOG_TOO_LARGE")) || (data0 === "CG_RESULT_TOO_LARGE")) || (data0 === "CG_INPUT_TOO_LARGE")) || (data0 === "CG_GRAPH_CLOSED")) || (data0 === "CG_RELOAD_FAILED")) || (data0 === "CG_DOCUMENT_ROOT_REQUIRED")) || (data0 === "CG_DOCUMENT_NOT_FOUND")) || (data0 === "CG_DOCUMENT_ACCESS_DENIED")) || (data0 === "CG_DOCUMENT_REFERENCE_ONLY")) || (data0 === "CG_DOCUMENT_TOO_LARGE")) || (data0 === "CG_DOCUMENT_UNREADABLE")) || (data0 === "CG_MODEL_NOT_CONFIGURED")) || (data0 === "CG_MODEL_UNAVAILABLE")) || (data0 === "CG_MODEL_EXECUTOR_UNSAFE")) || (data0 === "CG_MODEL_CONTEXT_EXCEEDED")) || (data0 === "CG_MODEL_OUTPUT_INVALID")) || (data0 === "CG_MODEL_INVALID_SELECTION")) || (data0 === "CG_MODEL_OUTPUT_TOO_LARGE")) || (data0 === "CG_MODEL_REFUSED")) || (data0 === "CG_MODEL_TIMEOUT")) || (data0 === "CG_MODEL_CANCELLED"))){
-validate42.errors = [{instancePath:instancePath+"/code",schemaPath:"enums.schema.json#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema98.enum},message:"must be equal to one of the allowed values",schema:schema98.enum,parentSchema:schema98,data:data0}];
-return false;
-}
-var valid0 = _errs2 === errors;
+const err5 = {instancePath:instancePath+"/code",schemaPath:"enums.schema.json#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema98.enum},message:"must be equal to one of the allowed values",schema:schema98.enum,parentSchema:schema98,data:data0};
+if(vErrors === null){
+vErrors = [err5];
 }
 else {
-var valid0 = true;
+vErrors.push(err5);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.phase !== undefined){
 let data1 = data.phase;
-const _errs5 = errors;
 if(typeof data1 !== "string"){
-validate42.errors = [{instancePath:instancePath+"/phase",schemaPath:"enums.schema.json#/$defs/Phase/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema99.type,parentSchema:schema99,data:data1}];
-return false;
+const err6 = {instancePath:instancePath+"/phase",schemaPath:"enums.schema.json#/$defs/Phase/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema99.type,parentSchema:schema99,data:data1};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
 }
 if(!((((((data1 === "config") || (data1 === "load")) || (data1 === "query")) || (data1 === "match")) || (data1 === "document")) || (data1 === "lifecycle"))){
-validate42.errors = [{instancePath:instancePath+"/phase",schemaPath:"enums.schema.json#/$defs/Phase/enum",keyword:"enum",params:{allowedValues: schema99.enum},message:"must be equal to one of the allowed values",schema:schema99.enum,parentSchema:schema99,data:data1}];
-return false;
-}
-var valid0 = _errs5 === errors;
+const err7 = {instancePath:instancePath+"/phase",schemaPath:"enums.schema.json#/$defs/Phase/enum",keyword:"enum",params:{allowedValues: schema99.enum},message:"must be equal to one of the allowed values",schema:schema99.enum,parentSchema:schema99,data:data1};
+if(vErrors === null){
+vErrors = [err7];
 }
 else {
-var valid0 = true;
+vErrors.push(err7);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.message !== undefined){
 let data2 = data.message;
-const _errs8 = errors;
-if(errors === _errs8){
 if(typeof data2 === "string"){
 if(func1(data2) > 300){
-validate42.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters",schema:300,parentSchema:schema96.properties.message,data:data2}];
-return false;
+const err8 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters",schema:300,parentSchema:schema96.properties.message,data:data2};
+if(vErrors === null){
+vErrors = [err8];
 }
 else {
+vErrors.push(err8);
+}
+errors++;
+}
 if(func1(data2) < 1){
-validate42.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema96.properties.message,data:data2}];
-return false;
+const err9 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema96.properties.message,data:data2};
+if(vErrors === null){
+vErrors = [err9];
 }
 else {
+vErrors.push(err9);
+}
+errors++;
+}
 if(!pattern7.test(data2)){
-validate42.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema96.properties.message,data:data2}];
-return false;
+const err10 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema96.properties.message,data:data2};
+if(vErrors === null){
+vErrors = [err10];
 }
+else {
+vErrors.push(err10);
 }
+errors++;
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.message.type,parentSchema:schema96.properties.message,data:data2}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
+const err11 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.message.type,parentSchema:schema96.properties.message,data:data2};
+if(vErrors === null){
+vErrors = [err11];
 }
 else {
-var valid0 = true;
+vErrors.push(err11);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.nextAction !== undefined){
 let data3 = data.nextAction;
-const _errs10 = errors;
 if(typeof data3 !== "string"){
-validate42.errors = [{instancePath:instancePath+"/nextAction",schemaPath:"enums.schema.json#/$defs/NextAction/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema100.type,parentSchema:schema100,data:data3}];
-return false;
+const err12 = {instancePath:instancePath+"/nextAction",schemaPath:"enums.schema.json#/$defs/NextAction/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema100.type,parentSchema:schema100,data:data3};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
 }
 if(!((((((data3 === "fix_input") || (data3 === "check_config")) || (data3 === "refresh")) || (data3 === "narrow_scope")) || (data3 === "retry")) || (data3 === "contact_admin"))){
-validate42.errors = [{instancePath:instancePath+"/nextAction",schemaPath:"enums.schema.json#/$defs/NextAction/enum",keyword:"enum",params:{allowedValues: schema100.enum},message:"must be equal to one of the allowed values",schema:schema100.enum,parentSchema:schema100,data:data3}];
-return false;
-}
-var valid0 = _errs10 === errors;
+const err13 = {instancePath:instancePath+"/nextAction",schemaPath:"enums.schema.json#/$defs/NextAction/enum",keyword:"enum",params:{allowedValues: schema100.enum},message:"must be equal to one of the allowed values",schema:schema100.enum,parentSchema:schema100,data:data3};
+if(vErrors === null){
+vErrors = [err13];
 }
 else {
-var valid0 = true;
+vErrors.push(err13);
 }
-}
-}
-}
+errors++;
 }
 }
 }
 else {
-validate42.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema96.type,parentSchema:schema96,data}];
-return false;
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema96.type,parentSchema:schema96,data};
+if(vErrors === null){
+vErrors = [err14];
 }
+else {
+vErrors.push(err14);
+}
+errors++;
 }
 validate42.errors = vErrors;
 return errors === 0;
@@ -1484,62 +1941,75 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.ok === undefined) && (missing0 = "ok")) || ((data.error === undefined) && (missing0 = "error"))){
-validate41.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema95.required,parentSchema:schema95,data}];
-return false;
+if(data.ok === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'",schema:schema95.required,parentSchema:schema95,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.error === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error"},message:"must have required property '"+"error"+"'",schema:schema95.required,parentSchema:schema95,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
 for(const key0 in data){
 if(!((key0 === "ok") || (key0 === "error"))){
-validate41.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema95,data}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.ok !== undefined){
-let data0 = data.ok;
-const _errs2 = errors;
-if(false !== data0){
-validate41.errors = [{instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant",schema:false,parentSchema:schema95.properties.ok,data:data0}];
-return false;
-}
-var valid0 = _errs2 === errors;
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema95,data};
+if(vErrors === null){
+vErrors = [err2];
 }
 else {
-var valid0 = true;
+vErrors.push(err2);
 }
-if(valid0){
+errors++;
+}
+}
+if(data.ok !== undefined){
+let data0 = data.ok;
+if(false !== data0){
+const err3 = {instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant",schema:false,parentSchema:schema95.properties.ok,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
 if(data.error !== undefined){
-const _errs3 = errors;
 if(!(validate42(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
 }
 }
 else {
-validate41.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.type,parentSchema:schema95,data}];
-return false;
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.type,parentSchema:schema95,data};
+if(vErrors === null){
+vErrors = [err4];
 }
+else {
+vErrors.push(err4);
+}
+errors++;
 }
 validate41.errors = vErrors;
 return errors === 0;
 }
 validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateConfig = validate45;
+export const validateConfig: ContractValidator = validate45;
 const schema101 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/config.schema.json","title":"HostConfig","description":"The trusted host configuration of a graph (a JSON file for the CLI and MCP server, an object or a file for the SDK; a file is at most 1 MiB of UTF-8 JSON). Unknown keys, explicit nulls, a source that is neither or both kinds, duplicate provider ids, missing or unreadable source files, invalid budgets and invalid executor options are CG_CONFIG_INVALID.","type":"object","additionalProperties":false,"required":["providers"],"properties":{"providers":{"description":"The provider sources, loaded in order; an empty list opens an empty graph.","type":"array","items":{"$ref":"#/$defs/ProviderSource"}},"scope":{"$ref":"#/$defs/Scope"},"documents":{"$ref":"#/$defs/DocumentPolicy"},"budgets":{"$ref":"budgets.schema.json"},"model":{"$ref":"#/$defs/ModelConfig"}},"$defs":{"LocalPath":{"title":"LocalPath","description":"A trusted local file system path (absolute, or relative to the folder of the configuration file), without NUL.","type":"string","minLength":1,"maxLength":4096,"pattern":"^[^\\x00]+$"},"ProviderSource":{"title":"ProviderSource","description":"Where a provider definition comes from: exactly one of 'path' (a definition file) or 'definition' (inline).","oneOf":[{"$ref":"#/$defs/FileProviderSource"},{"$ref":"#/$defs/InlineProviderSource"}]},"FileProviderSource":{"title":"FileProviderSource","description":"A provider definition file. Its documents are read below 'documentRoot', by default the folder of the definition file. Roots are fixed to absolute real paths when the graph opens.","type":"object","additionalProperties":false,"required":["path"],"properties":{"path":{"$ref":"#/$defs/LocalPath"},"documentRoot":{"$ref":"#/$defs/LocalPath"}}},"InlineProviderSource":{"title":"InlineProviderSource","description":"An inline provider definition. Reading one of its 'path' documents without a 'documentRoot' is CG_DOCUMENT_ROOT_REQUIRED.","type":"object","additionalProperties":false,"required":["definition"],"properties":{"definition":{"description":"The provider definition itself (the ProviderDefinition schema). The configuration check accepts any value here: the definition is judged when its source loads, and its faults are CG_DEFINITION_INVALID or CG_RELATION_INVALID in phase load, like a definition file's (CG-CFG-3)."},"documentRoot":{"$ref":"#/$defs/LocalPath"}}},"Scope":{"title":"Scope","description":"The trusted scope: the providers that queries may see. Omitted: every loaded provider. Requests can only narrow it; nothing in a request, least of all context, widens it.","type":"object","additionalProperties":false,"required":["providers"],"properties":{"providers":{"type":"array","items":{"$ref":"ids.schema.json#/$defs/ProviderId"}}}},"DocumentPolicy":{"title":"DocumentPolicy","description":"Which document bodies read_document may return.","type":"object","additionalProperties":false,"properties":{"bodies":{"$ref":"#/$defs/DocumentBodies","default":"all"}}},"DocumentBodies":{"title":"DocumentBodies","description":"'all' (default), 'none', or the list of provider ids whose document bodies may be returned; any other body is CG_ACCESS_DENIED.","anyOf":[{"$ref":"#/$defs/DocumentBodiesMode"},{"type":"array","items":{"$ref":"ids.schema.json#/$defs/ProviderId"}}]},"DocumentBodiesMode":{"title":"DocumentBodiesMode","description":"Approve every document body ('all') or none ('none').","type":"string","enum":["all","none"]},"TimeoutMs":{"title":"TimeoutMs","description":"A match deadline in milliseconds, 1..600000.","type":"integer","minimum":1,"maximum":600000},"ModelConfig":{"title":"ModelConfig","description":"The model executor used by match, chosen by 'executor'. Omitted: match fails with CG_MODEL_NOT_CONFIGURED and static queries keep working.","oneOf":[{"$ref":"#/$defs/ScriptedExecutorConfig"},{"$ref":"#/$defs/LexicalExecutorConfig"},{"$ref":"#/$defs/OpenAIExecutorConfig"},{"$ref":"#/$defs/CodexExecutorConfig"}],"discriminator":{"propertyName":"executor"}},"ScriptedExecutorConfig":{"title":"ScriptedExecutorConfig","description":"The deterministic test executor of the spec: each match consumes the next step and the last step repeats.","type":"object","additionalProperties":false,"required":["executor","steps"],"properties":{"executor":{"const":"scripted"},"steps":{"type":"array","items":{"$ref":"#/$defs/ScriptedStep"}},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","default":60000}}},"ScriptedStep":{"title":"ScriptedStep","description":"One scripted behaviour: return a value as the executor output, raise an executor GraphError, raise a plain exception, or sleep and then do another step.","oneOf":[{"$ref":"#/$defs/ScriptedReturnStep"},{"$ref":"#/$defs/ScriptedRaiseStep"},{"$ref":"#/$defs/ScriptedRaiseExceptionStep"},{"$ref":"#/$defs/ScriptedSleepStep"}]},"ScriptedReturnStep":{"title":"ScriptedReturnStep","description":"Return this value as the executor output. It is deliberately not validated here (any JSON value but null), so that vectors can drive CG_MODEL_OUTPUT_INVALID and CG_MODEL_INVALID_SELECTION; valid output follows executor-output.schema.json.","type":"object","additionalProperties":false,"required":["return"],"properties":{"return":{"type":["object","array","string","number","boolean"]}}},"ScriptedRaiseStep":{"title":"ScriptedRaiseStep","description":"Raise an executor GraphError. Code, action and message are deliberately free strings so that vectors can drive the projection rules (unknown codes, illegal actions, unsafe messages).","type":"object","additionalProperties":false,"required":["raise"],"properties":{"raise":{"$ref":"#/$defs/ScriptedRaise"}}},"ScriptedRaise":{"title":"ScriptedRaise","description":"The error an executor raises.","type":"object","additionalProperties":false,"required":["code"],"properties":{"code":{"type":"string","minLength":1},"nextAction":{"type":"string"},"message":{"type":"string"}}},"ScriptedRaiseExceptionStep":{"title":"ScriptedRaiseExceptionStep","description":"Raise a plain exception (not a GraphError) with this text; it must surface as CG_MODEL_UNAVAILABLE without the text.","type":"object","additionalProperties":false,"required":["raiseException"],"properties":{"raiseException":{"type":"string"}}},"ScriptedSleepStep":{"title":"ScriptedSleepStep","description":"Sleep 'sleepMs' milliseconds (honouring deadlines, cancellation and close), then do the step 'then'.","type":"object","additionalProperties":false,"required":["sleepMs","then"],"properties":{"sleepMs":{"type":"integer","minimum":0,"maximum":600000},"then":{"$ref":"#/$defs/ScriptedStep"}}},"LexicalExecutorConfig":{"title":"LexicalExecutorConfig","description":"Offline lexical ranking (BM25-style) over name, description, whenToUse and tags; 'no_match' below its threshold.","type":"object","additionalProperties":false,"required":["executor"],"properties":{"executor":{"const":"lexical"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","default":60000}}},"OpenAIExecutorConfig":{"title":"OpenAIExecutorConfig","description":"Any OpenAI-compatible chat completions endpoint with JSON-schema structured output. The API key is read at match time from the environment variable named by 'apiKeyEnv' (a key is never written in the configuration); an unset or empty variable is CG_MODEL_UNAVAILABLE with check_config.","type":"object","additionalProperties":false,"required":["executor","baseUrl","model","apiKeyEnv"],"properties":{"executor":{"const":"openai"},"baseUrl":{"$ref":"#/$defs/BaseUrl"},"model":{"description":"The model name sent to the endpoint: 1..256 printable characters.","type":"string","minLength":1,"maxLength":256,"pattern":"^[^\\x00-\\x1f\\x7f-\\x9f]+$"},"apiKeyEnv":{"$ref":"#/$defs/EnvVarName"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","default":60000}}},"BaseUrl":{"title":"BaseUrl","description":"The base URL of an OpenAI-compatible API: http or https, without user information, query, fragment or whitespace.","type":"string","maxLength":2048,"pattern":"^[hH][tT][tT][pP][sS]?://[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\]+(?:/[^\\x00-\\x20\\x7f-\\x9f?#]*)?$","examples":["https://api.openai.com/v1","http://127.0.0.1:8911/v1"]},"EnvVarName":{"title":"EnvVarName","description":"The name of an environment variable: a letter or '_', then up to 127 of letters, digits and '_'.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,127}$","examples":["OPENAI_API_KEY"]},"CodexExecutorConfig":{"title":"CodexExecutorConfig","description":"The Codex CLI ('codex exec', found on PATH) in a read-only sandbox and an empty temporary working folder, through flowcast. Unmet platform, version (the implementation's minimum) or sandbox prerequisites are CG_MODEL_EXECUTOR_UNSAFE; it never falls back to an unsandboxed run.","type":"object","additionalProperties":false,"required":["executor"],"properties":{"executor":{"const":"codex"},"model":{"description":"The model name passed to Codex (--model); omitted: Codex's default.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$","examples":["o4-mini"]},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","default":60000}}}}};
 const schema102 = {"title":"ProviderSource","description":"Where a provider definition comes from: exactly one of 'path' (a definition file) or 'definition' (inline).","oneOf":[{"$ref":"#/$defs/FileProviderSource"},{"$ref":"#/$defs/InlineProviderSource"}]};
 const schema103 = {"title":"FileProviderSource","description":"A provider definition file. Its documents are read below 'documentRoot', by default the folder of the definition file. Roots are fixed to absolute real paths when the graph opens.","type":"object","additionalProperties":false,"required":["path"],"properties":{"path":{"$ref":"#/$defs/LocalPath"},"documentRoot":{"$ref":"#/$defs/LocalPath"}}};
@@ -1556,98 +2026,129 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.path === undefined) && (missing0 = "path")){
-validate47.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema103.required,parentSchema:schema103,data}];
-return false;
+if(data.path === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema103.required,parentSchema:schema103,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
 for(const key0 in data){
 if(!((key0 === "path") || (key0 === "documentRoot"))){
-validate47.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema103,data}];
-return false;
-break;
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema103,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.path !== undefined){
 let data0 = data.path;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
 if(typeof data0 === "string"){
 if(func1(data0) > 4096){
-validate47.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/LocalPath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters",schema:4096,parentSchema:schema104,data:data0}];
-return false;
+const err2 = {instancePath:instancePath+"/path",schemaPath:"#/$defs/LocalPath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters",schema:4096,parentSchema:schema104,data:data0};
+if(vErrors === null){
+vErrors = [err2];
 }
 else {
+vErrors.push(err2);
+}
+errors++;
+}
 if(func1(data0) < 1){
-validate47.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/LocalPath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema104,data:data0}];
-return false;
+const err3 = {instancePath:instancePath+"/path",schemaPath:"#/$defs/LocalPath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema104,data:data0};
+if(vErrors === null){
+vErrors = [err3];
 }
 else {
+vErrors.push(err3);
+}
+errors++;
+}
 if(!pattern45.test(data0)){
-validate47.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/LocalPath/pattern",keyword:"pattern",params:{pattern: "^[^\\x00]+$"},message:"must match pattern \""+"^[^\\x00]+$"+"\"",schema:"^[^\\x00]+$",parentSchema:schema104,data:data0}];
-return false;
+const err4 = {instancePath:instancePath+"/path",schemaPath:"#/$defs/LocalPath/pattern",keyword:"pattern",params:{pattern: "^[^\\x00]+$"},message:"must match pattern \""+"^[^\\x00]+$"+"\"",schema:"^[^\\x00]+$",parentSchema:schema104,data:data0};
+if(vErrors === null){
+vErrors = [err4];
 }
+else {
+vErrors.push(err4);
 }
+errors++;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/LocalPath/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema104.type,parentSchema:schema104,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err5 = {instancePath:instancePath+"/path",schemaPath:"#/$defs/LocalPath/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema104.type,parentSchema:schema104,data:data0};
+if(vErrors === null){
+vErrors = [err5];
 }
 else {
-var valid0 = true;
+vErrors.push(err5);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.documentRoot !== undefined){
 let data1 = data.documentRoot;
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
 if(typeof data1 === "string"){
 if(func1(data1) > 4096){
-validate47.errors = [{instancePath:instancePath+"/documentRoot",schemaPath:"#/$defs/LocalPath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters",schema:4096,parentSchema:schema104,data:data1}];
-return false;
+const err6 = {instancePath:instancePath+"/documentRoot",schemaPath:"#/$defs/LocalPath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters",schema:4096,parentSchema:schema104,data:data1};
+if(vErrors === null){
+vErrors = [err6];
 }
 else {
+vErrors.push(err6);
+}
+errors++;
+}
 if(func1(data1) < 1){
-validate47.errors = [{instancePath:instancePath+"/documentRoot",schemaPath:"#/$defs/LocalPath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema104,data:data1}];
-return false;
+const err7 = {instancePath:instancePath+"/documentRoot",schemaPath:"#/$defs/LocalPath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema104,data:data1};
+if(vErrors === null){
+vErrors = [err7];
 }
 else {
+vErrors.push(err7);
+}
+errors++;
+}
 if(!pattern45.test(data1)){
-validate47.errors = [{instancePath:instancePath+"/documentRoot",schemaPath:"#/$defs/LocalPath/pattern",keyword:"pattern",params:{pattern: "^[^\\x00]+$"},message:"must match pattern \""+"^[^\\x00]+$"+"\"",schema:"^[^\\x00]+$",parentSchema:schema104,data:data1}];
-return false;
+const err8 = {instancePath:instancePath+"/documentRoot",schemaPath:"#/$defs/LocalPath/pattern",keyword:"pattern",params:{pattern: "^[^\\x00]+$"},message:"must match pattern \""+"^[^\\x00]+$"+"\"",schema:"^[^\\x00]+$",parentSchema:schema104,data:data1};
+if(vErrors === null){
+vErrors = [err8];
 }
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/documentRoot",schemaPath:"#/$defs/LocalPath/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema104.type,parentSchema:schema104,data:data1};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
 }
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/documentRoot",schemaPath:"#/$defs/LocalPath/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema104.type,parentSchema:schema104,data:data1}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema103.type,parentSchema:schema103,data};
+if(vErrors === null){
+vErrors = [err10];
 }
 else {
-var valid0 = true;
+vErrors.push(err10);
 }
-}
-}
-}
-}
-else {
-validate47.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema103.type,parentSchema:schema103,data}];
-return false;
-}
+errors++;
 }
 validate47.errors = vErrors;
 return errors === 0;
@@ -1666,58 +2167,84 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.definition === undefined) && (missing0 = "definition")){
-validate49.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema106.required,parentSchema:schema106,data}];
-return false;
+if(data.definition === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "definition"},message:"must have required property '"+"definition"+"'",schema:schema106.required,parentSchema:schema106,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
 for(const key0 in data){
 if(!((key0 === "definition") || (key0 === "documentRoot"))){
-validate49.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema106,data}];
-return false;
-break;
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema106,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.documentRoot !== undefined){
 let data0 = data.documentRoot;
-const _errs3 = errors;
-if(errors === _errs3){
 if(typeof data0 === "string"){
 if(func1(data0) > 4096){
-validate49.errors = [{instancePath:instancePath+"/documentRoot",schemaPath:"#/$defs/LocalPath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters",schema:4096,parentSchema:schema104,data:data0}];
-return false;
+const err2 = {instancePath:instancePath+"/documentRoot",schemaPath:"#/$defs/LocalPath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters",schema:4096,parentSchema:schema104,data:data0};
+if(vErrors === null){
+vErrors = [err2];
 }
 else {
+vErrors.push(err2);
+}
+errors++;
+}
 if(func1(data0) < 1){
-validate49.errors = [{instancePath:instancePath+"/documentRoot",schemaPath:"#/$defs/LocalPath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema104,data:data0}];
-return false;
+const err3 = {instancePath:instancePath+"/documentRoot",schemaPath:"#/$defs/LocalPath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema104,data:data0};
+if(vErrors === null){
+vErrors = [err3];
 }
 else {
+vErrors.push(err3);
+}
+errors++;
+}
 if(!pattern45.test(data0)){
-validate49.errors = [{instancePath:instancePath+"/documentRoot",schemaPath:"#/$defs/LocalPath/pattern",keyword:"pattern",params:{pattern: "^[^\\x00]+$"},message:"must match pattern \""+"^[^\\x00]+$"+"\"",schema:"^[^\\x00]+$",parentSchema:schema104,data:data0}];
-return false;
+const err4 = {instancePath:instancePath+"/documentRoot",schemaPath:"#/$defs/LocalPath/pattern",keyword:"pattern",params:{pattern: "^[^\\x00]+$"},message:"must match pattern \""+"^[^\\x00]+$"+"\"",schema:"^[^\\x00]+$",parentSchema:schema104,data:data0};
+if(vErrors === null){
+vErrors = [err4];
 }
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/documentRoot",schemaPath:"#/$defs/LocalPath/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema104.type,parentSchema:schema104,data:data0};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
 }
 }
 }
 else {
-validate49.errors = [{instancePath:instancePath+"/documentRoot",schemaPath:"#/$defs/LocalPath/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema104.type,parentSchema:schema104,data:data0}];
-return false;
-}
-}
-}
-}
-}
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema106.type,parentSchema:schema106,data};
+if(vErrors === null){
+vErrors = [err6];
 }
 else {
-validate49.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema106.type,parentSchema:schema106,data}];
-return false;
+vErrors.push(err6);
 }
+errors++;
 }
 validate49.errors = vErrors;
 return errors === 0;
@@ -1777,8 +2304,6 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate46.errors = vErrors;
-return false;
 }
 else {
 errors = _errs0;
@@ -1809,65 +2334,80 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.providers === undefined) && (missing0 = "providers")){
-validate52.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema108.required,parentSchema:schema108,data}];
-return false;
+if(data.providers === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "providers"},message:"must have required property '"+"providers"+"'",schema:schema108.required,parentSchema:schema108,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
 for(const key0 in data){
 if(!(key0 === "providers")){
-validate52.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema108,data}];
-return false;
-break;
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema108,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.providers !== undefined){
 let data0 = data.providers;
-const _errs2 = errors;
-if(errors === _errs2){
 if(Array.isArray(data0)){
-var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
-const _errs4 = errors;
-const _errs5 = errors;
-if(errors === _errs5){
 if(typeof data1 === "string"){
 if(!pattern5.test(data1)){
-validate52.errors = [{instancePath:instancePath+"/providers/" + i0,schemaPath:"ids.schema.json#/$defs/ProviderId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema42,data:data1}];
-return false;
+const err2 = {instancePath:instancePath+"/providers/" + i0,schemaPath:"ids.schema.json#/$defs/ProviderId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema42,data:data1};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
 }
 }
 else {
-validate52.errors = [{instancePath:instancePath+"/providers/" + i0,schemaPath:"ids.schema.json#/$defs/ProviderId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.type,parentSchema:schema42,data:data1}];
-return false;
-}
-}
-var valid1 = _errs4 === errors;
-if(!valid1){
-break;
-}
-}
+const err3 = {instancePath:instancePath+"/providers/" + i0,schemaPath:"ids.schema.json#/$defs/ProviderId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.type,parentSchema:schema42,data:data1};
+if(vErrors === null){
+vErrors = [err3];
 }
 else {
-validate52.errors = [{instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema108.properties.providers.type,parentSchema:schema108.properties.providers,data:data0}];
-return false;
+vErrors.push(err3);
 }
-}
-}
+errors++;
 }
 }
 }
 else {
-validate52.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema108.type,parentSchema:schema108,data}];
-return false;
+const err4 = {instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema108.properties.providers.type,parentSchema:schema108.properties.providers,data:data0};
+if(vErrors === null){
+vErrors = [err4];
 }
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema108.type,parentSchema:schema108,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
 }
 validate52.errors = vErrors;
 return errors === 0;
@@ -1914,15 +2454,10 @@ errors++;
 var _valid0 = _errs1 === errors;
 valid0 = valid0 || _valid0;
 const _errs4 = errors;
-if(errors === _errs4){
 if(Array.isArray(data)){
-var valid2 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 let data0 = data[i0];
-const _errs6 = errors;
-const _errs7 = errors;
-if(errors === _errs7){
 if(typeof data0 === "string"){
 if(!pattern5.test(data0)){
 const err2 = {instancePath:instancePath+"/" + i0,schemaPath:"ids.schema.json#/$defs/ProviderId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema42,data:data0};
@@ -1946,11 +2481,6 @@ vErrors.push(err3);
 errors++;
 }
 }
-var valid2 = _errs6 === errors;
-if(!valid2){
-break;
-}
-}
 }
 else {
 const err4 = {instancePath,schemaPath:"#/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema111.anyOf[1].type,parentSchema:schema111.anyOf[1],data};
@@ -1961,7 +2491,6 @@ else {
 vErrors.push(err4);
 }
 errors++;
-}
 }
 var _valid0 = _errs4 === errors;
 valid0 = valid0 || _valid0;
@@ -1977,8 +2506,6 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate55.errors = vErrors;
-return false;
 }
 else {
 errors = _errs0;
@@ -2008,17 +2535,19 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "bodies")){
-validate54.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema110,data}];
-return false;
-break;
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema110,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.bodies !== undefined){
 if(!(validate55(data.bodies, {instancePath:instancePath+"/bodies",parentData:data,parentDataProperty:"bodies",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
@@ -2026,11 +2555,15 @@ errors = vErrors.length;
 }
 }
 }
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema110.type,parentSchema:schema110,data};
+if(vErrors === null){
+vErrors = [err1];
 }
 else {
-validate54.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema110.type,parentSchema:schema110,data}];
-return false;
+vErrors.push(err1);
 }
+errors++;
 }
 validate54.errors = vErrors;
 return errors === 0;
@@ -2056,107 +2589,127 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.raise === undefined) && (missing0 = "raise")){
-validate62.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema118.required,parentSchema:schema118,data}];
-return false;
+if(data.raise === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "raise"},message:"must have required property '"+"raise"+"'",schema:schema118.required,parentSchema:schema118,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
 for(const key0 in data){
 if(!(key0 === "raise")){
-validate62.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema118,data}];
-return false;
-break;
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema118,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.raise !== undefined){
 let data0 = data.raise;
-const _errs3 = errors;
-if(errors === _errs3){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-let missing1;
-if((data0.code === undefined) && (missing1 = "code")){
-validate62.errors = [{instancePath:instancePath+"/raise",schemaPath:"#/$defs/ScriptedRaise/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema119.required,parentSchema:schema119,data:data0}];
-return false;
+if(data0.code === undefined){
+const err2 = {instancePath:instancePath+"/raise",schemaPath:"#/$defs/ScriptedRaise/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'",schema:schema119.required,parentSchema:schema119,data:data0};
+if(vErrors === null){
+vErrors = [err2];
 }
 else {
-const _errs5 = errors;
+vErrors.push(err2);
+}
+errors++;
+}
 for(const key1 in data0){
 if(!(((key1 === "code") || (key1 === "nextAction")) || (key1 === "message"))){
-validate62.errors = [{instancePath:instancePath+"/raise",schemaPath:"#/$defs/ScriptedRaise/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema119,data:data0}];
-return false;
-break;
+const err3 = {instancePath:instancePath+"/raise",schemaPath:"#/$defs/ScriptedRaise/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema119,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
 }
 }
-if(_errs5 === errors){
 if(data0.code !== undefined){
 let data1 = data0.code;
-const _errs6 = errors;
-if(errors === _errs6){
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-validate62.errors = [{instancePath:instancePath+"/raise/code",schemaPath:"#/$defs/ScriptedRaise/properties/code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema119.properties.code,data:data1}];
-return false;
+const err4 = {instancePath:instancePath+"/raise/code",schemaPath:"#/$defs/ScriptedRaise/properties/code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema119.properties.code,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
 }
 }
 else {
-validate62.errors = [{instancePath:instancePath+"/raise/code",schemaPath:"#/$defs/ScriptedRaise/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema119.properties.code.type,parentSchema:schema119.properties.code,data:data1}];
-return false;
-}
-}
-var valid2 = _errs6 === errors;
+const err5 = {instancePath:instancePath+"/raise/code",schemaPath:"#/$defs/ScriptedRaise/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema119.properties.code.type,parentSchema:schema119.properties.code,data:data1};
+if(vErrors === null){
+vErrors = [err5];
 }
 else {
-var valid2 = true;
+vErrors.push(err5);
 }
-if(valid2){
+errors++;
+}
+}
 if(data0.nextAction !== undefined){
 let data2 = data0.nextAction;
-const _errs8 = errors;
 if(typeof data2 !== "string"){
-validate62.errors = [{instancePath:instancePath+"/raise/nextAction",schemaPath:"#/$defs/ScriptedRaise/properties/nextAction/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema119.properties.nextAction.type,parentSchema:schema119.properties.nextAction,data:data2}];
-return false;
-}
-var valid2 = _errs8 === errors;
+const err6 = {instancePath:instancePath+"/raise/nextAction",schemaPath:"#/$defs/ScriptedRaise/properties/nextAction/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema119.properties.nextAction.type,parentSchema:schema119.properties.nextAction,data:data2};
+if(vErrors === null){
+vErrors = [err6];
 }
 else {
-var valid2 = true;
+vErrors.push(err6);
 }
-if(valid2){
+errors++;
+}
+}
 if(data0.message !== undefined){
 let data3 = data0.message;
-const _errs10 = errors;
 if(typeof data3 !== "string"){
-validate62.errors = [{instancePath:instancePath+"/raise/message",schemaPath:"#/$defs/ScriptedRaise/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema119.properties.message.type,parentSchema:schema119.properties.message,data:data3}];
-return false;
-}
-var valid2 = _errs10 === errors;
+const err7 = {instancePath:instancePath+"/raise/message",schemaPath:"#/$defs/ScriptedRaise/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema119.properties.message.type,parentSchema:schema119.properties.message,data:data3};
+if(vErrors === null){
+vErrors = [err7];
 }
 else {
-var valid2 = true;
+vErrors.push(err7);
 }
-}
-}
+errors++;
 }
 }
 }
 else {
-validate62.errors = [{instancePath:instancePath+"/raise",schemaPath:"#/$defs/ScriptedRaise/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema119.type,parentSchema:schema119,data:data0}];
-return false;
+const err8 = {instancePath:instancePath+"/raise",schemaPath:"#/$defs/ScriptedRaise/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema119.type,parentSchema:schema119,data:data0};
+if(vErrors === null){
+vErrors = [err8];
 }
+else {
+vErrors.push(err8);
 }
-}
+errors++;
 }
 }
 }
 else {
-validate62.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema118.type,parentSchema:schema118,data}];
-return false;
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema118.type,parentSchema:schema118,data};
+if(vErrors === null){
+vErrors = [err9];
 }
+else {
+vErrors.push(err9);
+}
+errors++;
 }
 validate62.errors = vErrors;
 return errors === 0;
@@ -2176,69 +2729,90 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.sleepMs === undefined) && (missing0 = "sleepMs")) || ((data.then === undefined) && (missing0 = "then"))){
-validate64.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema121.required,parentSchema:schema121,data}];
-return false;
+if(data.sleepMs === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "sleepMs"},message:"must have required property '"+"sleepMs"+"'",schema:schema121.required,parentSchema:schema121,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.then === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "then"},message:"must have required property '"+"then"+"'",schema:schema121.required,parentSchema:schema121,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
 for(const key0 in data){
 if(!((key0 === "sleepMs") || (key0 === "then"))){
-validate64.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema121,data}];
-return false;
-break;
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema121,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.sleepMs !== undefined){
 let data0 = data.sleepMs;
-const _errs2 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-validate64.errors = [{instancePath:instancePath+"/sleepMs",schemaPath:"#/properties/sleepMs/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema121.properties.sleepMs.type,parentSchema:schema121.properties.sleepMs,data:data0}];
-return false;
+const err3 = {instancePath:instancePath+"/sleepMs",schemaPath:"#/properties/sleepMs/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema121.properties.sleepMs.type,parentSchema:schema121.properties.sleepMs,data:data0};
+if(vErrors === null){
+vErrors = [err3];
 }
-if(errors === _errs2){
+else {
+vErrors.push(err3);
+}
+errors++;
+}
 if(typeof data0 == "number"){
 if(data0 > 600000 || isNaN(data0)){
-validate64.errors = [{instancePath:instancePath+"/sleepMs",schemaPath:"#/properties/sleepMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema121.properties.sleepMs,data:data0}];
-return false;
+const err4 = {instancePath:instancePath+"/sleepMs",schemaPath:"#/properties/sleepMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema121.properties.sleepMs,data:data0};
+if(vErrors === null){
+vErrors = [err4];
 }
 else {
+vErrors.push(err4);
+}
+errors++;
+}
 if(data0 < 0 || isNaN(data0)){
-validate64.errors = [{instancePath:instancePath+"/sleepMs",schemaPath:"#/properties/sleepMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema121.properties.sleepMs,data:data0}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs2 === errors;
+const err5 = {instancePath:instancePath+"/sleepMs",schemaPath:"#/properties/sleepMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema121.properties.sleepMs,data:data0};
+if(vErrors === null){
+vErrors = [err5];
 }
 else {
-var valid0 = true;
+vErrors.push(err5);
 }
-if(valid0){
+errors++;
+}
+}
+}
 if(data.then !== undefined){
-const _errs4 = errors;
 if(!(wrapper0.validate(data.then, {instancePath:instancePath+"/then",parentData:data,parentDataProperty:"then",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? wrapper0.validate.errors : vErrors.concat(wrapper0.validate.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
 }
 }
 else {
-validate64.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema121.type,parentSchema:schema121,data}];
-return false;
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema121.type,parentSchema:schema121,data};
+if(vErrors === null){
+vErrors = [err6];
 }
+else {
+vErrors.push(err6);
+}
+errors++;
 }
 validate64.errors = vErrors;
 return errors === 0;
@@ -2260,12 +2834,9 @@ const _errs0 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.return === undefined) && (missing0 = "return")){
-const err0 = {instancePath,schemaPath:"#/$defs/ScriptedReturnStep/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema117.required,parentSchema:schema117,data};
+if(data.return === undefined){
+const err0 = {instancePath,schemaPath:"#/$defs/ScriptedReturnStep/required",keyword:"required",params:{missingProperty: "return"},message:"must have required property '"+"return"+"'",schema:schema117.required,parentSchema:schema117,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2274,8 +2845,6 @@ vErrors.push(err0);
 }
 errors++;
 }
-else {
-const _errs4 = errors;
 for(const key0 in data){
 if(!(key0 === "return")){
 const err1 = {instancePath,schemaPath:"#/$defs/ScriptedReturnStep/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema117,data};
@@ -2286,10 +2855,8 @@ else {
 vErrors.push(err1);
 }
 errors++;
-break;
 }
 }
-if(_errs4 === errors){
 if(data.return !== undefined){
 let data0 = data.return;
 if((((!data0 || typeof data0 != "object") && (typeof data0 !== "string")) && (!(typeof data0 == "number"))) && (typeof data0 !== "boolean")){
@@ -2304,8 +2871,6 @@ errors++;
 }
 }
 }
-}
-}
 else {
 const err3 = {instancePath,schemaPath:"#/$defs/ScriptedReturnStep/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema117.type,parentSchema:schema117,data};
 if(vErrors === null){
@@ -2315,7 +2880,6 @@ else {
 vErrors.push(err3);
 }
 errors++;
-}
 }
 var _valid0 = _errs1 === errors;
 if(_valid0){
@@ -2342,12 +2906,9 @@ props0 = true;
 }
 }
 const _errs8 = errors;
-const _errs9 = errors;
-if(errors === _errs9){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing1;
-if((data.raiseException === undefined) && (missing1 = "raiseException")){
-const err4 = {instancePath,schemaPath:"#/$defs/ScriptedRaiseExceptionStep/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema120.required,parentSchema:schema120,data};
+if(data.raiseException === undefined){
+const err4 = {instancePath,schemaPath:"#/$defs/ScriptedRaiseExceptionStep/required",keyword:"required",params:{missingProperty: "raiseException"},message:"must have required property '"+"raiseException"+"'",schema:schema120.required,parentSchema:schema120,data};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2356,8 +2917,6 @@ vErrors.push(err4);
 }
 errors++;
 }
-else {
-const _errs11 = errors;
 for(const key1 in data){
 if(!(key1 === "raiseException")){
 const err5 = {instancePath,schemaPath:"#/$defs/ScriptedRaiseExceptionStep/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema120,data};
@@ -2368,10 +2927,8 @@ else {
 vErrors.push(err5);
 }
 errors++;
-break;
 }
 }
-if(_errs11 === errors){
 if(data.raiseException !== undefined){
 let data1 = data.raiseException;
 if(typeof data1 !== "string"){
@@ -2386,8 +2943,6 @@ errors++;
 }
 }
 }
-}
-}
 else {
 const err7 = {instancePath,schemaPath:"#/$defs/ScriptedRaiseExceptionStep/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema120.type,parentSchema:schema120,data};
 if(vErrors === null){
@@ -2397,7 +2952,6 @@ else {
 vErrors.push(err7);
 }
 errors++;
-}
 }
 var _valid0 = _errs8 === errors;
 if(_valid0 && valid0){
@@ -2442,8 +2996,6 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate61.errors = vErrors;
-return false;
 }
 else {
 errors = _errs0;
@@ -2473,102 +3025,119 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.executor === undefined) && (missing0 = "executor")) || ((data.steps === undefined) && (missing0 = "steps"))){
-validate60.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema115.required,parentSchema:schema115,data}];
-return false;
+if(data.executor === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "executor"},message:"must have required property '"+"executor"+"'",schema:schema115.required,parentSchema:schema115,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.steps === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "steps"},message:"must have required property '"+"steps"+"'",schema:schema115.required,parentSchema:schema115,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
 for(const key0 in data){
 if(!(((key0 === "executor") || (key0 === "steps")) || (key0 === "timeoutMs"))){
-validate60.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema115,data}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.executor !== undefined){
-let data0 = data.executor;
-const _errs2 = errors;
-if("scripted" !== data0){
-validate60.errors = [{instancePath:instancePath+"/executor",schemaPath:"#/properties/executor/const",keyword:"const",params:{allowedValue: "scripted"},message:"must be equal to constant",schema:"scripted",parentSchema:schema115.properties.executor,data:data0}];
-return false;
-}
-var valid0 = _errs2 === errors;
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema115,data};
+if(vErrors === null){
+vErrors = [err2];
 }
 else {
-var valid0 = true;
+vErrors.push(err2);
 }
-if(valid0){
+errors++;
+}
+}
+if(data.executor !== undefined){
+let data0 = data.executor;
+if("scripted" !== data0){
+const err3 = {instancePath:instancePath+"/executor",schemaPath:"#/properties/executor/const",keyword:"const",params:{allowedValue: "scripted"},message:"must be equal to constant",schema:"scripted",parentSchema:schema115.properties.executor,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
 if(data.steps !== undefined){
 let data1 = data.steps;
-const _errs3 = errors;
-if(errors === _errs3){
 if(Array.isArray(data1)){
-var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-const _errs5 = errors;
 if(!(validate61(data1[i0], {instancePath:instancePath+"/steps/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
 errors = vErrors.length;
 }
-var valid1 = _errs5 === errors;
-if(!valid1){
-break;
-}
 }
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema115.properties.steps.type,parentSchema:schema115.properties.steps,data:data1}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
+const err4 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema115.properties.steps.type,parentSchema:schema115.properties.steps,data:data1};
+if(vErrors === null){
+vErrors = [err4];
 }
 else {
-var valid0 = true;
+vErrors.push(err4);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.timeoutMs !== undefined){
 let data3 = data.timeoutMs;
-const _errs6 = errors;
-const _errs7 = errors;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-validate60.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema122.type,parentSchema:schema122,data:data3}];
-return false;
+const err5 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema122.type,parentSchema:schema122,data:data3};
+if(vErrors === null){
+vErrors = [err5];
 }
-if(errors === _errs7){
+else {
+vErrors.push(err5);
+}
+errors++;
+}
 if(typeof data3 == "number"){
 if(data3 > 600000 || isNaN(data3)){
-validate60.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema122,data:data3}];
-return false;
+const err6 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema122,data:data3};
+if(vErrors === null){
+vErrors = [err6];
 }
 else {
+vErrors.push(err6);
+}
+errors++;
+}
 if(data3 < 1 || isNaN(data3)){
-validate60.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema122,data:data3}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs6 === errors;
+const err7 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema122,data:data3};
+if(vErrors === null){
+vErrors = [err7];
 }
 else {
-var valid0 = true;
+vErrors.push(err7);
 }
-}
+errors++;
 }
 }
 }
 }
 else {
-validate60.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema115.type,parentSchema:schema115,data}];
-return false;
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema115.type,parentSchema:schema115,data};
+if(vErrors === null){
+vErrors = [err8];
 }
+else {
+vErrors.push(err8);
+}
+errors++;
 }
 validate60.errors = vErrors;
 return errors === 0;
@@ -2587,71 +3156,87 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.executor === undefined) && (missing0 = "executor")){
-validate68.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema123.required,parentSchema:schema123,data}];
-return false;
+if(data.executor === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "executor"},message:"must have required property '"+"executor"+"'",schema:schema123.required,parentSchema:schema123,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
 for(const key0 in data){
 if(!((key0 === "executor") || (key0 === "timeoutMs"))){
-validate68.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema123,data}];
-return false;
-break;
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema123,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.executor !== undefined){
 let data0 = data.executor;
-const _errs2 = errors;
 if("lexical" !== data0){
-validate68.errors = [{instancePath:instancePath+"/executor",schemaPath:"#/properties/executor/const",keyword:"const",params:{allowedValue: "lexical"},message:"must be equal to constant",schema:"lexical",parentSchema:schema123.properties.executor,data:data0}];
-return false;
-}
-var valid0 = _errs2 === errors;
+const err2 = {instancePath:instancePath+"/executor",schemaPath:"#/properties/executor/const",keyword:"const",params:{allowedValue: "lexical"},message:"must be equal to constant",schema:"lexical",parentSchema:schema123.properties.executor,data:data0};
+if(vErrors === null){
+vErrors = [err2];
 }
 else {
-var valid0 = true;
+vErrors.push(err2);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.timeoutMs !== undefined){
 let data1 = data.timeoutMs;
-const _errs3 = errors;
-const _errs4 = errors;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-validate68.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema122.type,parentSchema:schema122,data:data1}];
-return false;
+const err3 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema122.type,parentSchema:schema122,data:data1};
+if(vErrors === null){
+vErrors = [err3];
 }
-if(errors === _errs4){
+else {
+vErrors.push(err3);
+}
+errors++;
+}
 if(typeof data1 == "number"){
 if(data1 > 600000 || isNaN(data1)){
-validate68.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema122,data:data1}];
-return false;
+const err4 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema122,data:data1};
+if(vErrors === null){
+vErrors = [err4];
 }
 else {
+vErrors.push(err4);
+}
+errors++;
+}
 if(data1 < 1 || isNaN(data1)){
-validate68.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema122,data:data1}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs3 === errors;
+const err5 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema122,data:data1};
+if(vErrors === null){
+vErrors = [err5];
 }
 else {
-var valid0 = true;
+vErrors.push(err5);
 }
+errors++;
 }
 }
 }
 }
 else {
-validate68.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema123.type,parentSchema:schema123,data}];
-return false;
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema123.type,parentSchema:schema123,data};
+if(vErrors === null){
+vErrors = [err6];
 }
+else {
+vErrors.push(err6);
+}
+errors++;
 }
 validate68.errors = vErrors;
 return errors === 0;
@@ -2674,157 +3259,222 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.executor === undefined) && (missing0 = "executor")) || ((data.baseUrl === undefined) && (missing0 = "baseUrl"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.apiKeyEnv === undefined) && (missing0 = "apiKeyEnv"))){
-validate70.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema125.required,parentSchema:schema125,data}];
-return false;
+if(data.executor === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "executor"},message:"must have required property '"+"executor"+"'",schema:schema125.required,parentSchema:schema125,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.baseUrl === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "baseUrl"},message:"must have required property '"+"baseUrl"+"'",schema:schema125.required,parentSchema:schema125,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.model === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'",schema:schema125.required,parentSchema:schema125,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.apiKeyEnv === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "apiKeyEnv"},message:"must have required property '"+"apiKeyEnv"+"'",schema:schema125.required,parentSchema:schema125,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
 for(const key0 in data){
 if(!(((((key0 === "executor") || (key0 === "baseUrl")) || (key0 === "model")) || (key0 === "apiKeyEnv")) || (key0 === "timeoutMs"))){
-validate70.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema125,data}];
-return false;
-break;
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema125,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.executor !== undefined){
 let data0 = data.executor;
-const _errs2 = errors;
 if("openai" !== data0){
-validate70.errors = [{instancePath:instancePath+"/executor",schemaPath:"#/properties/executor/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema125.properties.executor,data:data0}];
-return false;
-}
-var valid0 = _errs2 === errors;
+const err5 = {instancePath:instancePath+"/executor",schemaPath:"#/properties/executor/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema125.properties.executor,data:data0};
+if(vErrors === null){
+vErrors = [err5];
 }
 else {
-var valid0 = true;
+vErrors.push(err5);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.baseUrl !== undefined){
 let data1 = data.baseUrl;
-const _errs3 = errors;
-const _errs4 = errors;
-if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) > 2048){
-validate70.errors = [{instancePath:instancePath+"/baseUrl",schemaPath:"#/$defs/BaseUrl/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema126,data:data1}];
-return false;
+const err6 = {instancePath:instancePath+"/baseUrl",schemaPath:"#/$defs/BaseUrl/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema126,data:data1};
+if(vErrors === null){
+vErrors = [err6];
 }
 else {
+vErrors.push(err6);
+}
+errors++;
+}
 if(!pattern50.test(data1)){
-validate70.errors = [{instancePath:instancePath+"/baseUrl",schemaPath:"#/$defs/BaseUrl/pattern",keyword:"pattern",params:{pattern: "^[hH][tT][tT][pP][sS]?://[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\]+(?:/[^\\x00-\\x20\\x7f-\\x9f?#]*)?$"},message:"must match pattern \""+"^[hH][tT][tT][pP][sS]?://[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\]+(?:/[^\\x00-\\x20\\x7f-\\x9f?#]*)?$"+"\"",schema:"^[hH][tT][tT][pP][sS]?://[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\]+(?:/[^\\x00-\\x20\\x7f-\\x9f?#]*)?$",parentSchema:schema126,data:data1}];
-return false;
+const err7 = {instancePath:instancePath+"/baseUrl",schemaPath:"#/$defs/BaseUrl/pattern",keyword:"pattern",params:{pattern: "^[hH][tT][tT][pP][sS]?://[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\]+(?:/[^\\x00-\\x20\\x7f-\\x9f?#]*)?$"},message:"must match pattern \""+"^[hH][tT][tT][pP][sS]?://[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\]+(?:/[^\\x00-\\x20\\x7f-\\x9f?#]*)?$"+"\"",schema:"^[hH][tT][tT][pP][sS]?://[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\]+(?:/[^\\x00-\\x20\\x7f-\\x9f?#]*)?$",parentSchema:schema126,data:data1};
+if(vErrors === null){
+vErrors = [err7];
 }
+else {
+vErrors.push(err7);
+}
+errors++;
 }
 }
 else {
-validate70.errors = [{instancePath:instancePath+"/baseUrl",schemaPath:"#/$defs/BaseUrl/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema126.type,parentSchema:schema126,data:data1}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
+const err8 = {instancePath:instancePath+"/baseUrl",schemaPath:"#/$defs/BaseUrl/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema126.type,parentSchema:schema126,data:data1};
+if(vErrors === null){
+vErrors = [err8];
 }
 else {
-var valid0 = true;
+vErrors.push(err8);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.model !== undefined){
 let data2 = data.model;
-const _errs6 = errors;
-if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func1(data2) > 256){
-validate70.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema125.properties.model,data:data2}];
-return false;
+const err9 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema125.properties.model,data:data2};
+if(vErrors === null){
+vErrors = [err9];
 }
 else {
+vErrors.push(err9);
+}
+errors++;
+}
 if(func1(data2) < 1){
-validate70.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema125.properties.model,data:data2}];
-return false;
+const err10 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema125.properties.model,data:data2};
+if(vErrors === null){
+vErrors = [err10];
 }
 else {
+vErrors.push(err10);
+}
+errors++;
+}
 if(!pattern7.test(data2)){
-validate70.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema125.properties.model,data:data2}];
-return false;
+const err11 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema125.properties.model,data:data2};
+if(vErrors === null){
+vErrors = [err11];
 }
+else {
+vErrors.push(err11);
 }
+errors++;
 }
 }
 else {
-validate70.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema125.properties.model.type,parentSchema:schema125.properties.model,data:data2}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
+const err12 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema125.properties.model.type,parentSchema:schema125.properties.model,data:data2};
+if(vErrors === null){
+vErrors = [err12];
 }
 else {
-var valid0 = true;
+vErrors.push(err12);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.apiKeyEnv !== undefined){
 let data3 = data.apiKeyEnv;
-const _errs8 = errors;
-const _errs9 = errors;
-if(errors === _errs9){
 if(typeof data3 === "string"){
 if(!pattern52.test(data3)){
-validate70.errors = [{instancePath:instancePath+"/apiKeyEnv",schemaPath:"#/$defs/EnvVarName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]{0,127}$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]{0,127}$"+"\"",schema:"^[A-Za-z_][A-Za-z0-9_]{0,127}$",parentSchema:schema127,data:data3}];
-return false;
+const err13 = {instancePath:instancePath+"/apiKeyEnv",schemaPath:"#/$defs/EnvVarName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]{0,127}$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]{0,127}$"+"\"",schema:"^[A-Za-z_][A-Za-z0-9_]{0,127}$",parentSchema:schema127,data:data3};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
 }
 }
 else {
-validate70.errors = [{instancePath:instancePath+"/apiKeyEnv",schemaPath:"#/$defs/EnvVarName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema127.type,parentSchema:schema127,data:data3}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
+const err14 = {instancePath:instancePath+"/apiKeyEnv",schemaPath:"#/$defs/EnvVarName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema127.type,parentSchema:schema127,data:data3};
+if(vErrors === null){
+vErrors = [err14];
 }
 else {
-var valid0 = true;
+vErrors.push(err14);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.timeoutMs !== undefined){
 let data4 = data.timeoutMs;
-const _errs11 = errors;
-const _errs12 = errors;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-validate70.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema122.type,parentSchema:schema122,data:data4}];
-return false;
+const err15 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema122.type,parentSchema:schema122,data:data4};
+if(vErrors === null){
+vErrors = [err15];
 }
-if(errors === _errs12){
+else {
+vErrors.push(err15);
+}
+errors++;
+}
 if(typeof data4 == "number"){
 if(data4 > 600000 || isNaN(data4)){
-validate70.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema122,data:data4}];
-return false;
+const err16 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema122,data:data4};
+if(vErrors === null){
+vErrors = [err16];
 }
 else {
+vErrors.push(err16);
+}
+errors++;
+}
 if(data4 < 1 || isNaN(data4)){
-validate70.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema122,data:data4}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs11 === errors;
+const err17 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema122,data:data4};
+if(vErrors === null){
+vErrors = [err17];
 }
 else {
-var valid0 = true;
+vErrors.push(err17);
 }
-}
-}
-}
+errors++;
 }
 }
 }
 }
 else {
-validate70.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema125.type,parentSchema:schema125,data}];
-return false;
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema125.type,parentSchema:schema125,data};
+if(vErrors === null){
+vErrors = [err18];
 }
+else {
+vErrors.push(err18);
+}
+errors++;
 }
 validate70.errors = vErrors;
 return errors === 0;
@@ -2844,93 +3494,112 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.executor === undefined) && (missing0 = "executor")){
-validate72.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema129.required,parentSchema:schema129,data}];
-return false;
+if(data.executor === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "executor"},message:"must have required property '"+"executor"+"'",schema:schema129.required,parentSchema:schema129,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
 for(const key0 in data){
 if(!(((key0 === "executor") || (key0 === "model")) || (key0 === "timeoutMs"))){
-validate72.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema129,data}];
-return false;
-break;
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema129,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.executor !== undefined){
 let data0 = data.executor;
-const _errs2 = errors;
 if("codex" !== data0){
-validate72.errors = [{instancePath:instancePath+"/executor",schemaPath:"#/properties/executor/const",keyword:"const",params:{allowedValue: "codex"},message:"must be equal to constant",schema:"codex",parentSchema:schema129.properties.executor,data:data0}];
-return false;
-}
-var valid0 = _errs2 === errors;
+const err2 = {instancePath:instancePath+"/executor",schemaPath:"#/properties/executor/const",keyword:"const",params:{allowedValue: "codex"},message:"must be equal to constant",schema:"codex",parentSchema:schema129.properties.executor,data:data0};
+if(vErrors === null){
+vErrors = [err2];
 }
 else {
-var valid0 = true;
+vErrors.push(err2);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.model !== undefined){
 let data1 = data.model;
-const _errs3 = errors;
-if(errors === _errs3){
 if(typeof data1 === "string"){
 if(!pattern53.test(data1)){
-validate72.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$"+"\"",schema:"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$",parentSchema:schema129.properties.model,data:data1}];
-return false;
+const err3 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$"+"\"",schema:"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$",parentSchema:schema129.properties.model,data:data1};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
 }
 }
 else {
-validate72.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema129.properties.model.type,parentSchema:schema129.properties.model,data:data1}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
+const err4 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema129.properties.model.type,parentSchema:schema129.properties.model,data:data1};
+if(vErrors === null){
+vErrors = [err4];
 }
 else {
-var valid0 = true;
+vErrors.push(err4);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.timeoutMs !== undefined){
 let data2 = data.timeoutMs;
-const _errs5 = errors;
-const _errs6 = errors;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-validate72.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema122.type,parentSchema:schema122,data:data2}];
-return false;
+const err5 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema122.type,parentSchema:schema122,data:data2};
+if(vErrors === null){
+vErrors = [err5];
 }
-if(errors === _errs6){
+else {
+vErrors.push(err5);
+}
+errors++;
+}
 if(typeof data2 == "number"){
 if(data2 > 600000 || isNaN(data2)){
-validate72.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema122,data:data2}];
-return false;
+const err6 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema122,data:data2};
+if(vErrors === null){
+vErrors = [err6];
 }
 else {
+vErrors.push(err6);
+}
+errors++;
+}
 if(data2 < 1 || isNaN(data2)){
-validate72.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema122,data:data2}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs5 === errors;
+const err7 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema122,data:data2};
+if(vErrors === null){
+vErrors = [err7];
 }
 else {
-var valid0 = true;
+vErrors.push(err7);
 }
-}
+errors++;
 }
 }
 }
 }
 else {
-validate72.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema129.type,parentSchema:schema129,data}];
-return false;
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema129.type,parentSchema:schema129,data};
+if(vErrors === null){
+vErrors = [err8];
 }
+else {
+vErrors.push(err8);
+}
+errors++;
 }
 validate72.errors = vErrors;
 return errors === 0;
@@ -3028,8 +3697,6 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate59.errors = vErrors;
-return false;
 }
 else {
 errors = _errs0;
@@ -3060,118 +3727,92 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.providers === undefined) && (missing0 = "providers")){
-validate45.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema101.required,parentSchema:schema101,data}];
-return false;
+if(data.providers === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "providers"},message:"must have required property '"+"providers"+"'",schema:schema101.required,parentSchema:schema101,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
 for(const key0 in data){
 if(!(((((key0 === "providers") || (key0 === "scope")) || (key0 === "documents")) || (key0 === "budgets")) || (key0 === "model"))){
-validate45.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema101,data}];
-return false;
-break;
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema101,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.providers !== undefined){
 let data0 = data.providers;
-const _errs2 = errors;
-if(errors === _errs2){
 if(Array.isArray(data0)){
-var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-const _errs4 = errors;
 if(!(validate46(data0[i0], {instancePath:instancePath+"/providers/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
 errors = vErrors.length;
 }
-var valid1 = _errs4 === errors;
-if(!valid1){
-break;
-}
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema101.properties.providers.type,parentSchema:schema101.properties.providers,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err2 = {instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema101.properties.providers.type,parentSchema:schema101.properties.providers,data:data0};
+if(vErrors === null){
+vErrors = [err2];
 }
 else {
-var valid0 = true;
+vErrors.push(err2);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.scope !== undefined){
-const _errs5 = errors;
 if(!(validate52(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs5 === errors;
 }
-else {
-var valid0 = true;
-}
-if(valid0){
 if(data.documents !== undefined){
-const _errs6 = errors;
 if(!(validate54(data.documents, {instancePath:instancePath+"/documents",parentData:data,parentDataProperty:"documents",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs6 === errors;
 }
-else {
-var valid0 = true;
-}
-if(valid0){
 if(data.budgets !== undefined){
-const _errs7 = errors;
 if(!(validate20(data.budgets, {instancePath:instancePath+"/budgets",parentData:data,parentDataProperty:"budgets",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate20.errors : vErrors.concat(validate20.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs7 === errors;
 }
-else {
-var valid0 = true;
-}
-if(valid0){
 if(data.model !== undefined){
-const _errs8 = errors;
 if(!(validate59(data.model, {instancePath:instancePath+"/model",parentData:data,parentDataProperty:"model",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
 }
 }
 else {
-validate45.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema101.type,parentSchema:schema101,data}];
-return false;
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema101.type,parentSchema:schema101,data};
+if(vErrors === null){
+vErrors = [err3];
 }
+else {
+vErrors.push(err3);
+}
+errors++;
 }
 validate45.errors = vErrors;
 return errors === 0;
 }
 validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateContext = validate75;
+export const validateContext: ContractValidator = validate75;
 const schema131 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/context.schema.json","title":"Context","description":"Facts about the caller's situation passed to the model executor of a match: a flat object of at most 64 keys (a letter, then up to 63 of letters, digits, '_', '.', '-'), each value a string of at most 1024 characters, a finite number or a boolean. No nesting, no arrays, no null. Context never changes scope, budgets or approvals. Anything else is CG_CONTEXT_INVALID.","type":"object","maxProperties":64,"propertyNames":{"$ref":"#/$defs/ContextKey"},"additionalProperties":{"$ref":"#/$defs/ContextValue"},"examples":[{"framework":"acme-http","language":"python","routes":12,"async":true}],"$defs":{"ContextKey":{"title":"ContextKey","description":"A context key: an ASCII letter, then up to 63 of letters, digits, '_', '.', '-'.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_.-]{0,63}$"},"ContextText":{"title":"ContextText","description":"A string fact of at most 1024 characters.","type":"string","maxLength":1024},"ContextValue":{"title":"ContextValue","description":"A scalar fact: a string (at most 1024 characters), a finite number or a boolean.","anyOf":[{"$ref":"#/$defs/ContextText"},{"type":"number"},{"type":"boolean"}]}}};
 const schema132 = {"title":"ContextKey","description":"A context key: an ASCII letter, then up to 63 of letters, digits, '_', '.', '-'.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_.-]{0,63}$"};
 const pattern54 = new RegExp("^[A-Za-z][A-Za-z0-9_.-]{0,63}$", "u");
@@ -3191,8 +3832,6 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
 if(typeof data === "string"){
 if(func1(data) > 1024){
 const err0 = {instancePath,schemaPath:"#/$defs/ContextText/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters",schema:1024,parentSchema:schema134,data};
@@ -3214,7 +3853,6 @@ else {
 vErrors.push(err1);
 }
 errors++;
-}
 }
 var _valid0 = _errs1 === errors;
 valid0 = valid0 || _valid0;
@@ -3253,8 +3891,6 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate76.errors = vErrors;
-return false;
 }
 else {
 errors = _errs0;
@@ -3284,20 +3920,9 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length > 64){
-validate75.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 64},message:"must NOT have more than 64 properties",schema:64,parentSchema:schema131,data}];
-return false;
-}
-else {
-for(const key0 in data){
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof key0 === "string"){
-if(!pattern54.test(key0)){
-const err0 = {instancePath,schemaPath:"#/$defs/ContextKey/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9_.-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9_.-]{0,63}$"+"\"",schema:"^[A-Za-z][A-Za-z0-9_.-]{0,63}$",parentSchema:schema132,data:key0,propertyName:key0};
+const err0 = {instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 64},message:"must NOT have more than 64 properties",schema:64,parentSchema:schema131,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3306,9 +3931,11 @@ vErrors.push(err0);
 }
 errors++;
 }
-}
-else {
-const err1 = {instancePath,schemaPath:"#/$defs/ContextKey/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema132.type,parentSchema:schema132,data:key0,propertyName:key0};
+for(const key0 in data){
+const _errs1 = errors;
+if(typeof key0 === "string"){
+if(!pattern54.test(key0)){
+const err1 = {instancePath,schemaPath:"#/$defs/ContextKey/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9_.-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9_.-]{0,63}$"+"\"",schema:"^[A-Za-z][A-Za-z0-9_.-]{0,63}$",parentSchema:schema132,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3318,9 +3945,8 @@ vErrors.push(err1);
 errors++;
 }
 }
-var valid0 = _errs1 === errors;
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema131.propertyNames,parentSchema:schema131,data};
+else {
+const err2 = {instancePath,schemaPath:"#/$defs/ContextKey/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema132.type,parentSchema:schema132,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3328,37 +3954,42 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate75.errors = vErrors;
-return false;
-break;
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+const err3 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema131.propertyNames,parentSchema:schema131,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
 }
 }
-if(valid0){
 for(const key1 in data){
-const _errs5 = errors;
 if(!(validate76(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
 errors = vErrors.length;
 }
-var valid2 = _errs5 === errors;
-if(!valid2){
-break;
-}
-}
-}
 }
 }
 else {
-validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema131.type,parentSchema:schema131,data}];
-return false;
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema131.type,parentSchema:schema131,data};
+if(vErrors === null){
+vErrors = [err4];
 }
+else {
+vErrors.push(err4);
+}
+errors++;
 }
 validate75.errors = vErrors;
 return errors === 0;
 }
 validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateDefinition = validate23;
+export const validateDefinition: ContractValidator = validate23;
 const schema43 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/definition.schema.json","title":"ProviderDefinition","description":"A provider definition: one JSON document per provider declaring its capabilities, their explicit relations and their documents. Unknown keys are rejected and an explicit null is never an omission. Rules a schema cannot express are checked when loading: duplicate capability ids and duplicate document ids within a capability (CG_DEFINITION_INVALID); relation kinds and targets, missing local targets, self references and duplicate edges (CG_RELATION_INVALID); cycles of requires/parent/specializes (CG_RELATION_CYCLE); the pure-JSON rules (no duplicate keys, no NaN/Infinity, integers within +-2^53, depth at most 32, valid UTF-8) and budgets.maxDefinitionBytes.","type":"object","additionalProperties":false,"required":["providerId","name","version","capabilities"],"properties":{"providerId":{"$ref":"ids.schema.json#/$defs/ProviderId"},"name":{"$ref":"#/$defs/DisplayName"},"version":{"$ref":"#/$defs/VersionLabel"},"description":{"$ref":"#/$defs/Text"},"capabilities":{"description":"The capabilities of this provider; an empty list is a legal, empty catalog.","type":"array","items":{"$ref":"#/$defs/Capability"}}},"$defs":{"DisplayName":{"title":"DisplayName","description":"A human-readable name: one line, 1..256 characters, no control characters.","type":"string","minLength":1,"maxLength":256,"pattern":"^[^\\x00-\\x1f\\x7f-\\x9f]+$"},"VersionLabel":{"title":"VersionLabel","description":"The provider's own version label: free text, one line, 1..64 characters.","type":"string","minLength":1,"maxLength":64,"pattern":"^[^\\x00-\\x1f\\x7f-\\x9f]+$"},"Text":{"title":"Text","description":"Descriptive text, 1..8192 characters; tab, line feed and carriage return are the only control characters allowed.","type":"string","minLength":1,"maxLength":8192,"pattern":"^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$"},"Tag":{"title":"Tag","description":"A free-form tag: 1..64 characters without whitespace or control characters.","type":"string","minLength":1,"maxLength":64,"pattern":"^[^\\x00-\\x20\\x7f-\\x9f]+$"},"RelationKind":{"title":"RelationKind","description":"The kind of a relation: 'requires', 'parent' and 'specializes' must be acyclic; 'related' is directed and may form cycles.","type":"string","enum":["requires","parent","specializes","related"]},"Capability":{"title":"Capability","description":"One capability of the provider.","type":"object","additionalProperties":false,"required":["id","name","description"],"properties":{"id":{"$ref":"ids.schema.json#/$defs/LocalCapabilityId"},"name":{"$ref":"#/$defs/DisplayName"},"description":{"$ref":"#/$defs/Text"},"whenToUse":{"$ref":"#/$defs/Text"},"tags":{"type":"array","items":{"$ref":"#/$defs/Tag"}},"relations":{"type":"array","items":{"$ref":"#/$defs/RelationDeclaration"}},"documents":{"type":"array","items":{"$ref":"#/$defs/DocumentDeclaration"}}}},"RelationDeclaration":{"title":"RelationDeclaration","description":"An explicit relation from this capability. 'kind' must be a RelationKind and 'target' a local capability id of this provider or a full 'providerId::capabilityId' of another one; a bad kind or a malformed, missing-local, self or duplicate target is CG_RELATION_INVALID (checked after this schema, so the schema only requires strings). A target in a provider that is not loaded or not in scope is reported by queries as 'partial', not as a load error.","type":"object","additionalProperties":false,"required":["kind","target"],"properties":{"kind":{"type":"string","examples":["requires","parent","specializes","related"]},"target":{"type":"string","examples":["schema.request","billing::invoice.create"]}}},"DocumentDeclaration":{"title":"DocumentDeclaration","description":"A document of a capability: exactly one of 'path' (a local file read on request) or 'url' (a reference, never fetched).","oneOf":[{"$ref":"#/$defs/FileDocumentDeclaration"},{"$ref":"#/$defs/UrlDocumentDeclaration"}]},"FileDocumentDeclaration":{"title":"FileDocumentDeclaration","description":"A local document, resolved against the provider's document root. Its media type follows the suffix: '.md'/'.mdx' are text/markdown, anything else text/plain.","type":"object","additionalProperties":false,"required":["id","title","path"],"properties":{"id":{"$ref":"ids.schema.json#/$defs/DocumentId"},"title":{"$ref":"#/$defs/DisplayName"},"role":{"$ref":"#/$defs/DocumentRole"},"locale":{"$ref":"#/$defs/Locale"},"path":{"$ref":"#/$defs/DocumentPath"}}},"UrlDocumentDeclaration":{"title":"UrlDocumentDeclaration","description":"A reference document: returned as metadata, never fetched (reading it is CG_DOCUMENT_REFERENCE_ONLY).","type":"object","additionalProperties":false,"required":["id","title","url"],"properties":{"id":{"$ref":"ids.schema.json#/$defs/DocumentId"},"title":{"$ref":"#/$defs/DisplayName"},"role":{"$ref":"#/$defs/DocumentRole"},"locale":{"$ref":"#/$defs/Locale"},"url":{"$ref":"ids.schema.json#/$defs/HttpUrl"}}},"DocumentPath":{"title":"DocumentPath","description":"A relative POSIX path of 1..1024 characters: '/'-separated non-empty segments, no leading '/', no '.' or '..' segment, no backslash, colon, NUL or other control character (CG-DEF-5). The pattern is the shape check and admits '.' segments; a '.' segment is refused at load after it, with the CG-MSG-10 message of CG-DEF-5.","type":"string","minLength":1,"maxLength":1024,"pattern":"^(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*|\\.(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*)?|\\.\\.[^/\\\\:\\x00-\\x1f\\x7f-\\x9f]+)(?:/(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*|\\.(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*)?|\\.\\.[^/\\\\:\\x00-\\x1f\\x7f-\\x9f]+))*$","examples":["knowledge/route-validation.md"]},"DocumentRole":{"title":"DocumentRole","description":"What the document is for, e.g. 'guide', 'reference', 'example', 'tutorial'.","type":"string","pattern":"^[a-z][a-z0-9_-]{0,63}$","examples":["guide"]},"Locale":{"title":"Locale","description":"A BCP 47 language tag such as 'en' or 'zh-Hans-CN'.","type":"string","maxLength":35,"pattern":"^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$","examples":["en","zh-CN"]}}};
 const schema46 = {"title":"VersionLabel","description":"The provider's own version label: free text, one line, 1..64 characters.","type":"string","minLength":1,"maxLength":64,"pattern":"^[^\\x00-\\x1f\\x7f-\\x9f]+$"};
 const schema48 = {"title":"Capability","description":"One capability of the provider.","type":"object","additionalProperties":false,"required":["id","name","description"],"properties":{"id":{"$ref":"ids.schema.json#/$defs/LocalCapabilityId"},"name":{"$ref":"#/$defs/DisplayName"},"description":{"$ref":"#/$defs/Text"},"whenToUse":{"$ref":"#/$defs/Text"},"tags":{"type":"array","items":{"$ref":"#/$defs/Tag"}},"relations":{"type":"array","items":{"$ref":"#/$defs/RelationDeclaration"}},"documents":{"type":"array","items":{"$ref":"#/$defs/DocumentDeclaration"}}}};
@@ -3380,173 +4011,234 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.id === undefined) && (missing0 = "id")) || ((data.title === undefined) && (missing0 = "title"))) || ((data.path === undefined) && (missing0 = "path"))){
-validate26.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema56.required,parentSchema:schema56,data}];
-return false;
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema56.required,parentSchema:schema56,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.title === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "title"},message:"must have required property '"+"title"+"'",schema:schema56.required,parentSchema:schema56,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.path === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema56.required,parentSchema:schema56,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
 for(const key0 in data){
 if(!(((((key0 === "id") || (key0 === "title")) || (key0 === "role")) || (key0 === "locale")) || (key0 === "path"))){
-validate26.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema56,data}];
-return false;
-break;
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema56,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.id !== undefined){
 let data0 = data.id;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern15.test(data0)){
-validate26.errors = [{instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/DocumentId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9._-]{0,127}$"+"\"",schema:"^[A-Za-z][A-Za-z0-9._-]{0,127}$",parentSchema:schema57,data:data0}];
-return false;
+const err4 = {instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/DocumentId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9._-]{0,127}$"+"\"",schema:"^[A-Za-z][A-Za-z0-9._-]{0,127}$",parentSchema:schema57,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/DocumentId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema57.type,parentSchema:schema57,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err5 = {instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/DocumentId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema57.type,parentSchema:schema57,data:data0};
+if(vErrors === null){
+vErrors = [err5];
 }
 else {
-var valid0 = true;
+vErrors.push(err5);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.title !== undefined){
 let data1 = data.title;
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
 if(typeof data1 === "string"){
 if(func1(data1) > 256){
-validate26.errors = [{instancePath:instancePath+"/title",schemaPath:"#/$defs/DisplayName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema45,data:data1}];
-return false;
+const err6 = {instancePath:instancePath+"/title",schemaPath:"#/$defs/DisplayName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err6];
 }
 else {
+vErrors.push(err6);
+}
+errors++;
+}
 if(func1(data1) < 1){
-validate26.errors = [{instancePath:instancePath+"/title",schemaPath:"#/$defs/DisplayName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45,data:data1}];
-return false;
+const err7 = {instancePath:instancePath+"/title",schemaPath:"#/$defs/DisplayName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err7];
 }
 else {
+vErrors.push(err7);
+}
+errors++;
+}
 if(!pattern7.test(data1)){
-validate26.errors = [{instancePath:instancePath+"/title",schemaPath:"#/$defs/DisplayName/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema45,data:data1}];
-return false;
+const err8 = {instancePath:instancePath+"/title",schemaPath:"#/$defs/DisplayName/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err8];
 }
+else {
+vErrors.push(err8);
 }
+errors++;
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/title",schemaPath:"#/$defs/DisplayName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.type,parentSchema:schema45,data:data1}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
+const err9 = {instancePath:instancePath+"/title",schemaPath:"#/$defs/DisplayName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.type,parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err9];
 }
 else {
-var valid0 = true;
+vErrors.push(err9);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.role !== undefined){
 let data2 = data.role;
-const _errs8 = errors;
-const _errs9 = errors;
-if(errors === _errs9){
 if(typeof data2 === "string"){
 if(!pattern17.test(data2)){
-validate26.errors = [{instancePath:instancePath+"/role",schemaPath:"#/$defs/DocumentRole/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9_-]{0,63}$",parentSchema:schema59,data:data2}];
-return false;
+const err10 = {instancePath:instancePath+"/role",schemaPath:"#/$defs/DocumentRole/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9_-]{0,63}$",parentSchema:schema59,data:data2};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/role",schemaPath:"#/$defs/DocumentRole/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema59.type,parentSchema:schema59,data:data2}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
+const err11 = {instancePath:instancePath+"/role",schemaPath:"#/$defs/DocumentRole/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema59.type,parentSchema:schema59,data:data2};
+if(vErrors === null){
+vErrors = [err11];
 }
 else {
-var valid0 = true;
+vErrors.push(err11);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.locale !== undefined){
 let data3 = data.locale;
-const _errs11 = errors;
-const _errs12 = errors;
-if(errors === _errs12){
 if(typeof data3 === "string"){
 if(func1(data3) > 35){
-validate26.errors = [{instancePath:instancePath+"/locale",schemaPath:"#/$defs/Locale/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema60,data:data3}];
-return false;
+const err12 = {instancePath:instancePath+"/locale",schemaPath:"#/$defs/Locale/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema60,data:data3};
+if(vErrors === null){
+vErrors = [err12];
 }
 else {
+vErrors.push(err12);
+}
+errors++;
+}
 if(!pattern18.test(data3)){
-validate26.errors = [{instancePath:instancePath+"/locale",schemaPath:"#/$defs/Locale/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$"},message:"must match pattern \""+"^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$"+"\"",schema:"^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$",parentSchema:schema60,data:data3}];
-return false;
+const err13 = {instancePath:instancePath+"/locale",schemaPath:"#/$defs/Locale/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$"},message:"must match pattern \""+"^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$"+"\"",schema:"^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$",parentSchema:schema60,data:data3};
+if(vErrors === null){
+vErrors = [err13];
 }
+else {
+vErrors.push(err13);
+}
+errors++;
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/locale",schemaPath:"#/$defs/Locale/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema60.type,parentSchema:schema60,data:data3}];
-return false;
-}
-}
-var valid0 = _errs11 === errors;
+const err14 = {instancePath:instancePath+"/locale",schemaPath:"#/$defs/Locale/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema60.type,parentSchema:schema60,data:data3};
+if(vErrors === null){
+vErrors = [err14];
 }
 else {
-var valid0 = true;
+vErrors.push(err14);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.path !== undefined){
 let data4 = data.path;
-const _errs14 = errors;
-const _errs15 = errors;
-if(errors === _errs15){
 if(typeof data4 === "string"){
 if(func1(data4) > 1024){
-validate26.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/DocumentPath/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters",schema:1024,parentSchema:schema61,data:data4}];
-return false;
+const err15 = {instancePath:instancePath+"/path",schemaPath:"#/$defs/DocumentPath/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters",schema:1024,parentSchema:schema61,data:data4};
+if(vErrors === null){
+vErrors = [err15];
 }
 else {
+vErrors.push(err15);
+}
+errors++;
+}
 if(func1(data4) < 1){
-validate26.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/DocumentPath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema61,data:data4}];
-return false;
+const err16 = {instancePath:instancePath+"/path",schemaPath:"#/$defs/DocumentPath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema61,data:data4};
+if(vErrors === null){
+vErrors = [err16];
 }
 else {
+vErrors.push(err16);
+}
+errors++;
+}
 if(!pattern19.test(data4)){
-validate26.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/DocumentPath/pattern",keyword:"pattern",params:{pattern: "^(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*|\\.(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*)?|\\.\\.[^/\\\\:\\x00-\\x1f\\x7f-\\x9f]+)(?:/(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*|\\.(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*)?|\\.\\.[^/\\\\:\\x00-\\x1f\\x7f-\\x9f]+))*$"},message:"must match pattern \""+"^(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*|\\.(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*)?|\\.\\.[^/\\\\:\\x00-\\x1f\\x7f-\\x9f]+)(?:/(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*|\\.(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*)?|\\.\\.[^/\\\\:\\x00-\\x1f\\x7f-\\x9f]+))*$"+"\"",schema:"^(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*|\\.(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*)?|\\.\\.[^/\\\\:\\x00-\\x1f\\x7f-\\x9f]+)(?:/(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*|\\.(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*)?|\\.\\.[^/\\\\:\\x00-\\x1f\\x7f-\\x9f]+))*$",parentSchema:schema61,data:data4}];
-return false;
+const err17 = {instancePath:instancePath+"/path",schemaPath:"#/$defs/DocumentPath/pattern",keyword:"pattern",params:{pattern: "^(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*|\\.(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*)?|\\.\\.[^/\\\\:\\x00-\\x1f\\x7f-\\x9f]+)(?:/(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*|\\.(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*)?|\\.\\.[^/\\\\:\\x00-\\x1f\\x7f-\\x9f]+))*$"},message:"must match pattern \""+"^(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*|\\.(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*)?|\\.\\.[^/\\\\:\\x00-\\x1f\\x7f-\\x9f]+)(?:/(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*|\\.(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*)?|\\.\\.[^/\\\\:\\x00-\\x1f\\x7f-\\x9f]+))*$"+"\"",schema:"^(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*|\\.(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*)?|\\.\\.[^/\\\\:\\x00-\\x1f\\x7f-\\x9f]+)(?:/(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*|\\.(?:[^./\\\\:\\x00-\\x1f\\x7f-\\x9f][^/\\\\:\\x00-\\x1f\\x7f-\\x9f]*)?|\\.\\.[^/\\\\:\\x00-\\x1f\\x7f-\\x9f]+))*$",parentSchema:schema61,data:data4};
+if(vErrors === null){
+vErrors = [err17];
 }
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/path",schemaPath:"#/$defs/DocumentPath/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema61.type,parentSchema:schema61,data:data4};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
 }
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/path",schemaPath:"#/$defs/DocumentPath/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema61.type,parentSchema:schema61,data:data4}];
-return false;
-}
-}
-var valid0 = _errs14 === errors;
+const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema56.type,parentSchema:schema56,data};
+if(vErrors === null){
+vErrors = [err19];
 }
 else {
-var valid0 = true;
+vErrors.push(err19);
 }
-}
-}
-}
-}
-}
-}
-}
-else {
-validate26.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema56.type,parentSchema:schema56,data}];
-return false;
-}
+errors++;
 }
 validate26.errors = vErrors;
 return errors === 0;
@@ -3565,167 +4257,224 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.id === undefined) && (missing0 = "id")) || ((data.title === undefined) && (missing0 = "title"))) || ((data.url === undefined) && (missing0 = "url"))){
-validate28.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema62.required,parentSchema:schema62,data}];
-return false;
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema62.required,parentSchema:schema62,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.title === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "title"},message:"must have required property '"+"title"+"'",schema:schema62.required,parentSchema:schema62,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.url === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema62.required,parentSchema:schema62,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
 for(const key0 in data){
 if(!(((((key0 === "id") || (key0 === "title")) || (key0 === "role")) || (key0 === "locale")) || (key0 === "url"))){
-validate28.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema62,data}];
-return false;
-break;
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema62,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.id !== undefined){
 let data0 = data.id;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern15.test(data0)){
-validate28.errors = [{instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/DocumentId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9._-]{0,127}$"+"\"",schema:"^[A-Za-z][A-Za-z0-9._-]{0,127}$",parentSchema:schema57,data:data0}];
-return false;
+const err4 = {instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/DocumentId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9._-]{0,127}$"+"\"",schema:"^[A-Za-z][A-Za-z0-9._-]{0,127}$",parentSchema:schema57,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/DocumentId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema57.type,parentSchema:schema57,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err5 = {instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/DocumentId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema57.type,parentSchema:schema57,data:data0};
+if(vErrors === null){
+vErrors = [err5];
 }
 else {
-var valid0 = true;
+vErrors.push(err5);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.title !== undefined){
 let data1 = data.title;
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
 if(typeof data1 === "string"){
 if(func1(data1) > 256){
-validate28.errors = [{instancePath:instancePath+"/title",schemaPath:"#/$defs/DisplayName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema45,data:data1}];
-return false;
+const err6 = {instancePath:instancePath+"/title",schemaPath:"#/$defs/DisplayName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err6];
 }
 else {
+vErrors.push(err6);
+}
+errors++;
+}
 if(func1(data1) < 1){
-validate28.errors = [{instancePath:instancePath+"/title",schemaPath:"#/$defs/DisplayName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45,data:data1}];
-return false;
+const err7 = {instancePath:instancePath+"/title",schemaPath:"#/$defs/DisplayName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err7];
 }
 else {
+vErrors.push(err7);
+}
+errors++;
+}
 if(!pattern7.test(data1)){
-validate28.errors = [{instancePath:instancePath+"/title",schemaPath:"#/$defs/DisplayName/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema45,data:data1}];
-return false;
+const err8 = {instancePath:instancePath+"/title",schemaPath:"#/$defs/DisplayName/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err8];
 }
+else {
+vErrors.push(err8);
 }
+errors++;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/title",schemaPath:"#/$defs/DisplayName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.type,parentSchema:schema45,data:data1}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
+const err9 = {instancePath:instancePath+"/title",schemaPath:"#/$defs/DisplayName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.type,parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err9];
 }
 else {
-var valid0 = true;
+vErrors.push(err9);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.role !== undefined){
 let data2 = data.role;
-const _errs8 = errors;
-const _errs9 = errors;
-if(errors === _errs9){
 if(typeof data2 === "string"){
 if(!pattern17.test(data2)){
-validate28.errors = [{instancePath:instancePath+"/role",schemaPath:"#/$defs/DocumentRole/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9_-]{0,63}$",parentSchema:schema59,data:data2}];
-return false;
+const err10 = {instancePath:instancePath+"/role",schemaPath:"#/$defs/DocumentRole/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9_-]{0,63}$",parentSchema:schema59,data:data2};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/role",schemaPath:"#/$defs/DocumentRole/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema59.type,parentSchema:schema59,data:data2}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
+const err11 = {instancePath:instancePath+"/role",schemaPath:"#/$defs/DocumentRole/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema59.type,parentSchema:schema59,data:data2};
+if(vErrors === null){
+vErrors = [err11];
 }
 else {
-var valid0 = true;
+vErrors.push(err11);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.locale !== undefined){
 let data3 = data.locale;
-const _errs11 = errors;
-const _errs12 = errors;
-if(errors === _errs12){
 if(typeof data3 === "string"){
 if(func1(data3) > 35){
-validate28.errors = [{instancePath:instancePath+"/locale",schemaPath:"#/$defs/Locale/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema60,data:data3}];
-return false;
+const err12 = {instancePath:instancePath+"/locale",schemaPath:"#/$defs/Locale/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema60,data:data3};
+if(vErrors === null){
+vErrors = [err12];
 }
 else {
+vErrors.push(err12);
+}
+errors++;
+}
 if(!pattern18.test(data3)){
-validate28.errors = [{instancePath:instancePath+"/locale",schemaPath:"#/$defs/Locale/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$"},message:"must match pattern \""+"^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$"+"\"",schema:"^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$",parentSchema:schema60,data:data3}];
-return false;
+const err13 = {instancePath:instancePath+"/locale",schemaPath:"#/$defs/Locale/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$"},message:"must match pattern \""+"^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$"+"\"",schema:"^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$",parentSchema:schema60,data:data3};
+if(vErrors === null){
+vErrors = [err13];
 }
+else {
+vErrors.push(err13);
+}
+errors++;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/locale",schemaPath:"#/$defs/Locale/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema60.type,parentSchema:schema60,data:data3}];
-return false;
-}
-}
-var valid0 = _errs11 === errors;
+const err14 = {instancePath:instancePath+"/locale",schemaPath:"#/$defs/Locale/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema60.type,parentSchema:schema60,data:data3};
+if(vErrors === null){
+vErrors = [err14];
 }
 else {
-var valid0 = true;
+vErrors.push(err14);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.url !== undefined){
 let data4 = data.url;
-const _errs14 = errors;
-const _errs15 = errors;
-if(errors === _errs15){
 if(typeof data4 === "string"){
 if(func1(data4) > 2048){
-validate28.errors = [{instancePath:instancePath+"/url",schemaPath:"ids.schema.json#/$defs/HttpUrl/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema67,data:data4}];
-return false;
+const err15 = {instancePath:instancePath+"/url",schemaPath:"ids.schema.json#/$defs/HttpUrl/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema67,data:data4};
+if(vErrors === null){
+vErrors = [err15];
 }
 else {
+vErrors.push(err15);
+}
+errors++;
+}
 if(!pattern24.test(data4)){
-validate28.errors = [{instancePath:instancePath+"/url",schemaPath:"ids.schema.json#/$defs/HttpUrl/pattern",keyword:"pattern",params:{pattern: "^[hH][tT][tT][pP][sS]?://[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\]+(?:[/?#][^\\x00-\\x20\\x7f-\\x9f]*)?$"},message:"must match pattern \""+"^[hH][tT][tT][pP][sS]?://[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\]+(?:[/?#][^\\x00-\\x20\\x7f-\\x9f]*)?$"+"\"",schema:"^[hH][tT][tT][pP][sS]?://[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\]+(?:[/?#][^\\x00-\\x20\\x7f-\\x9f]*)?$",parentSchema:schema67,data:data4}];
-return false;
+const err16 = {instancePath:instancePath+"/url",schemaPath:"ids.schema.json#/$defs/HttpUrl/pattern",keyword:"pattern",params:{pattern: "^[hH][tT][tT][pP][sS]?://[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\]+(?:[/?#][^\\x00-\\x20\\x7f-\\x9f]*)?$"},message:"must match pattern \""+"^[hH][tT][tT][pP][sS]?://[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\]+(?:[/?#][^\\x00-\\x20\\x7f-\\x9f]*)?$"+"\"",schema:"^[hH][tT][tT][pP][sS]?://[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\]+(?:[/?#][^\\x00-\\x20\\x7f-\\x9f]*)?$",parentSchema:schema67,data:data4};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/url",schemaPath:"ids.schema.json#/$defs/HttpUrl/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema67.type,parentSchema:schema67,data:data4};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
 }
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/url",schemaPath:"ids.schema.json#/$defs/HttpUrl/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema67.type,parentSchema:schema67,data:data4}];
-return false;
-}
-}
-var valid0 = _errs14 === errors;
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema62.type,parentSchema:schema62,data};
+if(vErrors === null){
+vErrors = [err18];
 }
 else {
-var valid0 = true;
+vErrors.push(err18);
 }
-}
-}
-}
-}
-}
-}
-}
-else {
-validate28.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema62.type,parentSchema:schema62,data}];
-return false;
-}
+errors++;
 }
 validate28.errors = vErrors;
 return errors === 0;
@@ -3785,8 +4534,6 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate25.errors = vErrors;
-return false;
 }
 else {
 errors = _errs0;
@@ -3816,320 +4563,391 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.description === undefined) && (missing0 = "description"))){
-validate24.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema48.required,parentSchema:schema48,data}];
-return false;
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema48.required,parentSchema:schema48,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.name === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema48.required,parentSchema:schema48,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.description === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'",schema:schema48.required,parentSchema:schema48,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
 for(const key0 in data){
 if(!(((((((key0 === "id") || (key0 === "name")) || (key0 === "description")) || (key0 === "whenToUse")) || (key0 === "tags")) || (key0 === "relations")) || (key0 === "documents"))){
-validate24.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema48,data}];
-return false;
-break;
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema48,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.id !== undefined){
 let data0 = data.id;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern10.test(data0)){
-validate24.errors = [{instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/LocalCapabilityId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,127}$",parentSchema:schema49,data:data0}];
-return false;
+const err4 = {instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/LocalCapabilityId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,127}$",parentSchema:schema49,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
 }
 }
 else {
-validate24.errors = [{instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/LocalCapabilityId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema49.type,parentSchema:schema49,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err5 = {instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/LocalCapabilityId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema49.type,parentSchema:schema49,data:data0};
+if(vErrors === null){
+vErrors = [err5];
 }
 else {
-var valid0 = true;
+vErrors.push(err5);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.name !== undefined){
 let data1 = data.name;
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
 if(typeof data1 === "string"){
 if(func1(data1) > 256){
-validate24.errors = [{instancePath:instancePath+"/name",schemaPath:"#/$defs/DisplayName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema45,data:data1}];
-return false;
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/DisplayName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err6];
 }
 else {
+vErrors.push(err6);
+}
+errors++;
+}
 if(func1(data1) < 1){
-validate24.errors = [{instancePath:instancePath+"/name",schemaPath:"#/$defs/DisplayName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45,data:data1}];
-return false;
+const err7 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/DisplayName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err7];
 }
 else {
+vErrors.push(err7);
+}
+errors++;
+}
 if(!pattern7.test(data1)){
-validate24.errors = [{instancePath:instancePath+"/name",schemaPath:"#/$defs/DisplayName/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema45,data:data1}];
-return false;
+const err8 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/DisplayName/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err8];
 }
+else {
+vErrors.push(err8);
 }
+errors++;
 }
 }
 else {
-validate24.errors = [{instancePath:instancePath+"/name",schemaPath:"#/$defs/DisplayName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.type,parentSchema:schema45,data:data1}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
+const err9 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/DisplayName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.type,parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err9];
 }
 else {
-var valid0 = true;
+vErrors.push(err9);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.description !== undefined){
 let data2 = data.description;
-const _errs8 = errors;
-const _errs9 = errors;
-if(errors === _errs9){
 if(typeof data2 === "string"){
 if(func1(data2) > 8192){
-validate24.errors = [{instancePath:instancePath+"/description",schemaPath:"#/$defs/Text/maxLength",keyword:"maxLength",params:{limit: 8192},message:"must NOT have more than 8192 characters",schema:8192,parentSchema:schema47,data:data2}];
-return false;
+const err10 = {instancePath:instancePath+"/description",schemaPath:"#/$defs/Text/maxLength",keyword:"maxLength",params:{limit: 8192},message:"must NOT have more than 8192 characters",schema:8192,parentSchema:schema47,data:data2};
+if(vErrors === null){
+vErrors = [err10];
 }
 else {
+vErrors.push(err10);
+}
+errors++;
+}
 if(func1(data2) < 1){
-validate24.errors = [{instancePath:instancePath+"/description",schemaPath:"#/$defs/Text/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema47,data:data2}];
-return false;
+const err11 = {instancePath:instancePath+"/description",schemaPath:"#/$defs/Text/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema47,data:data2};
+if(vErrors === null){
+vErrors = [err11];
 }
 else {
+vErrors.push(err11);
+}
+errors++;
+}
 if(!pattern9.test(data2)){
-validate24.errors = [{instancePath:instancePath+"/description",schemaPath:"#/$defs/Text/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$",parentSchema:schema47,data:data2}];
-return false;
+const err12 = {instancePath:instancePath+"/description",schemaPath:"#/$defs/Text/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$",parentSchema:schema47,data:data2};
+if(vErrors === null){
+vErrors = [err12];
 }
+else {
+vErrors.push(err12);
 }
+errors++;
 }
 }
 else {
-validate24.errors = [{instancePath:instancePath+"/description",schemaPath:"#/$defs/Text/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema47.type,parentSchema:schema47,data:data2}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
+const err13 = {instancePath:instancePath+"/description",schemaPath:"#/$defs/Text/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema47.type,parentSchema:schema47,data:data2};
+if(vErrors === null){
+vErrors = [err13];
 }
 else {
-var valid0 = true;
+vErrors.push(err13);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.whenToUse !== undefined){
 let data3 = data.whenToUse;
-const _errs11 = errors;
-const _errs12 = errors;
-if(errors === _errs12){
 if(typeof data3 === "string"){
 if(func1(data3) > 8192){
-validate24.errors = [{instancePath:instancePath+"/whenToUse",schemaPath:"#/$defs/Text/maxLength",keyword:"maxLength",params:{limit: 8192},message:"must NOT have more than 8192 characters",schema:8192,parentSchema:schema47,data:data3}];
-return false;
+const err14 = {instancePath:instancePath+"/whenToUse",schemaPath:"#/$defs/Text/maxLength",keyword:"maxLength",params:{limit: 8192},message:"must NOT have more than 8192 characters",schema:8192,parentSchema:schema47,data:data3};
+if(vErrors === null){
+vErrors = [err14];
 }
 else {
+vErrors.push(err14);
+}
+errors++;
+}
 if(func1(data3) < 1){
-validate24.errors = [{instancePath:instancePath+"/whenToUse",schemaPath:"#/$defs/Text/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema47,data:data3}];
-return false;
+const err15 = {instancePath:instancePath+"/whenToUse",schemaPath:"#/$defs/Text/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema47,data:data3};
+if(vErrors === null){
+vErrors = [err15];
 }
 else {
+vErrors.push(err15);
+}
+errors++;
+}
 if(!pattern9.test(data3)){
-validate24.errors = [{instancePath:instancePath+"/whenToUse",schemaPath:"#/$defs/Text/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$",parentSchema:schema47,data:data3}];
-return false;
+const err16 = {instancePath:instancePath+"/whenToUse",schemaPath:"#/$defs/Text/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$",parentSchema:schema47,data:data3};
+if(vErrors === null){
+vErrors = [err16];
 }
+else {
+vErrors.push(err16);
 }
+errors++;
 }
 }
 else {
-validate24.errors = [{instancePath:instancePath+"/whenToUse",schemaPath:"#/$defs/Text/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema47.type,parentSchema:schema47,data:data3}];
-return false;
-}
-}
-var valid0 = _errs11 === errors;
+const err17 = {instancePath:instancePath+"/whenToUse",schemaPath:"#/$defs/Text/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema47.type,parentSchema:schema47,data:data3};
+if(vErrors === null){
+vErrors = [err17];
 }
 else {
-var valid0 = true;
+vErrors.push(err17);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.tags !== undefined){
 let data4 = data.tags;
-const _errs14 = errors;
-if(errors === _errs14){
 if(Array.isArray(data4)){
-var valid5 = true;
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
-const _errs16 = errors;
-const _errs17 = errors;
-if(errors === _errs17){
 if(typeof data5 === "string"){
 if(func1(data5) > 64){
-validate24.errors = [{instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/Tag/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema53,data:data5}];
-return false;
+const err18 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/Tag/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema53,data:data5};
+if(vErrors === null){
+vErrors = [err18];
 }
 else {
+vErrors.push(err18);
+}
+errors++;
+}
 if(func1(data5) < 1){
-validate24.errors = [{instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/Tag/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema53,data:data5}];
-return false;
+const err19 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/Tag/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema53,data:data5};
+if(vErrors === null){
+vErrors = [err19];
 }
 else {
+vErrors.push(err19);
+}
+errors++;
+}
 if(!pattern14.test(data5)){
-validate24.errors = [{instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/Tag/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x20\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x20\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x20\\x7f-\\x9f]+$",parentSchema:schema53,data:data5}];
-return false;
+const err20 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/Tag/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x20\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x20\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x20\\x7f-\\x9f]+$",parentSchema:schema53,data:data5};
+if(vErrors === null){
+vErrors = [err20];
 }
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/Tag/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.type,parentSchema:schema53,data:data5};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
 }
 }
 }
 else {
-validate24.errors = [{instancePath:instancePath+"/tags/" + i0,schemaPath:"#/$defs/Tag/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.type,parentSchema:schema53,data:data5}];
-return false;
-}
-}
-var valid5 = _errs16 === errors;
-if(!valid5){
-break;
-}
-}
+const err22 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.tags.type,parentSchema:schema48.properties.tags,data:data4};
+if(vErrors === null){
+vErrors = [err22];
 }
 else {
-validate24.errors = [{instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.tags.type,parentSchema:schema48.properties.tags,data:data4}];
-return false;
+vErrors.push(err22);
+}
+errors++;
 }
 }
-var valid0 = _errs14 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
 if(data.relations !== undefined){
 let data6 = data.relations;
-const _errs19 = errors;
-if(errors === _errs19){
 if(Array.isArray(data6)){
-var valid7 = true;
 const len1 = data6.length;
 for(let i1=0; i1<len1; i1++){
 let data7 = data6[i1];
-const _errs21 = errors;
-const _errs22 = errors;
-if(errors === _errs22){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-let missing1;
-if(((data7.kind === undefined) && (missing1 = "kind")) || ((data7.target === undefined) && (missing1 = "target"))){
-validate24.errors = [{instancePath:instancePath+"/relations/" + i1,schemaPath:"#/$defs/RelationDeclaration/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema54.required,parentSchema:schema54,data:data7}];
-return false;
+if(data7.kind === undefined){
+const err23 = {instancePath:instancePath+"/relations/" + i1,schemaPath:"#/$defs/RelationDeclaration/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'",schema:schema54.required,parentSchema:schema54,data:data7};
+if(vErrors === null){
+vErrors = [err23];
 }
 else {
-const _errs24 = errors;
+vErrors.push(err23);
+}
+errors++;
+}
+if(data7.target === undefined){
+const err24 = {instancePath:instancePath+"/relations/" + i1,schemaPath:"#/$defs/RelationDeclaration/required",keyword:"required",params:{missingProperty: "target"},message:"must have required property '"+"target"+"'",schema:schema54.required,parentSchema:schema54,data:data7};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
 for(const key1 in data7){
 if(!((key1 === "kind") || (key1 === "target"))){
-validate24.errors = [{instancePath:instancePath+"/relations/" + i1,schemaPath:"#/$defs/RelationDeclaration/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema54,data:data7}];
-return false;
-break;
+const err25 = {instancePath:instancePath+"/relations/" + i1,schemaPath:"#/$defs/RelationDeclaration/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema54,data:data7};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
 }
 }
-if(_errs24 === errors){
 if(data7.kind !== undefined){
 let data8 = data7.kind;
-const _errs25 = errors;
 if(typeof data8 !== "string"){
-validate24.errors = [{instancePath:instancePath+"/relations/" + i1+"/kind",schemaPath:"#/$defs/RelationDeclaration/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema54.properties.kind.type,parentSchema:schema54.properties.kind,data:data8}];
-return false;
-}
-var valid9 = _errs25 === errors;
+const err26 = {instancePath:instancePath+"/relations/" + i1+"/kind",schemaPath:"#/$defs/RelationDeclaration/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema54.properties.kind.type,parentSchema:schema54.properties.kind,data:data8};
+if(vErrors === null){
+vErrors = [err26];
 }
 else {
-var valid9 = true;
+vErrors.push(err26);
 }
-if(valid9){
+errors++;
+}
+}
 if(data7.target !== undefined){
 let data9 = data7.target;
-const _errs27 = errors;
 if(typeof data9 !== "string"){
-validate24.errors = [{instancePath:instancePath+"/relations/" + i1+"/target",schemaPath:"#/$defs/RelationDeclaration/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema54.properties.target.type,parentSchema:schema54.properties.target,data:data9}];
-return false;
-}
-var valid9 = _errs27 === errors;
-}
-else {
-var valid9 = true;
-}
-}
-}
-}
+const err27 = {instancePath:instancePath+"/relations/" + i1+"/target",schemaPath:"#/$defs/RelationDeclaration/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema54.properties.target.type,parentSchema:schema54.properties.target,data:data9};
+if(vErrors === null){
+vErrors = [err27];
 }
 else {
-validate24.errors = [{instancePath:instancePath+"/relations/" + i1,schemaPath:"#/$defs/RelationDeclaration/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema54.type,parentSchema:schema54,data:data7}];
-return false;
+vErrors.push(err27);
 }
-}
-var valid7 = _errs21 === errors;
-if(!valid7){
-break;
+errors++;
 }
 }
 }
 else {
-validate24.errors = [{instancePath:instancePath+"/relations",schemaPath:"#/properties/relations/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.relations.type,parentSchema:schema48.properties.relations,data:data6}];
-return false;
-}
-}
-var valid0 = _errs19 === errors;
+const err28 = {instancePath:instancePath+"/relations/" + i1,schemaPath:"#/$defs/RelationDeclaration/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema54.type,parentSchema:schema54,data:data7};
+if(vErrors === null){
+vErrors = [err28];
 }
 else {
-var valid0 = true;
+vErrors.push(err28);
 }
-if(valid0){
+errors++;
+}
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/relations",schemaPath:"#/properties/relations/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.relations.type,parentSchema:schema48.properties.relations,data:data6};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
 if(data.documents !== undefined){
 let data10 = data.documents;
-const _errs29 = errors;
-if(errors === _errs29){
 if(Array.isArray(data10)){
-var valid10 = true;
 const len2 = data10.length;
 for(let i2=0; i2<len2; i2++){
-const _errs31 = errors;
 if(!(validate25(data10[i2], {instancePath:instancePath+"/documents/" + i2,parentData:data10,parentDataProperty:i2,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
 errors = vErrors.length;
 }
-var valid10 = _errs31 === errors;
-if(!valid10){
-break;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/documents",schemaPath:"#/properties/documents/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.documents.type,parentSchema:schema48.properties.documents,data:data10};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
 }
 }
 }
 else {
-validate24.errors = [{instancePath:instancePath+"/documents",schemaPath:"#/properties/documents/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.documents.type,parentSchema:schema48.properties.documents,data:data10}];
-return false;
-}
-}
-var valid0 = _errs29 === errors;
+const err31 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.type,parentSchema:schema48,data};
+if(vErrors === null){
+vErrors = [err31];
 }
 else {
-var valid0 = true;
+vErrors.push(err31);
 }
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate24.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.type,parentSchema:schema48,data}];
-return false;
-}
+errors++;
 }
 validate24.errors = vErrors;
 return errors === 0;
@@ -4148,194 +4966,258 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.providerId === undefined) && (missing0 = "providerId")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.version === undefined) && (missing0 = "version"))) || ((data.capabilities === undefined) && (missing0 = "capabilities"))){
-validate23.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema43.required,parentSchema:schema43,data}];
-return false;
+if(data.providerId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "providerId"},message:"must have required property '"+"providerId"+"'",schema:schema43.required,parentSchema:schema43,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.name === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema43.required,parentSchema:schema43,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.version === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'",schema:schema43.required,parentSchema:schema43,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.capabilities === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "capabilities"},message:"must have required property '"+"capabilities"+"'",schema:schema43.required,parentSchema:schema43,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
 for(const key0 in data){
 if(!(((((key0 === "providerId") || (key0 === "name")) || (key0 === "version")) || (key0 === "description")) || (key0 === "capabilities"))){
-validate23.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema43,data}];
-return false;
-break;
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema43,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.providerId !== undefined){
 let data0 = data.providerId;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern5.test(data0)){
-validate23.errors = [{instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema42,data:data0}];
-return false;
+const err5 = {instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema42,data:data0};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
 }
 }
 else {
-validate23.errors = [{instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.type,parentSchema:schema42,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err6 = {instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.type,parentSchema:schema42,data:data0};
+if(vErrors === null){
+vErrors = [err6];
 }
 else {
-var valid0 = true;
+vErrors.push(err6);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.name !== undefined){
 let data1 = data.name;
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
 if(typeof data1 === "string"){
 if(func1(data1) > 256){
-validate23.errors = [{instancePath:instancePath+"/name",schemaPath:"#/$defs/DisplayName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema45,data:data1}];
-return false;
+const err7 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/DisplayName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err7];
 }
 else {
+vErrors.push(err7);
+}
+errors++;
+}
 if(func1(data1) < 1){
-validate23.errors = [{instancePath:instancePath+"/name",schemaPath:"#/$defs/DisplayName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45,data:data1}];
-return false;
+const err8 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/DisplayName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err8];
 }
 else {
+vErrors.push(err8);
+}
+errors++;
+}
 if(!pattern7.test(data1)){
-validate23.errors = [{instancePath:instancePath+"/name",schemaPath:"#/$defs/DisplayName/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema45,data:data1}];
-return false;
+const err9 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/DisplayName/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err9];
 }
+else {
+vErrors.push(err9);
 }
+errors++;
 }
 }
 else {
-validate23.errors = [{instancePath:instancePath+"/name",schemaPath:"#/$defs/DisplayName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.type,parentSchema:schema45,data:data1}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
+const err10 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/DisplayName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.type,parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err10];
 }
 else {
-var valid0 = true;
+vErrors.push(err10);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.version !== undefined){
 let data2 = data.version;
-const _errs8 = errors;
-const _errs9 = errors;
-if(errors === _errs9){
 if(typeof data2 === "string"){
 if(func1(data2) > 64){
-validate23.errors = [{instancePath:instancePath+"/version",schemaPath:"#/$defs/VersionLabel/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema46,data:data2}];
-return false;
+const err11 = {instancePath:instancePath+"/version",schemaPath:"#/$defs/VersionLabel/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema46,data:data2};
+if(vErrors === null){
+vErrors = [err11];
 }
 else {
+vErrors.push(err11);
+}
+errors++;
+}
 if(func1(data2) < 1){
-validate23.errors = [{instancePath:instancePath+"/version",schemaPath:"#/$defs/VersionLabel/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46,data:data2}];
-return false;
+const err12 = {instancePath:instancePath+"/version",schemaPath:"#/$defs/VersionLabel/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46,data:data2};
+if(vErrors === null){
+vErrors = [err12];
 }
 else {
+vErrors.push(err12);
+}
+errors++;
+}
 if(!pattern7.test(data2)){
-validate23.errors = [{instancePath:instancePath+"/version",schemaPath:"#/$defs/VersionLabel/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema46,data:data2}];
-return false;
+const err13 = {instancePath:instancePath+"/version",schemaPath:"#/$defs/VersionLabel/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema46,data:data2};
+if(vErrors === null){
+vErrors = [err13];
 }
+else {
+vErrors.push(err13);
 }
+errors++;
 }
 }
 else {
-validate23.errors = [{instancePath:instancePath+"/version",schemaPath:"#/$defs/VersionLabel/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.type,parentSchema:schema46,data:data2}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
+const err14 = {instancePath:instancePath+"/version",schemaPath:"#/$defs/VersionLabel/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.type,parentSchema:schema46,data:data2};
+if(vErrors === null){
+vErrors = [err14];
 }
 else {
-var valid0 = true;
+vErrors.push(err14);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.description !== undefined){
 let data3 = data.description;
-const _errs11 = errors;
-const _errs12 = errors;
-if(errors === _errs12){
 if(typeof data3 === "string"){
 if(func1(data3) > 8192){
-validate23.errors = [{instancePath:instancePath+"/description",schemaPath:"#/$defs/Text/maxLength",keyword:"maxLength",params:{limit: 8192},message:"must NOT have more than 8192 characters",schema:8192,parentSchema:schema47,data:data3}];
-return false;
+const err15 = {instancePath:instancePath+"/description",schemaPath:"#/$defs/Text/maxLength",keyword:"maxLength",params:{limit: 8192},message:"must NOT have more than 8192 characters",schema:8192,parentSchema:schema47,data:data3};
+if(vErrors === null){
+vErrors = [err15];
 }
 else {
+vErrors.push(err15);
+}
+errors++;
+}
 if(func1(data3) < 1){
-validate23.errors = [{instancePath:instancePath+"/description",schemaPath:"#/$defs/Text/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema47,data:data3}];
-return false;
+const err16 = {instancePath:instancePath+"/description",schemaPath:"#/$defs/Text/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema47,data:data3};
+if(vErrors === null){
+vErrors = [err16];
 }
 else {
+vErrors.push(err16);
+}
+errors++;
+}
 if(!pattern9.test(data3)){
-validate23.errors = [{instancePath:instancePath+"/description",schemaPath:"#/$defs/Text/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$",parentSchema:schema47,data:data3}];
-return false;
+const err17 = {instancePath:instancePath+"/description",schemaPath:"#/$defs/Text/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]+$",parentSchema:schema47,data:data3};
+if(vErrors === null){
+vErrors = [err17];
 }
+else {
+vErrors.push(err17);
 }
+errors++;
 }
 }
 else {
-validate23.errors = [{instancePath:instancePath+"/description",schemaPath:"#/$defs/Text/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema47.type,parentSchema:schema47,data:data3}];
-return false;
-}
-}
-var valid0 = _errs11 === errors;
+const err18 = {instancePath:instancePath+"/description",schemaPath:"#/$defs/Text/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema47.type,parentSchema:schema47,data:data3};
+if(vErrors === null){
+vErrors = [err18];
 }
 else {
-var valid0 = true;
+vErrors.push(err18);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.capabilities !== undefined){
 let data4 = data.capabilities;
-const _errs14 = errors;
-if(errors === _errs14){
 if(Array.isArray(data4)){
-var valid5 = true;
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
-const _errs16 = errors;
 if(!(validate24(data4[i0], {instancePath:instancePath+"/capabilities/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
-var valid5 = _errs16 === errors;
-if(!valid5){
-break;
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema43.properties.capabilities.type,parentSchema:schema43.properties.capabilities,data:data4};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
 }
 }
 }
 else {
-validate23.errors = [{instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema43.properties.capabilities.type,parentSchema:schema43.properties.capabilities,data:data4}];
-return false;
-}
-}
-var valid0 = _errs14 === errors;
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema43.type,parentSchema:schema43,data};
+if(vErrors === null){
+vErrors = [err20];
 }
 else {
-var valid0 = true;
+vErrors.push(err20);
 }
-}
-}
-}
-}
-}
-}
-}
-else {
-validate23.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema43.type,parentSchema:schema43,data}];
-return false;
-}
+errors++;
 }
 validate23.errors = vErrors;
 return errors === 0;
 }
 validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateDescribeRequest = validate78;
+export const validateDescribeRequest: ContractValidator = validate78;
 const schema135 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/describe-request.schema.json","title":"DescribeRequest","description":"Arguments of describe_graph: none. Pass an empty object.","type":"object","additionalProperties":false,"properties":{}};
 
 function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4349,25 +5231,34 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-validate78.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema135,data}];
-return false;
-break;
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema135,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
 }
 }
 else {
-validate78.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema135.type,parentSchema:schema135,data}];
-return false;
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema135.type,parentSchema:schema135,data};
+if(vErrors === null){
+vErrors = [err1];
 }
+else {
+vErrors.push(err1);
+}
+errors++;
 }
 validate78.errors = vErrors;
 return errors === 0;
 }
 validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateDescribeResult = validate79;
+export const validateDescribeResult: ContractValidator = validate79;
 const schema136 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/describe-result.schema.json","title":"DescribeResult","description":"The state of the graph: its revision, the providers in scope, the trusted scope, whether a model executor is configured, and the budgets in force.","type":"object","additionalProperties":false,"required":["revision","providers","scope","model","budgets"],"properties":{"revision":{"$ref":"ids.schema.json#/$defs/Revision"},"providers":{"description":"The loaded providers in scope.","type":"array","items":{"$ref":"#/$defs/ProviderInfo"}},"scope":{"$ref":"config.schema.json#/$defs/Scope"},"model":{"$ref":"#/$defs/ModelInfo"},"budgets":{"$ref":"budgets.schema.json#/$defs/EffectiveBudgets"}},"$defs":{"ProviderInfo":{"title":"ProviderInfo","description":"A loaded provider.","type":"object","additionalProperties":false,"required":["providerId","name","version","revision","capabilityCount"],"properties":{"providerId":{"$ref":"ids.schema.json#/$defs/ProviderId"},"name":{"$ref":"definition.schema.json#/$defs/DisplayName"},"version":{"$ref":"definition.schema.json#/$defs/VersionLabel"},"revision":{"$ref":"ids.schema.json#/$defs/Revision"},"capabilityCount":{"type":"integer","minimum":0,"maximum":10000000}}},"ModelInfo":{"title":"ModelInfo","description":"Whether match can run: 'configured' is false when no executor is configured ('executor' is then omitted).","type":"object","additionalProperties":false,"required":["configured"],"properties":{"configured":{"type":"boolean"},"executor":{"$ref":"ids.schema.json#/$defs/ExecutorName"}}}}};
 const schema137 = {"title":"Revision","description":"A content revision: 'r:' and the first 16 lowercase hex digits of a SHA-256 over RFC 8785 (JSON Canonicalization Scheme) bytes: of a provider's definition as loaded, or, for the graph, of the object {providerId: providerRevision} of the providers in scope.","type":"string","pattern":"^r:[0-9a-f]{16}$","examples":["r:0123456789abcdef"]};
 const pattern55 = new RegExp("^r:[0-9a-f]{16}$", "u");
@@ -4383,172 +5274,254 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((data.providerId === undefined) && (missing0 = "providerId")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.version === undefined) && (missing0 = "version"))) || ((data.revision === undefined) && (missing0 = "revision"))) || ((data.capabilityCount === undefined) && (missing0 = "capabilityCount"))){
-validate80.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema138.required,parentSchema:schema138,data}];
-return false;
+if(data.providerId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "providerId"},message:"must have required property '"+"providerId"+"'",schema:schema138.required,parentSchema:schema138,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.name === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema138.required,parentSchema:schema138,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.version === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'",schema:schema138.required,parentSchema:schema138,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.revision === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "revision"},message:"must have required property '"+"revision"+"'",schema:schema138.required,parentSchema:schema138,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.capabilityCount === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "capabilityCount"},message:"must have required property '"+"capabilityCount"+"'",schema:schema138.required,parentSchema:schema138,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
 for(const key0 in data){
 if(!(((((key0 === "providerId") || (key0 === "name")) || (key0 === "version")) || (key0 === "revision")) || (key0 === "capabilityCount"))){
-validate80.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema138,data}];
-return false;
-break;
+const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema138,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.providerId !== undefined){
 let data0 = data.providerId;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern5.test(data0)){
-validate80.errors = [{instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema42,data:data0}];
-return false;
+const err6 = {instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema42,data:data0};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
 }
 }
 else {
-validate80.errors = [{instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.type,parentSchema:schema42,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err7 = {instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.type,parentSchema:schema42,data:data0};
+if(vErrors === null){
+vErrors = [err7];
 }
 else {
-var valid0 = true;
+vErrors.push(err7);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.name !== undefined){
 let data1 = data.name;
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
 if(typeof data1 === "string"){
 if(func1(data1) > 256){
-validate80.errors = [{instancePath:instancePath+"/name",schemaPath:"definition.schema.json#/$defs/DisplayName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema45,data:data1}];
-return false;
+const err8 = {instancePath:instancePath+"/name",schemaPath:"definition.schema.json#/$defs/DisplayName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err8];
 }
 else {
+vErrors.push(err8);
+}
+errors++;
+}
 if(func1(data1) < 1){
-validate80.errors = [{instancePath:instancePath+"/name",schemaPath:"definition.schema.json#/$defs/DisplayName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45,data:data1}];
-return false;
+const err9 = {instancePath:instancePath+"/name",schemaPath:"definition.schema.json#/$defs/DisplayName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err9];
 }
 else {
+vErrors.push(err9);
+}
+errors++;
+}
 if(!pattern7.test(data1)){
-validate80.errors = [{instancePath:instancePath+"/name",schemaPath:"definition.schema.json#/$defs/DisplayName/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema45,data:data1}];
-return false;
+const err10 = {instancePath:instancePath+"/name",schemaPath:"definition.schema.json#/$defs/DisplayName/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err10];
 }
+else {
+vErrors.push(err10);
 }
+errors++;
 }
 }
 else {
-validate80.errors = [{instancePath:instancePath+"/name",schemaPath:"definition.schema.json#/$defs/DisplayName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.type,parentSchema:schema45,data:data1}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
+const err11 = {instancePath:instancePath+"/name",schemaPath:"definition.schema.json#/$defs/DisplayName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.type,parentSchema:schema45,data:data1};
+if(vErrors === null){
+vErrors = [err11];
 }
 else {
-var valid0 = true;
+vErrors.push(err11);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.version !== undefined){
 let data2 = data.version;
-const _errs8 = errors;
-const _errs9 = errors;
-if(errors === _errs9){
 if(typeof data2 === "string"){
 if(func1(data2) > 64){
-validate80.errors = [{instancePath:instancePath+"/version",schemaPath:"definition.schema.json#/$defs/VersionLabel/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema46,data:data2}];
-return false;
+const err12 = {instancePath:instancePath+"/version",schemaPath:"definition.schema.json#/$defs/VersionLabel/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema46,data:data2};
+if(vErrors === null){
+vErrors = [err12];
 }
 else {
+vErrors.push(err12);
+}
+errors++;
+}
 if(func1(data2) < 1){
-validate80.errors = [{instancePath:instancePath+"/version",schemaPath:"definition.schema.json#/$defs/VersionLabel/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46,data:data2}];
-return false;
+const err13 = {instancePath:instancePath+"/version",schemaPath:"definition.schema.json#/$defs/VersionLabel/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema46,data:data2};
+if(vErrors === null){
+vErrors = [err13];
 }
 else {
+vErrors.push(err13);
+}
+errors++;
+}
 if(!pattern7.test(data2)){
-validate80.errors = [{instancePath:instancePath+"/version",schemaPath:"definition.schema.json#/$defs/VersionLabel/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema46,data:data2}];
-return false;
+const err14 = {instancePath:instancePath+"/version",schemaPath:"definition.schema.json#/$defs/VersionLabel/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema46,data:data2};
+if(vErrors === null){
+vErrors = [err14];
 }
+else {
+vErrors.push(err14);
 }
+errors++;
 }
 }
 else {
-validate80.errors = [{instancePath:instancePath+"/version",schemaPath:"definition.schema.json#/$defs/VersionLabel/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.type,parentSchema:schema46,data:data2}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
+const err15 = {instancePath:instancePath+"/version",schemaPath:"definition.schema.json#/$defs/VersionLabel/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.type,parentSchema:schema46,data:data2};
+if(vErrors === null){
+vErrors = [err15];
 }
 else {
-var valid0 = true;
+vErrors.push(err15);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.revision !== undefined){
 let data3 = data.revision;
-const _errs11 = errors;
-const _errs12 = errors;
-if(errors === _errs12){
 if(typeof data3 === "string"){
 if(!pattern55.test(data3)){
-validate80.errors = [{instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/pattern",keyword:"pattern",params:{pattern: "^r:[0-9a-f]{16}$"},message:"must match pattern \""+"^r:[0-9a-f]{16}$"+"\"",schema:"^r:[0-9a-f]{16}$",parentSchema:schema137,data:data3}];
-return false;
+const err16 = {instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/pattern",keyword:"pattern",params:{pattern: "^r:[0-9a-f]{16}$"},message:"must match pattern \""+"^r:[0-9a-f]{16}$"+"\"",schema:"^r:[0-9a-f]{16}$",parentSchema:schema137,data:data3};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
 }
 }
 else {
-validate80.errors = [{instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema137.type,parentSchema:schema137,data:data3}];
-return false;
-}
-}
-var valid0 = _errs11 === errors;
+const err17 = {instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema137.type,parentSchema:schema137,data:data3};
+if(vErrors === null){
+vErrors = [err17];
 }
 else {
-var valid0 = true;
+vErrors.push(err17);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.capabilityCount !== undefined){
 let data4 = data.capabilityCount;
-const _errs14 = errors;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-validate80.errors = [{instancePath:instancePath+"/capabilityCount",schemaPath:"#/properties/capabilityCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema138.properties.capabilityCount.type,parentSchema:schema138.properties.capabilityCount,data:data4}];
-return false;
+const err18 = {instancePath:instancePath+"/capabilityCount",schemaPath:"#/properties/capabilityCount/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema138.properties.capabilityCount.type,parentSchema:schema138.properties.capabilityCount,data:data4};
+if(vErrors === null){
+vErrors = [err18];
 }
-if(errors === _errs14){
+else {
+vErrors.push(err18);
+}
+errors++;
+}
 if(typeof data4 == "number"){
 if(data4 > 10000000 || isNaN(data4)){
-validate80.errors = [{instancePath:instancePath+"/capabilityCount",schemaPath:"#/properties/capabilityCount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000",schema:10000000,parentSchema:schema138.properties.capabilityCount,data:data4}];
-return false;
+const err19 = {instancePath:instancePath+"/capabilityCount",schemaPath:"#/properties/capabilityCount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000",schema:10000000,parentSchema:schema138.properties.capabilityCount,data:data4};
+if(vErrors === null){
+vErrors = [err19];
 }
 else {
+vErrors.push(err19);
+}
+errors++;
+}
 if(data4 < 0 || isNaN(data4)){
-validate80.errors = [{instancePath:instancePath+"/capabilityCount",schemaPath:"#/properties/capabilityCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema138.properties.capabilityCount,data:data4}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs14 === errors;
+const err20 = {instancePath:instancePath+"/capabilityCount",schemaPath:"#/properties/capabilityCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema138.properties.capabilityCount,data:data4};
+if(vErrors === null){
+vErrors = [err20];
 }
 else {
-var valid0 = true;
+vErrors.push(err20);
 }
-}
-}
-}
+errors++;
 }
 }
 }
 }
 else {
-validate80.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema138.type,parentSchema:schema138,data}];
-return false;
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema138.type,parentSchema:schema138,data};
+if(vErrors === null){
+vErrors = [err21];
 }
+else {
+vErrors.push(err21);
+}
+errors++;
 }
 validate80.errors = vErrors;
 return errors === 0;
@@ -4566,65 +5539,80 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.providers === undefined) && (missing0 = "providers")){
-validate82.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema108.required,parentSchema:schema108,data}];
-return false;
+if(data.providers === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "providers"},message:"must have required property '"+"providers"+"'",schema:schema108.required,parentSchema:schema108,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
 for(const key0 in data){
 if(!(key0 === "providers")){
-validate82.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema108,data}];
-return false;
-break;
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema108,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.providers !== undefined){
 let data0 = data.providers;
-const _errs2 = errors;
-if(errors === _errs2){
 if(Array.isArray(data0)){
-var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
-const _errs4 = errors;
-const _errs5 = errors;
-if(errors === _errs5){
 if(typeof data1 === "string"){
 if(!pattern5.test(data1)){
-validate82.errors = [{instancePath:instancePath+"/providers/" + i0,schemaPath:"ids.schema.json#/$defs/ProviderId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema42,data:data1}];
-return false;
+const err2 = {instancePath:instancePath+"/providers/" + i0,schemaPath:"ids.schema.json#/$defs/ProviderId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema42,data:data1};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/providers/" + i0,schemaPath:"ids.schema.json#/$defs/ProviderId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.type,parentSchema:schema42,data:data1}];
-return false;
-}
-}
-var valid1 = _errs4 === errors;
-if(!valid1){
-break;
-}
-}
+const err3 = {instancePath:instancePath+"/providers/" + i0,schemaPath:"ids.schema.json#/$defs/ProviderId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.type,parentSchema:schema42,data:data1};
+if(vErrors === null){
+vErrors = [err3];
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema108.properties.providers.type,parentSchema:schema108.properties.providers,data:data0}];
-return false;
+vErrors.push(err3);
 }
-}
-}
+errors++;
 }
 }
 }
 else {
-validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema108.type,parentSchema:schema108,data}];
-return false;
+const err4 = {instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema108.properties.providers.type,parentSchema:schema108.properties.providers,data:data0};
+if(vErrors === null){
+vErrors = [err4];
 }
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema108.type,parentSchema:schema108,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
 }
 validate82.errors = vErrors;
 return errors === 0;
@@ -4644,65 +5632,77 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.configured === undefined) && (missing0 = "configured")){
-validate84.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema145.required,parentSchema:schema145,data}];
-return false;
+if(data.configured === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "configured"},message:"must have required property '"+"configured"+"'",schema:schema145.required,parentSchema:schema145,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
 for(const key0 in data){
 if(!((key0 === "configured") || (key0 === "executor"))){
-validate84.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema145,data}];
-return false;
-break;
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema145,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.configured !== undefined){
 let data0 = data.configured;
-const _errs2 = errors;
 if(typeof data0 !== "boolean"){
-validate84.errors = [{instancePath:instancePath+"/configured",schemaPath:"#/properties/configured/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema145.properties.configured.type,parentSchema:schema145.properties.configured,data:data0}];
-return false;
-}
-var valid0 = _errs2 === errors;
+const err2 = {instancePath:instancePath+"/configured",schemaPath:"#/properties/configured/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema145.properties.configured.type,parentSchema:schema145.properties.configured,data:data0};
+if(vErrors === null){
+vErrors = [err2];
 }
 else {
-var valid0 = true;
+vErrors.push(err2);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.executor !== undefined){
 let data1 = data.executor;
-const _errs4 = errors;
-const _errs5 = errors;
-if(errors === _errs5){
 if(typeof data1 === "string"){
 if(!pattern5.test(data1)){
-validate84.errors = [{instancePath:instancePath+"/executor",schemaPath:"ids.schema.json#/$defs/ExecutorName/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema146,data:data1}];
-return false;
+const err3 = {instancePath:instancePath+"/executor",schemaPath:"ids.schema.json#/$defs/ExecutorName/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema146,data:data1};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
 }
 }
 else {
-validate84.errors = [{instancePath:instancePath+"/executor",schemaPath:"ids.schema.json#/$defs/ExecutorName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema146.type,parentSchema:schema146,data:data1}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
+const err4 = {instancePath:instancePath+"/executor",schemaPath:"ids.schema.json#/$defs/ExecutorName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema146.type,parentSchema:schema146,data:data1};
+if(vErrors === null){
+vErrors = [err4];
 }
 else {
-var valid0 = true;
+vErrors.push(err4);
 }
-}
+errors++;
 }
 }
 }
 else {
-validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema145.type,parentSchema:schema145,data}];
-return false;
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema145.type,parentSchema:schema145,data};
+if(vErrors === null){
+vErrors = [err5];
 }
+else {
+vErrors.push(err5);
+}
+errors++;
 }
 validate84.errors = vErrors;
 return errors === 0;
@@ -4721,231 +5721,344 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((((data.maxCapabilities === undefined) && (missing0 = "maxCapabilities")) || ((data.maxCatalogEntries === undefined) && (missing0 = "maxCatalogEntries"))) || ((data.maxResultBytes === undefined) && (missing0 = "maxResultBytes"))) || ((data.maxInputBytes === undefined) && (missing0 = "maxInputBytes"))) || ((data.maxDocumentBytes === undefined) && (missing0 = "maxDocumentBytes"))) || ((data.maxDefinitionBytes === undefined) && (missing0 = "maxDefinitionBytes"))) || ((data.maxModelOutputBytes === undefined) && (missing0 = "maxModelOutputBytes"))){
-validate86.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema147.required,parentSchema:schema147,data}];
-return false;
+if(data.maxCapabilities === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "maxCapabilities"},message:"must have required property '"+"maxCapabilities"+"'",schema:schema147.required,parentSchema:schema147,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.maxCatalogEntries === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "maxCatalogEntries"},message:"must have required property '"+"maxCatalogEntries"+"'",schema:schema147.required,parentSchema:schema147,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.maxResultBytes === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "maxResultBytes"},message:"must have required property '"+"maxResultBytes"+"'",schema:schema147.required,parentSchema:schema147,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.maxInputBytes === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "maxInputBytes"},message:"must have required property '"+"maxInputBytes"+"'",schema:schema147.required,parentSchema:schema147,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.maxDocumentBytes === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "maxDocumentBytes"},message:"must have required property '"+"maxDocumentBytes"+"'",schema:schema147.required,parentSchema:schema147,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.maxDefinitionBytes === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "maxDefinitionBytes"},message:"must have required property '"+"maxDefinitionBytes"+"'",schema:schema147.required,parentSchema:schema147,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.maxModelOutputBytes === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "maxModelOutputBytes"},message:"must have required property '"+"maxModelOutputBytes"+"'",schema:schema147.required,parentSchema:schema147,data};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
 for(const key0 in data){
 if(!(((((((key0 === "maxCapabilities") || (key0 === "maxCatalogEntries")) || (key0 === "maxResultBytes")) || (key0 === "maxInputBytes")) || (key0 === "maxDocumentBytes")) || (key0 === "maxDefinitionBytes")) || (key0 === "maxModelOutputBytes"))){
-validate86.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema147,data}];
-return false;
-break;
+const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema147,data};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.maxCapabilities !== undefined){
 let data0 = data.maxCapabilities;
-const _errs2 = errors;
-const _errs3 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-validate86.errors = [{instancePath:instancePath+"/maxCapabilities",schemaPath:"#/$defs/MaxCapabilities/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema32.type,parentSchema:schema32,data:data0}];
-return false;
+const err8 = {instancePath:instancePath+"/maxCapabilities",schemaPath:"#/$defs/MaxCapabilities/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema32.type,parentSchema:schema32,data:data0};
+if(vErrors === null){
+vErrors = [err8];
 }
-if(errors === _errs3){
+else {
+vErrors.push(err8);
+}
+errors++;
+}
 if(typeof data0 == "number"){
 if(data0 > 10000000 || isNaN(data0)){
-validate86.errors = [{instancePath:instancePath+"/maxCapabilities",schemaPath:"#/$defs/MaxCapabilities/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000",schema:10000000,parentSchema:schema32,data:data0}];
-return false;
+const err9 = {instancePath:instancePath+"/maxCapabilities",schemaPath:"#/$defs/MaxCapabilities/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000",schema:10000000,parentSchema:schema32,data:data0};
+if(vErrors === null){
+vErrors = [err9];
 }
 else {
+vErrors.push(err9);
+}
+errors++;
+}
 if(data0 < 1 || isNaN(data0)){
-validate86.errors = [{instancePath:instancePath+"/maxCapabilities",schemaPath:"#/$defs/MaxCapabilities/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema32,data:data0}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs2 === errors;
+const err10 = {instancePath:instancePath+"/maxCapabilities",schemaPath:"#/$defs/MaxCapabilities/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema32,data:data0};
+if(vErrors === null){
+vErrors = [err10];
 }
 else {
-var valid0 = true;
+vErrors.push(err10);
 }
-if(valid0){
+errors++;
+}
+}
+}
 if(data.maxCatalogEntries !== undefined){
 let data1 = data.maxCatalogEntries;
-const _errs5 = errors;
-const _errs6 = errors;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-validate86.errors = [{instancePath:instancePath+"/maxCatalogEntries",schemaPath:"#/$defs/MaxCatalogEntries/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema33.type,parentSchema:schema33,data:data1}];
-return false;
+const err11 = {instancePath:instancePath+"/maxCatalogEntries",schemaPath:"#/$defs/MaxCatalogEntries/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema33.type,parentSchema:schema33,data:data1};
+if(vErrors === null){
+vErrors = [err11];
 }
-if(errors === _errs6){
+else {
+vErrors.push(err11);
+}
+errors++;
+}
 if(typeof data1 == "number"){
 if(data1 > 1000000 || isNaN(data1)){
-validate86.errors = [{instancePath:instancePath+"/maxCatalogEntries",schemaPath:"#/$defs/MaxCatalogEntries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema33,data:data1}];
-return false;
+const err12 = {instancePath:instancePath+"/maxCatalogEntries",schemaPath:"#/$defs/MaxCatalogEntries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema33,data:data1};
+if(vErrors === null){
+vErrors = [err12];
 }
 else {
+vErrors.push(err12);
+}
+errors++;
+}
 if(data1 < 1 || isNaN(data1)){
-validate86.errors = [{instancePath:instancePath+"/maxCatalogEntries",schemaPath:"#/$defs/MaxCatalogEntries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema33,data:data1}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs5 === errors;
+const err13 = {instancePath:instancePath+"/maxCatalogEntries",schemaPath:"#/$defs/MaxCatalogEntries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema33,data:data1};
+if(vErrors === null){
+vErrors = [err13];
 }
 else {
-var valid0 = true;
+vErrors.push(err13);
 }
-if(valid0){
+errors++;
+}
+}
+}
 if(data.maxResultBytes !== undefined){
 let data2 = data.maxResultBytes;
-const _errs8 = errors;
-const _errs9 = errors;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-validate86.errors = [{instancePath:instancePath+"/maxResultBytes",schemaPath:"#/$defs/MaxResultBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema34.type,parentSchema:schema34,data:data2}];
-return false;
+const err14 = {instancePath:instancePath+"/maxResultBytes",schemaPath:"#/$defs/MaxResultBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema34.type,parentSchema:schema34,data:data2};
+if(vErrors === null){
+vErrors = [err14];
 }
-if(errors === _errs9){
+else {
+vErrors.push(err14);
+}
+errors++;
+}
 if(typeof data2 == "number"){
 if(data2 > 268435456 || isNaN(data2)){
-validate86.errors = [{instancePath:instancePath+"/maxResultBytes",schemaPath:"#/$defs/MaxResultBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 268435456},message:"must be <= 268435456",schema:268435456,parentSchema:schema34,data:data2}];
-return false;
+const err15 = {instancePath:instancePath+"/maxResultBytes",schemaPath:"#/$defs/MaxResultBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 268435456},message:"must be <= 268435456",schema:268435456,parentSchema:schema34,data:data2};
+if(vErrors === null){
+vErrors = [err15];
 }
 else {
+vErrors.push(err15);
+}
+errors++;
+}
 if(data2 < 1 || isNaN(data2)){
-validate86.errors = [{instancePath:instancePath+"/maxResultBytes",schemaPath:"#/$defs/MaxResultBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema34,data:data2}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs8 === errors;
+const err16 = {instancePath:instancePath+"/maxResultBytes",schemaPath:"#/$defs/MaxResultBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema34,data:data2};
+if(vErrors === null){
+vErrors = [err16];
 }
 else {
-var valid0 = true;
+vErrors.push(err16);
 }
-if(valid0){
+errors++;
+}
+}
+}
 if(data.maxInputBytes !== undefined){
 let data3 = data.maxInputBytes;
-const _errs11 = errors;
-const _errs12 = errors;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-validate86.errors = [{instancePath:instancePath+"/maxInputBytes",schemaPath:"#/$defs/MaxInputBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema35.type,parentSchema:schema35,data:data3}];
-return false;
+const err17 = {instancePath:instancePath+"/maxInputBytes",schemaPath:"#/$defs/MaxInputBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema35.type,parentSchema:schema35,data:data3};
+if(vErrors === null){
+vErrors = [err17];
 }
-if(errors === _errs12){
+else {
+vErrors.push(err17);
+}
+errors++;
+}
 if(typeof data3 == "number"){
 if(data3 > 67108864 || isNaN(data3)){
-validate86.errors = [{instancePath:instancePath+"/maxInputBytes",schemaPath:"#/$defs/MaxInputBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 67108864},message:"must be <= 67108864",schema:67108864,parentSchema:schema35,data:data3}];
-return false;
+const err18 = {instancePath:instancePath+"/maxInputBytes",schemaPath:"#/$defs/MaxInputBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 67108864},message:"must be <= 67108864",schema:67108864,parentSchema:schema35,data:data3};
+if(vErrors === null){
+vErrors = [err18];
 }
 else {
+vErrors.push(err18);
+}
+errors++;
+}
 if(data3 < 1 || isNaN(data3)){
-validate86.errors = [{instancePath:instancePath+"/maxInputBytes",schemaPath:"#/$defs/MaxInputBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema35,data:data3}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs11 === errors;
+const err19 = {instancePath:instancePath+"/maxInputBytes",schemaPath:"#/$defs/MaxInputBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema35,data:data3};
+if(vErrors === null){
+vErrors = [err19];
 }
 else {
-var valid0 = true;
+vErrors.push(err19);
 }
-if(valid0){
+errors++;
+}
+}
+}
 if(data.maxDocumentBytes !== undefined){
 let data4 = data.maxDocumentBytes;
-const _errs14 = errors;
-const _errs15 = errors;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-validate86.errors = [{instancePath:instancePath+"/maxDocumentBytes",schemaPath:"#/$defs/MaxDocumentBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema36.type,parentSchema:schema36,data:data4}];
-return false;
+const err20 = {instancePath:instancePath+"/maxDocumentBytes",schemaPath:"#/$defs/MaxDocumentBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema36.type,parentSchema:schema36,data:data4};
+if(vErrors === null){
+vErrors = [err20];
 }
-if(errors === _errs15){
+else {
+vErrors.push(err20);
+}
+errors++;
+}
 if(typeof data4 == "number"){
 if(data4 > 1073741824 || isNaN(data4)){
-validate86.errors = [{instancePath:instancePath+"/maxDocumentBytes",schemaPath:"#/$defs/MaxDocumentBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824",schema:1073741824,parentSchema:schema36,data:data4}];
-return false;
+const err21 = {instancePath:instancePath+"/maxDocumentBytes",schemaPath:"#/$defs/MaxDocumentBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824",schema:1073741824,parentSchema:schema36,data:data4};
+if(vErrors === null){
+vErrors = [err21];
 }
 else {
+vErrors.push(err21);
+}
+errors++;
+}
 if(data4 < 1 || isNaN(data4)){
-validate86.errors = [{instancePath:instancePath+"/maxDocumentBytes",schemaPath:"#/$defs/MaxDocumentBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema36,data:data4}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs14 === errors;
+const err22 = {instancePath:instancePath+"/maxDocumentBytes",schemaPath:"#/$defs/MaxDocumentBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema36,data:data4};
+if(vErrors === null){
+vErrors = [err22];
 }
 else {
-var valid0 = true;
+vErrors.push(err22);
 }
-if(valid0){
+errors++;
+}
+}
+}
 if(data.maxDefinitionBytes !== undefined){
 let data5 = data.maxDefinitionBytes;
-const _errs17 = errors;
-const _errs18 = errors;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-validate86.errors = [{instancePath:instancePath+"/maxDefinitionBytes",schemaPath:"#/$defs/MaxDefinitionBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema37.type,parentSchema:schema37,data:data5}];
-return false;
+const err23 = {instancePath:instancePath+"/maxDefinitionBytes",schemaPath:"#/$defs/MaxDefinitionBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema37.type,parentSchema:schema37,data:data5};
+if(vErrors === null){
+vErrors = [err23];
 }
-if(errors === _errs18){
+else {
+vErrors.push(err23);
+}
+errors++;
+}
 if(typeof data5 == "number"){
 if(data5 > 1073741824 || isNaN(data5)){
-validate86.errors = [{instancePath:instancePath+"/maxDefinitionBytes",schemaPath:"#/$defs/MaxDefinitionBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824",schema:1073741824,parentSchema:schema37,data:data5}];
-return false;
+const err24 = {instancePath:instancePath+"/maxDefinitionBytes",schemaPath:"#/$defs/MaxDefinitionBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824",schema:1073741824,parentSchema:schema37,data:data5};
+if(vErrors === null){
+vErrors = [err24];
 }
 else {
+vErrors.push(err24);
+}
+errors++;
+}
 if(data5 < 1 || isNaN(data5)){
-validate86.errors = [{instancePath:instancePath+"/maxDefinitionBytes",schemaPath:"#/$defs/MaxDefinitionBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema37,data:data5}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs17 === errors;
+const err25 = {instancePath:instancePath+"/maxDefinitionBytes",schemaPath:"#/$defs/MaxDefinitionBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema37,data:data5};
+if(vErrors === null){
+vErrors = [err25];
 }
 else {
-var valid0 = true;
+vErrors.push(err25);
 }
-if(valid0){
+errors++;
+}
+}
+}
 if(data.maxModelOutputBytes !== undefined){
 let data6 = data.maxModelOutputBytes;
-const _errs20 = errors;
-const _errs21 = errors;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-validate86.errors = [{instancePath:instancePath+"/maxModelOutputBytes",schemaPath:"#/$defs/MaxModelOutputBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema38.type,parentSchema:schema38,data:data6}];
-return false;
+const err26 = {instancePath:instancePath+"/maxModelOutputBytes",schemaPath:"#/$defs/MaxModelOutputBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema38.type,parentSchema:schema38,data:data6};
+if(vErrors === null){
+vErrors = [err26];
 }
-if(errors === _errs21){
+else {
+vErrors.push(err26);
+}
+errors++;
+}
 if(typeof data6 == "number"){
 if(data6 > 16777216 || isNaN(data6)){
-validate86.errors = [{instancePath:instancePath+"/maxModelOutputBytes",schemaPath:"#/$defs/MaxModelOutputBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 16777216},message:"must be <= 16777216",schema:16777216,parentSchema:schema38,data:data6}];
-return false;
+const err27 = {instancePath:instancePath+"/maxModelOutputBytes",schemaPath:"#/$defs/MaxModelOutputBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 16777216},message:"must be <= 16777216",schema:16777216,parentSchema:schema38,data:data6};
+if(vErrors === null){
+vErrors = [err27];
 }
 else {
+vErrors.push(err27);
+}
+errors++;
+}
 if(data6 < 1 || isNaN(data6)){
-validate86.errors = [{instancePath:instancePath+"/maxModelOutputBytes",schemaPath:"#/$defs/MaxModelOutputBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema38,data:data6}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs20 === errors;
+const err28 = {instancePath:instancePath+"/maxModelOutputBytes",schemaPath:"#/$defs/MaxModelOutputBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema38,data:data6};
+if(vErrors === null){
+vErrors = [err28];
 }
 else {
-var valid0 = true;
+vErrors.push(err28);
 }
-}
-}
-}
-}
-}
+errors++;
 }
 }
 }
 }
 else {
-validate86.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema147.type,parentSchema:schema147,data}];
-return false;
+const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema147.type,parentSchema:schema147,data};
+if(vErrors === null){
+vErrors = [err29];
 }
+else {
+vErrors.push(err29);
+}
+errors++;
 }
 validate86.errors = vErrors;
 return errors === 0;
@@ -4964,130 +6077,153 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((data.revision === undefined) && (missing0 = "revision")) || ((data.providers === undefined) && (missing0 = "providers"))) || ((data.scope === undefined) && (missing0 = "scope"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.budgets === undefined) && (missing0 = "budgets"))){
-validate79.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema136.required,parentSchema:schema136,data}];
-return false;
+if(data.revision === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "revision"},message:"must have required property '"+"revision"+"'",schema:schema136.required,parentSchema:schema136,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.providers === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "providers"},message:"must have required property '"+"providers"+"'",schema:schema136.required,parentSchema:schema136,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.scope === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "scope"},message:"must have required property '"+"scope"+"'",schema:schema136.required,parentSchema:schema136,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.model === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'",schema:schema136.required,parentSchema:schema136,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.budgets === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "budgets"},message:"must have required property '"+"budgets"+"'",schema:schema136.required,parentSchema:schema136,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
 for(const key0 in data){
 if(!(((((key0 === "revision") || (key0 === "providers")) || (key0 === "scope")) || (key0 === "model")) || (key0 === "budgets"))){
-validate79.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema136,data}];
-return false;
-break;
+const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema136,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.revision !== undefined){
 let data0 = data.revision;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern55.test(data0)){
-validate79.errors = [{instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/pattern",keyword:"pattern",params:{pattern: "^r:[0-9a-f]{16}$"},message:"must match pattern \""+"^r:[0-9a-f]{16}$"+"\"",schema:"^r:[0-9a-f]{16}$",parentSchema:schema137,data:data0}];
-return false;
+const err6 = {instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/pattern",keyword:"pattern",params:{pattern: "^r:[0-9a-f]{16}$"},message:"must match pattern \""+"^r:[0-9a-f]{16}$"+"\"",schema:"^r:[0-9a-f]{16}$",parentSchema:schema137,data:data0};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
 }
 }
 else {
-validate79.errors = [{instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema137.type,parentSchema:schema137,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err7 = {instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema137.type,parentSchema:schema137,data:data0};
+if(vErrors === null){
+vErrors = [err7];
 }
 else {
-var valid0 = true;
+vErrors.push(err7);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.providers !== undefined){
 let data1 = data.providers;
-const _errs5 = errors;
-if(errors === _errs5){
 if(Array.isArray(data1)){
-var valid2 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-const _errs7 = errors;
 if(!(validate80(data1[i0], {instancePath:instancePath+"/providers/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
 errors = vErrors.length;
 }
-var valid2 = _errs7 === errors;
-if(!valid2){
-break;
-}
 }
 }
 else {
-validate79.errors = [{instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema136.properties.providers.type,parentSchema:schema136.properties.providers,data:data1}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
+const err8 = {instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema136.properties.providers.type,parentSchema:schema136.properties.providers,data:data1};
+if(vErrors === null){
+vErrors = [err8];
 }
 else {
-var valid0 = true;
+vErrors.push(err8);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.scope !== undefined){
-const _errs8 = errors;
 if(!(validate82(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs8 === errors;
 }
-else {
-var valid0 = true;
-}
-if(valid0){
 if(data.model !== undefined){
-const _errs9 = errors;
 if(!(validate84(data.model, {instancePath:instancePath+"/model",parentData:data,parentDataProperty:"model",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs9 === errors;
 }
-else {
-var valid0 = true;
-}
-if(valid0){
 if(data.budgets !== undefined){
-const _errs10 = errors;
 if(!(validate86(data.budgets, {instancePath:instancePath+"/budgets",parentData:data,parentDataProperty:"budgets",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
 }
 }
 else {
-validate79.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema136.type,parentSchema:schema136,data}];
-return false;
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema136.type,parentSchema:schema136,data};
+if(vErrors === null){
+vErrors = [err9];
 }
+else {
+vErrors.push(err9);
+}
+errors++;
 }
 validate79.errors = vErrors;
 return errors === 0;
 }
 validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateDocumentMetadata = validate34;
+export const validateDocumentMetadata: ContractValidator = validate34;
 
-export const validateEnums = validate43;
+export const validateEnums: ContractValidator = validate43;
 const schema97 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/enums.schema.json","$comment":"Generated by tools/gen_registry.py from spec/capability-graph/taxonomy.json -- DO NOT EDIT.","title":"Enums","description":"Error codes, phases and next actions of the Capability Graph contract.","$defs":{"ErrorCode":{"title":"ErrorCode","description":"A machine-readable error code; never reused or removed.","type":"string","enum":["CG_CONFIG_INVALID","CG_DEFINITION_INVALID","CG_RELATION_INVALID","CG_RELATION_CYCLE","CG_CONTEXT_INVALID","CG_INPUT_INVALID","CG_ACCESS_DENIED","CG_PROVIDER_NOT_FOUND","CG_CAPABILITY_NOT_FOUND","CG_CATALOG_TOO_LARGE","CG_RESULT_TOO_LARGE","CG_INPUT_TOO_LARGE","CG_GRAPH_CLOSED","CG_RELOAD_FAILED","CG_DOCUMENT_ROOT_REQUIRED","CG_DOCUMENT_NOT_FOUND","CG_DOCUMENT_ACCESS_DENIED","CG_DOCUMENT_REFERENCE_ONLY","CG_DOCUMENT_TOO_LARGE","CG_DOCUMENT_UNREADABLE","CG_MODEL_NOT_CONFIGURED","CG_MODEL_UNAVAILABLE","CG_MODEL_EXECUTOR_UNSAFE","CG_MODEL_CONTEXT_EXCEEDED","CG_MODEL_OUTPUT_INVALID","CG_MODEL_INVALID_SELECTION","CG_MODEL_OUTPUT_TOO_LARGE","CG_MODEL_REFUSED","CG_MODEL_TIMEOUT","CG_MODEL_CANCELLED"]},"Phase":{"title":"Phase","description":"Where in the lifecycle the error happened.","type":"string","enum":["config","load","query","match","document","lifecycle"]},"NextAction":{"title":"NextAction","description":"What the caller should do next.","type":"string","enum":["fix_input","check_config","refresh","narrow_scope","retry","contact_admin"]}}};
 
 function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -5106,9 +6242,9 @@ return errors === 0;
 }
 validate43.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateError = validate42;
+export const validateError: ContractValidator = validate42;
 
-export const validateExecutorOutput = validate88;
+export const validateExecutorOutput: ContractValidator = validate88;
 const schema155 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/executor-output.schema.json","title":"ExecutorOutput","description":"What a model executor returns for one match (the executor protocol result; also the structured-output schema given to LLM executors). Output that does not fit this schema, or with more candidates than the request's limit, is CG_MODEL_OUTPUT_INVALID; a candidate id outside the authorized catalog of the request, or a duplicate, is CG_MODEL_INVALID_SELECTION (so ids are only required to be strings here); serialized output over budgets.maxModelOutputBytes is CG_MODEL_OUTPUT_TOO_LARGE.","type":"object","additionalProperties":false,"required":["status","candidates"],"properties":{"status":{"$ref":"match-result.schema.json#/$defs/MatchStatus"},"candidates":{"type":"array","items":{"$ref":"#/$defs/ExecutorCandidate"}}},"if":{"properties":{"status":{"const":"matched"}}},"then":{"properties":{"candidates":{"minItems":1}}},"else":{"properties":{"candidates":{"maxItems":0}}},"$defs":{"ExecutorCandidate":{"title":"ExecutorCandidate","description":"A capability the executor selected, by full id.","type":"object","additionalProperties":false,"required":["id","confidence"],"properties":{"id":{"description":"The full id of a capability of the authorized catalog; any other string (empty, malformed, fabricated, out of scope) is CG_MODEL_INVALID_SELECTION, not an output error.","type":"string"},"confidence":{"$ref":"match-candidate.schema.json#/$defs/Confidence"},"reason":{"$ref":"match-candidate.schema.json#/$defs/CandidateReason"}}}}};
 const schema157 = {"title":"MatchStatus","description":"'matched', 'no_match' (nothing fits) or 'unknown' (could not decide).","type":"string","enum":["matched","no_match","unknown"]};
 const schema165 = {"title":"ExecutorCandidate","description":"A capability the executor selected, by full id.","type":"object","additionalProperties":false,"required":["id","confidence"],"properties":{"id":{"description":"The full id of a capability of the authorized catalog; any other string (empty, malformed, fabricated, out of scope) is CG_MODEL_INVALID_SELECTION, not an output error.","type":"string"},"confidence":{"$ref":"match-candidate.schema.json#/$defs/Confidence"},"reason":{"$ref":"match-candidate.schema.json#/$defs/CandidateReason"}}};
@@ -5125,100 +6261,132 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.id === undefined) && (missing0 = "id")) || ((data.confidence === undefined) && (missing0 = "confidence"))){
-validate92.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema165.required,parentSchema:schema165,data}];
-return false;
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema165.required,parentSchema:schema165,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.confidence === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "confidence"},message:"must have required property '"+"confidence"+"'",schema:schema165.required,parentSchema:schema165,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
 for(const key0 in data){
 if(!(((key0 === "id") || (key0 === "confidence")) || (key0 === "reason"))){
-validate92.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema165,data}];
-return false;
-break;
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema165,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.id !== undefined){
 let data0 = data.id;
-const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate92.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema165.properties.id.type,parentSchema:schema165.properties.id,data:data0}];
-return false;
-}
-var valid0 = _errs2 === errors;
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema165.properties.id.type,parentSchema:schema165.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err3];
 }
 else {
-var valid0 = true;
+vErrors.push(err3);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.confidence !== undefined){
 let data1 = data.confidence;
-const _errs4 = errors;
-const _errs5 = errors;
-if(errors === _errs5){
 if(typeof data1 == "number"){
 if(data1 > 1 || isNaN(data1)){
-validate92.errors = [{instancePath:instancePath+"/confidence",schemaPath:"match-candidate.schema.json#/$defs/Confidence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema162,data:data1}];
-return false;
+const err4 = {instancePath:instancePath+"/confidence",schemaPath:"match-candidate.schema.json#/$defs/Confidence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema162,data:data1};
+if(vErrors === null){
+vErrors = [err4];
 }
 else {
+vErrors.push(err4);
+}
+errors++;
+}
 if(data1 < 0 || isNaN(data1)){
-validate92.errors = [{instancePath:instancePath+"/confidence",schemaPath:"match-candidate.schema.json#/$defs/Confidence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema162,data:data1}];
-return false;
+const err5 = {instancePath:instancePath+"/confidence",schemaPath:"match-candidate.schema.json#/$defs/Confidence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema162,data:data1};
+if(vErrors === null){
+vErrors = [err5];
 }
+else {
+vErrors.push(err5);
+}
+errors++;
 }
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/confidence",schemaPath:"match-candidate.schema.json#/$defs/Confidence/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema162.type,parentSchema:schema162,data:data1}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
+const err6 = {instancePath:instancePath+"/confidence",schemaPath:"match-candidate.schema.json#/$defs/Confidence/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema162.type,parentSchema:schema162,data:data1};
+if(vErrors === null){
+vErrors = [err6];
 }
 else {
-var valid0 = true;
+vErrors.push(err6);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.reason !== undefined){
 let data2 = data.reason;
-const _errs7 = errors;
-const _errs8 = errors;
-if(errors === _errs8){
 if(typeof data2 === "string"){
 if(func1(data2) > 1024){
-validate92.errors = [{instancePath:instancePath+"/reason",schemaPath:"match-candidate.schema.json#/$defs/CandidateReason/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters",schema:1024,parentSchema:schema163,data:data2}];
-return false;
+const err7 = {instancePath:instancePath+"/reason",schemaPath:"match-candidate.schema.json#/$defs/CandidateReason/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters",schema:1024,parentSchema:schema163,data:data2};
+if(vErrors === null){
+vErrors = [err7];
 }
 else {
+vErrors.push(err7);
+}
+errors++;
+}
 if(func1(data2) < 1){
-validate92.errors = [{instancePath:instancePath+"/reason",schemaPath:"match-candidate.schema.json#/$defs/CandidateReason/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema163,data:data2}];
-return false;
+const err8 = {instancePath:instancePath+"/reason",schemaPath:"match-candidate.schema.json#/$defs/CandidateReason/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema163,data:data2};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/reason",schemaPath:"match-candidate.schema.json#/$defs/CandidateReason/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema163.type,parentSchema:schema163,data:data2};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
 }
 }
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/reason",schemaPath:"match-candidate.schema.json#/$defs/CandidateReason/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema163.type,parentSchema:schema163,data:data2}];
-return false;
-}
-}
-var valid0 = _errs7 === errors;
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema165.type,parentSchema:schema165,data};
+if(vErrors === null){
+vErrors = [err10];
 }
 else {
-var valid0 = true;
+vErrors.push(err10);
 }
-}
-}
-}
-}
-}
-else {
-validate92.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema165.type,parentSchema:schema165,data}];
-return false;
-}
+errors++;
 }
 validate92.errors = vErrors;
 return errors === 0;
@@ -5272,8 +6440,14 @@ if(data.candidates !== undefined){
 let data1 = data.candidates;
 if(Array.isArray(data1)){
 if(data1.length < 1){
-validate88.errors = [{instancePath:instancePath+"/candidates",schemaPath:"#/then/properties/candidates/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema155.then.properties.candidates,data:data1}];
-return false;
+const err1 = {instancePath:instancePath+"/candidates",schemaPath:"#/then/properties/candidates/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema155.then.properties.candidates,data:data1};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
 }
 }
 }
@@ -5294,8 +6468,14 @@ if(data.candidates !== undefined){
 let data2 = data.candidates;
 if(Array.isArray(data2)){
 if(data2.length > 0){
-validate88.errors = [{instancePath:instancePath+"/candidates",schemaPath:"#/else/properties/candidates/maxItems",keyword:"maxItems",params:{limit: 0},message:"must NOT have more than 0 items",schema:0,parentSchema:schema155.else.properties.candidates,data:data2}];
-return false;
+const err2 = {instancePath:instancePath+"/candidates",schemaPath:"#/else/properties/candidates/maxItems",keyword:"maxItems",params:{limit: 0},message:"must NOT have more than 0 items",schema:0,parentSchema:schema155.else.properties.candidates,data:data2};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
 }
 }
 }
@@ -5311,95 +6491,110 @@ props0.candidates = true;
 ifClause0 = "else";
 }
 if(!valid0){
-const err1 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema",schema:schema155.if,parentSchema:schema155,data};
+const err3 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema",schema:schema155.if,parentSchema:schema155,data};
 if(vErrors === null){
-vErrors = [err1];
+vErrors = [err3];
 }
 else {
-vErrors.push(err1);
+vErrors.push(err3);
 }
 errors++;
-validate88.errors = vErrors;
-return false;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.status === undefined) && (missing0 = "status")) || ((data.candidates === undefined) && (missing0 = "candidates"))){
-validate88.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema155.required,parentSchema:schema155,data}];
-return false;
+if(data.status === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'",schema:schema155.required,parentSchema:schema155,data};
+if(vErrors === null){
+vErrors = [err4];
 }
 else {
-const _errs8 = errors;
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.candidates === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "candidates"},message:"must have required property '"+"candidates"+"'",schema:schema155.required,parentSchema:schema155,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
 for(const key0 in data){
 if(!((key0 === "status") || (key0 === "candidates"))){
-validate88.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema155,data}];
-return false;
-break;
-}
-}
-if(_errs8 === errors){
-if(data.status !== undefined){
-let data3 = data.status;
-const _errs9 = errors;
-if(typeof data3 !== "string"){
-validate88.errors = [{instancePath:instancePath+"/status",schemaPath:"match-result.schema.json#/$defs/MatchStatus/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema157.type,parentSchema:schema157,data:data3}];
-return false;
-}
-if(!(((data3 === "matched") || (data3 === "no_match")) || (data3 === "unknown"))){
-validate88.errors = [{instancePath:instancePath+"/status",schemaPath:"match-result.schema.json#/$defs/MatchStatus/enum",keyword:"enum",params:{allowedValues: schema157.enum},message:"must be equal to one of the allowed values",schema:schema157.enum,parentSchema:schema157,data:data3}];
-return false;
-}
-var valid4 = _errs9 === errors;
+const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema155,data};
+if(vErrors === null){
+vErrors = [err6];
 }
 else {
-var valid4 = true;
+vErrors.push(err6);
 }
-if(valid4){
+errors++;
+}
+}
+if(data.status !== undefined){
+let data3 = data.status;
+if(typeof data3 !== "string"){
+const err7 = {instancePath:instancePath+"/status",schemaPath:"match-result.schema.json#/$defs/MatchStatus/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema157.type,parentSchema:schema157,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(!(((data3 === "matched") || (data3 === "no_match")) || (data3 === "unknown"))){
+const err8 = {instancePath:instancePath+"/status",schemaPath:"match-result.schema.json#/$defs/MatchStatus/enum",keyword:"enum",params:{allowedValues: schema157.enum},message:"must be equal to one of the allowed values",schema:schema157.enum,parentSchema:schema157,data:data3};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
 if(data.candidates !== undefined){
 let data4 = data.candidates;
-const _errs12 = errors;
-if(errors === _errs12){
 if(Array.isArray(data4)){
-var valid6 = true;
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
-const _errs14 = errors;
 if(!(validate92(data4[i0], {instancePath:instancePath+"/candidates/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
 errors = vErrors.length;
 }
-var valid6 = _errs14 === errors;
-if(!valid6){
-break;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/candidates",schemaPath:"#/properties/candidates/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema155.properties.candidates.type,parentSchema:schema155.properties.candidates,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
 }
 }
 }
 else {
-validate88.errors = [{instancePath:instancePath+"/candidates",schemaPath:"#/properties/candidates/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema155.properties.candidates.type,parentSchema:schema155.properties.candidates,data:data4}];
-return false;
-}
-}
-var valid4 = _errs12 === errors;
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema155.type,parentSchema:schema155,data};
+if(vErrors === null){
+vErrors = [err10];
 }
 else {
-var valid4 = true;
+vErrors.push(err10);
 }
-}
-}
-}
-}
-else {
-validate88.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema155.type,parentSchema:schema155,data}];
-return false;
-}
+errors++;
 }
 validate88.errors = vErrors;
 return errors === 0;
 }
 validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateIds = validate22;
+export const validateIds: ContractValidator = validate22;
 const schema40 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/ids.schema.json","title":"Identifiers","description":"Identifier and scalar formats shared by every Capability Graph schema: provider, capability and document ids, revisions, cursors, executor names and http(s) URLs. This file only holds $defs; its root schema constrains nothing. Ids are ASCII, case-sensitive and never trimmed.","$defs":{"ProviderId":{"title":"ProviderId","description":"A provider id: a lowercase ASCII letter, then up to 63 of a-z, 0-9, '.', '_', '-'.","type":"string","pattern":"^[a-z][a-z0-9._-]{0,63}$","examples":["acme","billing"]},"LocalCapabilityId":{"title":"LocalCapabilityId","description":"A capability id inside its provider: a lowercase ASCII letter, then up to 127 of a-z, 0-9, '.', '_', '-'. Dots are part of the id, never a separator.","type":"string","pattern":"^[a-z][a-z0-9._-]{0,127}$","examples":["route.validation"]},"CapabilityId":{"title":"CapabilityId","description":"A full capability id, 'providerId::capabilityId' (exactly one '::'). Every query takes full ids.","type":"string","pattern":"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$","examples":["acme::route.validation"]},"DocumentId":{"title":"DocumentId","description":"A document id, unique within its capability: an ASCII letter, then up to 127 of A-Z, a-z, 0-9, '.', '_', '-'.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9._-]{0,127}$","examples":["guide"]},"Revision":{"title":"Revision","description":"A content revision: 'r:' and the first 16 lowercase hex digits of a SHA-256 over RFC 8785 (JSON Canonicalization Scheme) bytes: of a provider's definition as loaded, or, for the graph, of the object {providerId: providerRevision} of the providers in scope.","type":"string","pattern":"^r:[0-9a-f]{16}$","examples":["r:0123456789abcdef"]},"Cursor":{"title":"Cursor","description":"An opaque pagination cursor taken from 'nextCursor' (at most 32768 characters); valid only with the same filters and the same graph revision (CG-CUR-1, CG-CUR-2). An implementation issues base64url without padding; the pattern also admits '=' padding so that a padded or otherwise altered cursor is refused with the registry's cursor message, not a format message.","type":"string","minLength":1,"maxLength":32768,"pattern":"^[A-Za-z0-9_-]+={0,2}$"},"ExecutorName":{"title":"ExecutorName","description":"The name of a model executor ('scripted', 'lexical', 'openai', 'codex', or the name of an SDK-provided executor).","type":"string","pattern":"^[a-z][a-z0-9._-]{0,63}$","examples":["lexical"]},"HttpUrl":{"title":"HttpUrl","description":"An absolute http or https URL without user information or whitespace, at most 2048 characters.","type":"string","maxLength":2048,"pattern":"^[hH][tT][tT][pP][sS]?://[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\]+(?:[/?#][^\\x00-\\x20\\x7f-\\x9f]*)?$","examples":["https://example.com/validation"]},"Sha256":{"title":"Sha256","description":"A SHA-256 digest as 64 lowercase hex digits.","type":"string","pattern":"^[0-9a-f]{64}$"}}};
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -5409,7 +6604,7 @@ return true;
 }
 validate22.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateListRequest = validate94;
+export const validateListRequest: ContractValidator = validate94;
 const schema168 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/list-request.schema.json","title":"ListRequest","description":"Arguments of list_capabilities: page through the catalog of capabilities you are allowed to see. Omit a key to use its default; never send null.","type":"object","additionalProperties":false,"properties":{"providers":{"description":"Only list capabilities of these provider ids (each must be in scope). Omitted: every provider in scope.","type":"array","minItems":1,"maxItems":100,"items":{"$ref":"ids.schema.json#/$defs/ProviderId"}},"tags":{"description":"Only list capabilities that carry every one of these tags.","type":"array","minItems":1,"maxItems":32,"items":{"$ref":"definition.schema.json#/$defs/Tag"}},"limit":{"description":"Page size, 1..500.","type":"integer","minimum":1,"maximum":500,"default":100},"cursor":{"description":"The 'nextCursor' of the previous page, sent with the same filters. Omitted: the first page.","$ref":"ids.schema.json#/$defs/Cursor"}}};
 const schema171 = {"title":"Cursor","description":"An opaque pagination cursor taken from 'nextCursor' (at most 32768 characters); valid only with the same filters and the same graph revision (CG-CUR-1, CG-CUR-2). An implementation issues base64url without padding; the pattern also admits '=' padding so that a padded or otherwise altered cursor is refused with the registry's cursor message, not a format message.","type":"string","minLength":1,"maxLength":32768,"pattern":"^[A-Za-z0-9_-]+={0,2}$"};
 const pattern67 = new RegExp("^[A-Za-z0-9_-]+={0,2}$", "u");
@@ -5425,209 +6620,258 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "providers") || (key0 === "tags")) || (key0 === "limit")) || (key0 === "cursor"))){
-validate94.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema168,data}];
-return false;
-break;
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema168,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.providers !== undefined){
 let data0 = data.providers;
-const _errs2 = errors;
-if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length > 100){
-validate94.errors = [{instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items",schema:100,parentSchema:schema168.properties.providers,data:data0}];
-return false;
+const err1 = {instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items",schema:100,parentSchema:schema168.properties.providers,data:data0};
+if(vErrors === null){
+vErrors = [err1];
 }
 else {
+vErrors.push(err1);
+}
+errors++;
+}
 if(data0.length < 1){
-validate94.errors = [{instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema168.properties.providers,data:data0}];
-return false;
+const err2 = {instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema168.properties.providers,data:data0};
+if(vErrors === null){
+vErrors = [err2];
 }
 else {
-var valid1 = true;
+vErrors.push(err2);
+}
+errors++;
+}
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
-const _errs4 = errors;
-const _errs5 = errors;
-if(errors === _errs5){
 if(typeof data1 === "string"){
 if(!pattern5.test(data1)){
-validate94.errors = [{instancePath:instancePath+"/providers/" + i0,schemaPath:"ids.schema.json#/$defs/ProviderId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema42,data:data1}];
-return false;
+const err3 = {instancePath:instancePath+"/providers/" + i0,schemaPath:"ids.schema.json#/$defs/ProviderId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema42,data:data1};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
 }
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/providers/" + i0,schemaPath:"ids.schema.json#/$defs/ProviderId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.type,parentSchema:schema42,data:data1}];
-return false;
+const err4 = {instancePath:instancePath+"/providers/" + i0,schemaPath:"ids.schema.json#/$defs/ProviderId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.type,parentSchema:schema42,data:data1};
+if(vErrors === null){
+vErrors = [err4];
 }
+else {
+vErrors.push(err4);
 }
-var valid1 = _errs4 === errors;
-if(!valid1){
-break;
-}
-}
+errors++;
 }
 }
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema168.properties.providers.type,parentSchema:schema168.properties.providers,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err5 = {instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema168.properties.providers.type,parentSchema:schema168.properties.providers,data:data0};
+if(vErrors === null){
+vErrors = [err5];
 }
 else {
-var valid0 = true;
+vErrors.push(err5);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.tags !== undefined){
 let data2 = data.tags;
-const _errs7 = errors;
-if(errors === _errs7){
 if(Array.isArray(data2)){
 if(data2.length > 32){
-validate94.errors = [{instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/maxItems",keyword:"maxItems",params:{limit: 32},message:"must NOT have more than 32 items",schema:32,parentSchema:schema168.properties.tags,data:data2}];
-return false;
+const err6 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/maxItems",keyword:"maxItems",params:{limit: 32},message:"must NOT have more than 32 items",schema:32,parentSchema:schema168.properties.tags,data:data2};
+if(vErrors === null){
+vErrors = [err6];
 }
 else {
+vErrors.push(err6);
+}
+errors++;
+}
 if(data2.length < 1){
-validate94.errors = [{instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema168.properties.tags,data:data2}];
-return false;
+const err7 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema168.properties.tags,data:data2};
+if(vErrors === null){
+vErrors = [err7];
 }
 else {
-var valid3 = true;
+vErrors.push(err7);
+}
+errors++;
+}
 const len1 = data2.length;
 for(let i1=0; i1<len1; i1++){
 let data3 = data2[i1];
-const _errs9 = errors;
-const _errs10 = errors;
-if(errors === _errs10){
 if(typeof data3 === "string"){
 if(func1(data3) > 64){
-validate94.errors = [{instancePath:instancePath+"/tags/" + i1,schemaPath:"definition.schema.json#/$defs/Tag/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema53,data:data3}];
-return false;
+const err8 = {instancePath:instancePath+"/tags/" + i1,schemaPath:"definition.schema.json#/$defs/Tag/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema53,data:data3};
+if(vErrors === null){
+vErrors = [err8];
 }
 else {
+vErrors.push(err8);
+}
+errors++;
+}
 if(func1(data3) < 1){
-validate94.errors = [{instancePath:instancePath+"/tags/" + i1,schemaPath:"definition.schema.json#/$defs/Tag/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema53,data:data3}];
-return false;
+const err9 = {instancePath:instancePath+"/tags/" + i1,schemaPath:"definition.schema.json#/$defs/Tag/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema53,data:data3};
+if(vErrors === null){
+vErrors = [err9];
 }
 else {
+vErrors.push(err9);
+}
+errors++;
+}
 if(!pattern14.test(data3)){
-validate94.errors = [{instancePath:instancePath+"/tags/" + i1,schemaPath:"definition.schema.json#/$defs/Tag/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x20\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x20\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x20\\x7f-\\x9f]+$",parentSchema:schema53,data:data3}];
-return false;
+const err10 = {instancePath:instancePath+"/tags/" + i1,schemaPath:"definition.schema.json#/$defs/Tag/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x20\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x20\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x20\\x7f-\\x9f]+$",parentSchema:schema53,data:data3};
+if(vErrors === null){
+vErrors = [err10];
 }
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/tags/" + i1,schemaPath:"definition.schema.json#/$defs/Tag/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.type,parentSchema:schema53,data:data3};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
 }
 }
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/tags/" + i1,schemaPath:"definition.schema.json#/$defs/Tag/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.type,parentSchema:schema53,data:data3}];
-return false;
-}
-}
-var valid3 = _errs9 === errors;
-if(!valid3){
-break;
-}
-}
-}
-}
+const err12 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema168.properties.tags.type,parentSchema:schema168.properties.tags,data:data2};
+if(vErrors === null){
+vErrors = [err12];
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema168.properties.tags.type,parentSchema:schema168.properties.tags,data:data2}];
-return false;
+vErrors.push(err12);
+}
+errors++;
 }
 }
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
 if(data.limit !== undefined){
 let data4 = data.limit;
-const _errs12 = errors;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-validate94.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema168.properties.limit.type,parentSchema:schema168.properties.limit,data:data4}];
-return false;
+const err13 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema168.properties.limit.type,parentSchema:schema168.properties.limit,data:data4};
+if(vErrors === null){
+vErrors = [err13];
 }
-if(errors === _errs12){
+else {
+vErrors.push(err13);
+}
+errors++;
+}
 if(typeof data4 == "number"){
 if(data4 > 500 || isNaN(data4)){
-validate94.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 500},message:"must be <= 500",schema:500,parentSchema:schema168.properties.limit,data:data4}];
-return false;
+const err14 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 500},message:"must be <= 500",schema:500,parentSchema:schema168.properties.limit,data:data4};
+if(vErrors === null){
+vErrors = [err14];
 }
 else {
+vErrors.push(err14);
+}
+errors++;
+}
 if(data4 < 1 || isNaN(data4)){
-validate94.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema168.properties.limit,data:data4}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs12 === errors;
+const err15 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema168.properties.limit,data:data4};
+if(vErrors === null){
+vErrors = [err15];
 }
 else {
-var valid0 = true;
+vErrors.push(err15);
 }
-if(valid0){
+errors++;
+}
+}
+}
 if(data.cursor !== undefined){
 let data5 = data.cursor;
-const _errs14 = errors;
-const _errs15 = errors;
-if(errors === _errs15){
 if(typeof data5 === "string"){
 if(func1(data5) > 32768){
-validate94.errors = [{instancePath:instancePath+"/cursor",schemaPath:"ids.schema.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 32768},message:"must NOT have more than 32768 characters",schema:32768,parentSchema:schema171,data:data5}];
-return false;
+const err16 = {instancePath:instancePath+"/cursor",schemaPath:"ids.schema.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 32768},message:"must NOT have more than 32768 characters",schema:32768,parentSchema:schema171,data:data5};
+if(vErrors === null){
+vErrors = [err16];
 }
 else {
+vErrors.push(err16);
+}
+errors++;
+}
 if(func1(data5) < 1){
-validate94.errors = [{instancePath:instancePath+"/cursor",schemaPath:"ids.schema.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema171,data:data5}];
-return false;
+const err17 = {instancePath:instancePath+"/cursor",schemaPath:"ids.schema.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema171,data:data5};
+if(vErrors === null){
+vErrors = [err17];
 }
 else {
+vErrors.push(err17);
+}
+errors++;
+}
 if(!pattern67.test(data5)){
-validate94.errors = [{instancePath:instancePath+"/cursor",schemaPath:"ids.schema.json#/$defs/Cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+={0,2}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+={0,2}$"+"\"",schema:"^[A-Za-z0-9_-]+={0,2}$",parentSchema:schema171,data:data5}];
-return false;
+const err18 = {instancePath:instancePath+"/cursor",schemaPath:"ids.schema.json#/$defs/Cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+={0,2}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+={0,2}$"+"\"",schema:"^[A-Za-z0-9_-]+={0,2}$",parentSchema:schema171,data:data5};
+if(vErrors === null){
+vErrors = [err18];
 }
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/cursor",schemaPath:"ids.schema.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema171.type,parentSchema:schema171,data:data5};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
 }
 }
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/cursor",schemaPath:"ids.schema.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema171.type,parentSchema:schema171,data:data5}];
-return false;
-}
-}
-var valid0 = _errs14 === errors;
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema168.type,parentSchema:schema168,data};
+if(vErrors === null){
+vErrors = [err20];
 }
 else {
-var valid0 = true;
+vErrors.push(err20);
 }
-}
-}
-}
-}
-}
-else {
-validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema168.type,parentSchema:schema168,data}];
-return false;
-}
+errors++;
 }
 validate94.errors = vErrors;
 return errors === 0;
 }
 validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateListResult = validate95;
+export const validateListResult: ContractValidator = validate95;
 const schema172 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/list-result.schema.json","title":"ListResult","description":"A page of the catalog. 'status' is 'empty' when the authorized catalog has no capability at all (a normal state, not an error; 'items' is then empty and there is no 'nextCursor'); otherwise 'ok', even when the filters match nothing. 'nextCursor' is present only when more items follow.","type":"object","additionalProperties":false,"required":["status","revision","items"],"properties":{"status":{"$ref":"#/$defs/ListStatus"},"revision":{"$ref":"ids.schema.json#/$defs/Revision"},"items":{"type":"array","items":{"$ref":"capability-summary.schema.json"}},"nextCursor":{"$ref":"ids.schema.json#/$defs/Cursor"}},"if":{"properties":{"status":{"const":"empty"}}},"then":{"properties":{"items":{"maxItems":0}},"not":{"required":["nextCursor"]}},"$defs":{"ListStatus":{"title":"ListStatus","description":"'ok', or 'empty' when the authorized catalog has no capability.","type":"string","enum":["ok","empty"]}}};
 const schema173 = {"title":"ListStatus","description":"'ok', or 'empty' when the authorized catalog has no capability.","type":"string","enum":["ok","empty"]};
 
@@ -5688,8 +6932,14 @@ errors++;
 }
 var valid2 = _errs6 === errors;
 if(valid2){
-validate95.errors = [{instancePath,schemaPath:"#/then/not",keyword:"not",params:{},message:"must NOT be valid",schema:schema172.then.not,parentSchema:schema172.then,data}];
-return false;
+const err2 = {instancePath,schemaPath:"#/then/not",keyword:"not",params:{},message:"must NOT be valid",schema:schema172.then.not,parentSchema:schema172.then,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
 }
 else {
 errors = _errs5;
@@ -5702,15 +6952,19 @@ vErrors = null;
 }
 }
 }
-if(errors === _errs4){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.items !== undefined){
 let data1 = data.items;
 if(Array.isArray(data1)){
 if(data1.length > 0){
-validate95.errors = [{instancePath:instancePath+"/items",schemaPath:"#/then/properties/items/maxItems",keyword:"maxItems",params:{limit: 0},message:"must NOT have more than 0 items",schema:0,parentSchema:schema172.then.properties.items,data:data1}];
-return false;
+const err3 = {instancePath:instancePath+"/items",schemaPath:"#/then/properties/items/maxItems",keyword:"maxItems",params:{limit: 0},message:"must NOT have more than 0 items",schema:0,parentSchema:schema172.then.properties.items,data:data1};
+if(vErrors === null){
+vErrors = [err3];
 }
+else {
+vErrors.push(err3);
+}
+errors++;
 }
 }
 }
@@ -5724,153 +6978,190 @@ props0.status = true;
 }
 }
 if(!valid0){
-const err2 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema172.if,parentSchema:schema172,data};
+const err4 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema172.if,parentSchema:schema172,data};
 if(vErrors === null){
-vErrors = [err2];
+vErrors = [err4];
 }
 else {
-vErrors.push(err2);
+vErrors.push(err4);
 }
 errors++;
-validate95.errors = vErrors;
-return false;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing1;
-if((((data.status === undefined) && (missing1 = "status")) || ((data.revision === undefined) && (missing1 = "revision"))) || ((data.items === undefined) && (missing1 = "items"))){
-validate95.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema172.required,parentSchema:schema172,data}];
-return false;
+if(data.status === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'",schema:schema172.required,parentSchema:schema172,data};
+if(vErrors === null){
+vErrors = [err5];
 }
 else {
-const _errs8 = errors;
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.revision === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "revision"},message:"must have required property '"+"revision"+"'",schema:schema172.required,parentSchema:schema172,data};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.items === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "items"},message:"must have required property '"+"items"+"'",schema:schema172.required,parentSchema:schema172,data};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 for(const key0 in data){
 if(!((((key0 === "status") || (key0 === "revision")) || (key0 === "items")) || (key0 === "nextCursor"))){
-validate95.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema172,data}];
-return false;
-break;
+const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema172,data};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
 }
 }
-if(_errs8 === errors){
 if(data.status !== undefined){
 let data2 = data.status;
-const _errs9 = errors;
 if(typeof data2 !== "string"){
-validate95.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/ListStatus/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema173.type,parentSchema:schema173,data:data2}];
-return false;
+const err9 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/ListStatus/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema173.type,parentSchema:schema173,data:data2};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
 }
 if(!((data2 === "ok") || (data2 === "empty"))){
-validate95.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/ListStatus/enum",keyword:"enum",params:{allowedValues: schema173.enum},message:"must be equal to one of the allowed values",schema:schema173.enum,parentSchema:schema173,data:data2}];
-return false;
-}
-var valid4 = _errs9 === errors;
+const err10 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/ListStatus/enum",keyword:"enum",params:{allowedValues: schema173.enum},message:"must be equal to one of the allowed values",schema:schema173.enum,parentSchema:schema173,data:data2};
+if(vErrors === null){
+vErrors = [err10];
 }
 else {
-var valid4 = true;
+vErrors.push(err10);
 }
-if(valid4){
+errors++;
+}
+}
 if(data.revision !== undefined){
 let data3 = data.revision;
-const _errs12 = errors;
-const _errs13 = errors;
-if(errors === _errs13){
 if(typeof data3 === "string"){
 if(!pattern55.test(data3)){
-validate95.errors = [{instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/pattern",keyword:"pattern",params:{pattern: "^r:[0-9a-f]{16}$"},message:"must match pattern \""+"^r:[0-9a-f]{16}$"+"\"",schema:"^r:[0-9a-f]{16}$",parentSchema:schema137,data:data3}];
-return false;
+const err11 = {instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/pattern",keyword:"pattern",params:{pattern: "^r:[0-9a-f]{16}$"},message:"must match pattern \""+"^r:[0-9a-f]{16}$"+"\"",schema:"^r:[0-9a-f]{16}$",parentSchema:schema137,data:data3};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
 }
 }
 else {
-validate95.errors = [{instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema137.type,parentSchema:schema137,data:data3}];
-return false;
-}
-}
-var valid4 = _errs12 === errors;
+const err12 = {instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema137.type,parentSchema:schema137,data:data3};
+if(vErrors === null){
+vErrors = [err12];
 }
 else {
-var valid4 = true;
+vErrors.push(err12);
 }
-if(valid4){
+errors++;
+}
+}
 if(data.items !== undefined){
 let data4 = data.items;
-const _errs15 = errors;
-if(errors === _errs15){
 if(Array.isArray(data4)){
-var valid7 = true;
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
-const _errs17 = errors;
 if(!(validate40(data4[i0], {instancePath:instancePath+"/items/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
 errors = vErrors.length;
 }
-var valid7 = _errs17 === errors;
-if(!valid7){
-break;
-}
 }
 }
 else {
-validate95.errors = [{instancePath:instancePath+"/items",schemaPath:"#/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema172.properties.items.type,parentSchema:schema172.properties.items,data:data4}];
-return false;
-}
-}
-var valid4 = _errs15 === errors;
+const err13 = {instancePath:instancePath+"/items",schemaPath:"#/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema172.properties.items.type,parentSchema:schema172.properties.items,data:data4};
+if(vErrors === null){
+vErrors = [err13];
 }
 else {
-var valid4 = true;
+vErrors.push(err13);
 }
-if(valid4){
+errors++;
+}
+}
 if(data.nextCursor !== undefined){
 let data6 = data.nextCursor;
-const _errs18 = errors;
-const _errs19 = errors;
-if(errors === _errs19){
 if(typeof data6 === "string"){
 if(func1(data6) > 32768){
-validate95.errors = [{instancePath:instancePath+"/nextCursor",schemaPath:"ids.schema.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 32768},message:"must NOT have more than 32768 characters",schema:32768,parentSchema:schema171,data:data6}];
-return false;
+const err14 = {instancePath:instancePath+"/nextCursor",schemaPath:"ids.schema.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 32768},message:"must NOT have more than 32768 characters",schema:32768,parentSchema:schema171,data:data6};
+if(vErrors === null){
+vErrors = [err14];
 }
 else {
+vErrors.push(err14);
+}
+errors++;
+}
 if(func1(data6) < 1){
-validate95.errors = [{instancePath:instancePath+"/nextCursor",schemaPath:"ids.schema.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema171,data:data6}];
-return false;
+const err15 = {instancePath:instancePath+"/nextCursor",schemaPath:"ids.schema.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema171,data:data6};
+if(vErrors === null){
+vErrors = [err15];
 }
 else {
+vErrors.push(err15);
+}
+errors++;
+}
 if(!pattern67.test(data6)){
-validate95.errors = [{instancePath:instancePath+"/nextCursor",schemaPath:"ids.schema.json#/$defs/Cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+={0,2}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+={0,2}$"+"\"",schema:"^[A-Za-z0-9_-]+={0,2}$",parentSchema:schema171,data:data6}];
-return false;
+const err16 = {instancePath:instancePath+"/nextCursor",schemaPath:"ids.schema.json#/$defs/Cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+={0,2}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+={0,2}$"+"\"",schema:"^[A-Za-z0-9_-]+={0,2}$",parentSchema:schema171,data:data6};
+if(vErrors === null){
+vErrors = [err16];
 }
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/nextCursor",schemaPath:"ids.schema.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema171.type,parentSchema:schema171,data:data6};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
 }
 }
 }
 else {
-validate95.errors = [{instancePath:instancePath+"/nextCursor",schemaPath:"ids.schema.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema171.type,parentSchema:schema171,data:data6}];
-return false;
-}
-}
-var valid4 = _errs18 === errors;
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema172.type,parentSchema:schema172,data};
+if(vErrors === null){
+vErrors = [err18];
 }
 else {
-var valid4 = true;
+vErrors.push(err18);
 }
-}
-}
-}
-}
-}
-}
-else {
-validate95.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema172.type,parentSchema:schema172,data}];
-return false;
-}
+errors++;
 }
 validate95.errors = vErrors;
 return errors === 0;
 }
 validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateMaintenanceReport = validate97;
+export const validateMaintenanceReport: ContractValidator = validate97;
 const schema176 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/maintenance-report.schema.json","title":"MaintenanceReport","description":"The stdout report of the CLI maintenance commands (doctor, init, mcp-install, mcp-uninstall) with --json. Exit status: 0 for ok or planned, 1 failed, 3 conflict (2 is a usage error, which has no report). It is not a GraphError envelope.","type":"object","additionalProperties":false,"required":["status","checks","warnings"],"properties":{"status":{"$ref":"#/$defs/MaintenanceStatus"},"checks":{"type":"array","items":{"$ref":"#/$defs/MaintenanceCheck"}},"warnings":{"type":"array","items":{"$ref":"#/$defs/ReportText"}}},"$defs":{"MaintenanceStatus":{"title":"MaintenanceStatus","description":"'planned' (a --dry-run that would succeed), 'ok', 'conflict' (an existing file or entry differs; nothing was overwritten) or 'failed'.","type":"string","enum":["planned","ok","conflict","failed"]},"CheckStatus":{"title":"CheckStatus","description":"The outcome of one check.","type":"string","enum":["ok","warn","fail","skip"]},"ReportText":{"title":"ReportText","description":"One line of safe text (no secrets, no control characters), 1..1024 characters.","type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\x00-\\x1f\\x7f-\\x9f]+$"},"MaintenanceCheck":{"title":"MaintenanceCheck","description":"One check and its outcome.","type":"object","additionalProperties":false,"required":["id","status","message"],"properties":{"id":{"description":"A stable check id, e.g. 'config', 'source.acme', 'executor'.","type":"string","pattern":"^[a-z][a-z0-9._-]{0,127}$"},"status":{"$ref":"#/$defs/CheckStatus"},"message":{"$ref":"#/$defs/ReportText"}}}}};
 const schema177 = {"title":"MaintenanceStatus","description":"'planned' (a --dry-run that would succeed), 'ok', 'conflict' (an existing file or entry differs; nothing was overwritten) or 'failed'.","type":"string","enum":["planned","ok","conflict","failed"]};
 const schema180 = {"title":"ReportText","description":"One line of safe text (no secrets, no control characters), 1..1024 characters.","type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\x00-\\x1f\\x7f-\\x9f]+$"};
@@ -5887,103 +7178,152 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.id === undefined) && (missing0 = "id")) || ((data.status === undefined) && (missing0 = "status"))) || ((data.message === undefined) && (missing0 = "message"))){
-validate98.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema178.required,parentSchema:schema178,data}];
-return false;
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema178.required,parentSchema:schema178,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.status === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'",schema:schema178.required,parentSchema:schema178,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.message === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema178.required,parentSchema:schema178,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
 for(const key0 in data){
 if(!(((key0 === "id") || (key0 === "status")) || (key0 === "message"))){
-validate98.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema178,data}];
-return false;
-break;
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema178,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.id !== undefined){
 let data0 = data.id;
-const _errs2 = errors;
-if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern10.test(data0)){
-validate98.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,127}$",parentSchema:schema178.properties.id,data:data0}];
-return false;
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,127}$",parentSchema:schema178.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
 }
 }
 else {
-validate98.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema178.properties.id.type,parentSchema:schema178.properties.id,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema178.properties.id.type,parentSchema:schema178.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err5];
 }
 else {
-var valid0 = true;
+vErrors.push(err5);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.status !== undefined){
 let data1 = data.status;
-const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate98.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/CheckStatus/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema179.type,parentSchema:schema179,data:data1}];
-return false;
+const err6 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/CheckStatus/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema179.type,parentSchema:schema179,data:data1};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
 }
 if(!((((data1 === "ok") || (data1 === "warn")) || (data1 === "fail")) || (data1 === "skip"))){
-validate98.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/CheckStatus/enum",keyword:"enum",params:{allowedValues: schema179.enum},message:"must be equal to one of the allowed values",schema:schema179.enum,parentSchema:schema179,data:data1}];
-return false;
-}
-var valid0 = _errs4 === errors;
+const err7 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/CheckStatus/enum",keyword:"enum",params:{allowedValues: schema179.enum},message:"must be equal to one of the allowed values",schema:schema179.enum,parentSchema:schema179,data:data1};
+if(vErrors === null){
+vErrors = [err7];
 }
 else {
-var valid0 = true;
+vErrors.push(err7);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.message !== undefined){
 let data2 = data.message;
-const _errs7 = errors;
-const _errs8 = errors;
-if(errors === _errs8){
 if(typeof data2 === "string"){
 if(func1(data2) > 1024){
-validate98.errors = [{instancePath:instancePath+"/message",schemaPath:"#/$defs/ReportText/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters",schema:1024,parentSchema:schema180,data:data2}];
-return false;
+const err8 = {instancePath:instancePath+"/message",schemaPath:"#/$defs/ReportText/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters",schema:1024,parentSchema:schema180,data:data2};
+if(vErrors === null){
+vErrors = [err8];
 }
 else {
+vErrors.push(err8);
+}
+errors++;
+}
 if(func1(data2) < 1){
-validate98.errors = [{instancePath:instancePath+"/message",schemaPath:"#/$defs/ReportText/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema180,data:data2}];
-return false;
+const err9 = {instancePath:instancePath+"/message",schemaPath:"#/$defs/ReportText/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema180,data:data2};
+if(vErrors === null){
+vErrors = [err9];
 }
 else {
+vErrors.push(err9);
+}
+errors++;
+}
 if(!pattern7.test(data2)){
-validate98.errors = [{instancePath:instancePath+"/message",schemaPath:"#/$defs/ReportText/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema180,data:data2}];
-return false;
+const err10 = {instancePath:instancePath+"/message",schemaPath:"#/$defs/ReportText/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema180,data:data2};
+if(vErrors === null){
+vErrors = [err10];
 }
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/message",schemaPath:"#/$defs/ReportText/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema180.type,parentSchema:schema180,data:data2};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
 }
 }
 }
 else {
-validate98.errors = [{instancePath:instancePath+"/message",schemaPath:"#/$defs/ReportText/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema180.type,parentSchema:schema180,data:data2}];
-return false;
-}
-}
-var valid0 = _errs7 === errors;
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema178.type,parentSchema:schema178,data};
+if(vErrors === null){
+vErrors = [err12];
 }
 else {
-var valid0 = true;
+vErrors.push(err12);
 }
-}
-}
-}
-}
-}
-else {
-validate98.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema178.type,parentSchema:schema178,data}];
-return false;
-}
+errors++;
 }
 validate98.errors = vErrors;
 return errors === 0;
@@ -6002,137 +7342,172 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.status === undefined) && (missing0 = "status")) || ((data.checks === undefined) && (missing0 = "checks"))) || ((data.warnings === undefined) && (missing0 = "warnings"))){
-validate97.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema176.required,parentSchema:schema176,data}];
-return false;
+if(data.status === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'",schema:schema176.required,parentSchema:schema176,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.checks === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "checks"},message:"must have required property '"+"checks"+"'",schema:schema176.required,parentSchema:schema176,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.warnings === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "warnings"},message:"must have required property '"+"warnings"+"'",schema:schema176.required,parentSchema:schema176,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
 for(const key0 in data){
 if(!(((key0 === "status") || (key0 === "checks")) || (key0 === "warnings"))){
-validate97.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema176,data}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.status !== undefined){
-let data0 = data.status;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-validate97.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/MaintenanceStatus/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema177.type,parentSchema:schema177,data:data0}];
-return false;
-}
-if(!((((data0 === "planned") || (data0 === "ok")) || (data0 === "conflict")) || (data0 === "failed"))){
-validate97.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/MaintenanceStatus/enum",keyword:"enum",params:{allowedValues: schema177.enum},message:"must be equal to one of the allowed values",schema:schema177.enum,parentSchema:schema177,data:data0}];
-return false;
-}
-var valid0 = _errs2 === errors;
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema176,data};
+if(vErrors === null){
+vErrors = [err3];
 }
 else {
-var valid0 = true;
+vErrors.push(err3);
 }
-if(valid0){
+errors++;
+}
+}
+if(data.status !== undefined){
+let data0 = data.status;
+if(typeof data0 !== "string"){
+const err4 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/MaintenanceStatus/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema177.type,parentSchema:schema177,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!((((data0 === "planned") || (data0 === "ok")) || (data0 === "conflict")) || (data0 === "failed"))){
+const err5 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/MaintenanceStatus/enum",keyword:"enum",params:{allowedValues: schema177.enum},message:"must be equal to one of the allowed values",schema:schema177.enum,parentSchema:schema177,data:data0};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
 if(data.checks !== undefined){
 let data1 = data.checks;
-const _errs5 = errors;
-if(errors === _errs5){
 if(Array.isArray(data1)){
-var valid2 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-const _errs7 = errors;
 if(!(validate98(data1[i0], {instancePath:instancePath+"/checks/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
 errors = vErrors.length;
 }
-var valid2 = _errs7 === errors;
-if(!valid2){
-break;
-}
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema176.properties.checks.type,parentSchema:schema176.properties.checks,data:data1}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
+const err6 = {instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema176.properties.checks.type,parentSchema:schema176.properties.checks,data:data1};
+if(vErrors === null){
+vErrors = [err6];
 }
 else {
-var valid0 = true;
+vErrors.push(err6);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.warnings !== undefined){
 let data3 = data.warnings;
-const _errs8 = errors;
-if(errors === _errs8){
 if(Array.isArray(data3)){
-var valid3 = true;
 const len1 = data3.length;
 for(let i1=0; i1<len1; i1++){
 let data4 = data3[i1];
-const _errs10 = errors;
-const _errs11 = errors;
-if(errors === _errs11){
 if(typeof data4 === "string"){
 if(func1(data4) > 1024){
-validate97.errors = [{instancePath:instancePath+"/warnings/" + i1,schemaPath:"#/$defs/ReportText/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters",schema:1024,parentSchema:schema180,data:data4}];
-return false;
+const err7 = {instancePath:instancePath+"/warnings/" + i1,schemaPath:"#/$defs/ReportText/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters",schema:1024,parentSchema:schema180,data:data4};
+if(vErrors === null){
+vErrors = [err7];
 }
 else {
+vErrors.push(err7);
+}
+errors++;
+}
 if(func1(data4) < 1){
-validate97.errors = [{instancePath:instancePath+"/warnings/" + i1,schemaPath:"#/$defs/ReportText/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema180,data:data4}];
-return false;
+const err8 = {instancePath:instancePath+"/warnings/" + i1,schemaPath:"#/$defs/ReportText/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema180,data:data4};
+if(vErrors === null){
+vErrors = [err8];
 }
 else {
+vErrors.push(err8);
+}
+errors++;
+}
 if(!pattern7.test(data4)){
-validate97.errors = [{instancePath:instancePath+"/warnings/" + i1,schemaPath:"#/$defs/ReportText/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema180,data:data4}];
-return false;
+const err9 = {instancePath:instancePath+"/warnings/" + i1,schemaPath:"#/$defs/ReportText/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema180,data:data4};
+if(vErrors === null){
+vErrors = [err9];
 }
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/warnings/" + i1,schemaPath:"#/$defs/ReportText/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema180.type,parentSchema:schema180,data:data4};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
 }
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/warnings/" + i1,schemaPath:"#/$defs/ReportText/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema180.type,parentSchema:schema180,data:data4}];
-return false;
+const err11 = {instancePath:instancePath+"/warnings",schemaPath:"#/properties/warnings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema176.properties.warnings.type,parentSchema:schema176.properties.warnings,data:data3};
+if(vErrors === null){
+vErrors = [err11];
 }
+else {
+vErrors.push(err11);
 }
-var valid3 = _errs10 === errors;
-if(!valid3){
-break;
+errors++;
 }
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/warnings",schemaPath:"#/properties/warnings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema176.properties.warnings.type,parentSchema:schema176.properties.warnings,data:data3}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema176.type,parentSchema:schema176,data};
+if(vErrors === null){
+vErrors = [err12];
 }
 else {
-var valid0 = true;
+vErrors.push(err12);
 }
-}
-}
-}
-}
-}
-else {
-validate97.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema176.type,parentSchema:schema176,data}];
-return false;
-}
+errors++;
 }
 validate97.errors = vErrors;
 return errors === 0;
 }
 validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateMatchCandidate = validate90;
+export const validateMatchCandidate: ContractValidator = validate90;
 const schema160 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/match-candidate.schema.json","title":"MatchCandidate","description":"A capability selected by the model executor, with its confidence in [0, 1] and an optional short reason.","type":"object","additionalProperties":false,"required":["id","confidence"],"properties":{"id":{"$ref":"ids.schema.json#/$defs/CapabilityId"},"confidence":{"$ref":"#/$defs/Confidence"},"reason":{"$ref":"#/$defs/CandidateReason"}},"$defs":{"Confidence":{"title":"Confidence","description":"How well the capability fits, from 0 to 1.","type":"number","minimum":0,"maximum":1},"CandidateReason":{"title":"CandidateReason","description":"Why the capability fits: 1..1024 characters of text.","type":"string","minLength":1,"maxLength":1024}}};
 
 function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -6146,116 +7521,151 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.id === undefined) && (missing0 = "id")) || ((data.confidence === undefined) && (missing0 = "confidence"))){
-validate90.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema160.required,parentSchema:schema160,data}];
-return false;
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema160.required,parentSchema:schema160,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.confidence === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "confidence"},message:"must have required property '"+"confidence"+"'",schema:schema160.required,parentSchema:schema160,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
 for(const key0 in data){
 if(!(((key0 === "id") || (key0 === "confidence")) || (key0 === "reason"))){
-validate90.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema160,data}];
-return false;
-break;
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema160,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.id !== undefined){
 let data0 = data.id;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern4.test(data0)){
-validate90.errors = [{instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/CapabilityId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$",parentSchema:schema41,data:data0}];
-return false;
+const err3 = {instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/CapabilityId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$",parentSchema:schema41,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
 }
 }
 else {
-validate90.errors = [{instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/CapabilityId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.type,parentSchema:schema41,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err4 = {instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/CapabilityId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.type,parentSchema:schema41,data:data0};
+if(vErrors === null){
+vErrors = [err4];
 }
 else {
-var valid0 = true;
+vErrors.push(err4);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.confidence !== undefined){
 let data1 = data.confidence;
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
 if(typeof data1 == "number"){
 if(data1 > 1 || isNaN(data1)){
-validate90.errors = [{instancePath:instancePath+"/confidence",schemaPath:"#/$defs/Confidence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema162,data:data1}];
-return false;
+const err5 = {instancePath:instancePath+"/confidence",schemaPath:"#/$defs/Confidence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema162,data:data1};
+if(vErrors === null){
+vErrors = [err5];
 }
 else {
+vErrors.push(err5);
+}
+errors++;
+}
 if(data1 < 0 || isNaN(data1)){
-validate90.errors = [{instancePath:instancePath+"/confidence",schemaPath:"#/$defs/Confidence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema162,data:data1}];
-return false;
+const err6 = {instancePath:instancePath+"/confidence",schemaPath:"#/$defs/Confidence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema162,data:data1};
+if(vErrors === null){
+vErrors = [err6];
 }
+else {
+vErrors.push(err6);
+}
+errors++;
 }
 }
 else {
-validate90.errors = [{instancePath:instancePath+"/confidence",schemaPath:"#/$defs/Confidence/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema162.type,parentSchema:schema162,data:data1}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
+const err7 = {instancePath:instancePath+"/confidence",schemaPath:"#/$defs/Confidence/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema162.type,parentSchema:schema162,data:data1};
+if(vErrors === null){
+vErrors = [err7];
 }
 else {
-var valid0 = true;
+vErrors.push(err7);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.reason !== undefined){
 let data2 = data.reason;
-const _errs8 = errors;
-const _errs9 = errors;
-if(errors === _errs9){
 if(typeof data2 === "string"){
 if(func1(data2) > 1024){
-validate90.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/$defs/CandidateReason/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters",schema:1024,parentSchema:schema163,data:data2}];
-return false;
+const err8 = {instancePath:instancePath+"/reason",schemaPath:"#/$defs/CandidateReason/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters",schema:1024,parentSchema:schema163,data:data2};
+if(vErrors === null){
+vErrors = [err8];
 }
 else {
+vErrors.push(err8);
+}
+errors++;
+}
 if(func1(data2) < 1){
-validate90.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/$defs/CandidateReason/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema163,data:data2}];
-return false;
+const err9 = {instancePath:instancePath+"/reason",schemaPath:"#/$defs/CandidateReason/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema163,data:data2};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/reason",schemaPath:"#/$defs/CandidateReason/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema163.type,parentSchema:schema163,data:data2};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
 }
 }
 }
 else {
-validate90.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/$defs/CandidateReason/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema163.type,parentSchema:schema163,data:data2}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema160.type,parentSchema:schema160,data};
+if(vErrors === null){
+vErrors = [err11];
 }
 else {
-var valid0 = true;
+vErrors.push(err11);
 }
-}
-}
-}
-}
-}
-else {
-validate90.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema160.type,parentSchema:schema160,data}];
-return false;
-}
+errors++;
 }
 validate90.errors = vErrors;
 return errors === 0;
 }
 validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateMatchRequest = validate100;
+export const validateMatchRequest: ContractValidator = validate100;
 const schema182 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/match-request.schema.json","title":"MatchRequest","description":"Arguments of match_capabilities: ask the configured model executor which capabilities fit a natural-language request. Omit a key to use its default; never send null.","type":"object","additionalProperties":false,"required":["request"],"properties":{"request":{"description":"What the user wants to do, in natural language (1..4096 characters).","type":"string","minLength":1,"maxLength":4096},"context":{"description":"Optional flat facts about the situation (string, number or boolean values) that help the match; they never widen what you may see. The request's shape only requires a value other than null here: the content is judged next, by the context rules (the Context schema), and a fault there is CG_CONTEXT_INVALID, not CG_INPUT_INVALID (CG-REQ-2, CG-CTX-1).","type":["object","array","string","number","boolean"]},"providers":{"description":"Only consider capabilities of these provider ids (each must be in scope). Omitted: every provider in scope.","type":"array","minItems":1,"maxItems":100,"items":{"$ref":"ids.schema.json#/$defs/ProviderId"}},"limit":{"description":"Most candidates to return, 1..20.","type":"integer","minimum":1,"maximum":20,"default":5},"timeoutMs":{"description":"Deadline in milliseconds, 1..600000. Omitted: the configured model timeout.","$ref":"config.schema.json#/$defs/TimeoutMs"}}};
 
 function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -6269,187 +7679,225 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.request === undefined) && (missing0 = "request")){
-validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema182.required,parentSchema:schema182,data}];
-return false;
+if(data.request === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "request"},message:"must have required property '"+"request"+"'",schema:schema182.required,parentSchema:schema182,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
 for(const key0 in data){
 if(!(((((key0 === "request") || (key0 === "context")) || (key0 === "providers")) || (key0 === "limit")) || (key0 === "timeoutMs"))){
-validate100.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema182,data}];
-return false;
-break;
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema182,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.request !== undefined){
 let data0 = data.request;
-const _errs2 = errors;
-if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 4096){
-validate100.errors = [{instancePath:instancePath+"/request",schemaPath:"#/properties/request/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters",schema:4096,parentSchema:schema182.properties.request,data:data0}];
-return false;
+const err2 = {instancePath:instancePath+"/request",schemaPath:"#/properties/request/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters",schema:4096,parentSchema:schema182.properties.request,data:data0};
+if(vErrors === null){
+vErrors = [err2];
 }
 else {
+vErrors.push(err2);
+}
+errors++;
+}
 if(func1(data0) < 1){
-validate100.errors = [{instancePath:instancePath+"/request",schemaPath:"#/properties/request/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema182.properties.request,data:data0}];
-return false;
+const err3 = {instancePath:instancePath+"/request",schemaPath:"#/properties/request/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema182.properties.request,data:data0};
+if(vErrors === null){
+vErrors = [err3];
 }
+else {
+vErrors.push(err3);
+}
+errors++;
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/request",schemaPath:"#/properties/request/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema182.properties.request.type,parentSchema:schema182.properties.request,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err4 = {instancePath:instancePath+"/request",schemaPath:"#/properties/request/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema182.properties.request.type,parentSchema:schema182.properties.request,data:data0};
+if(vErrors === null){
+vErrors = [err4];
 }
 else {
-var valid0 = true;
+vErrors.push(err4);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.context !== undefined){
 let data1 = data.context;
-const _errs4 = errors;
 if((((!data1 || typeof data1 != "object") && (typeof data1 !== "string")) && (!(typeof data1 == "number"))) && (typeof data1 !== "boolean")){
-validate100.errors = [{instancePath:instancePath+"/context",schemaPath:"#/properties/context/type",keyword:"type",params:{type: schema182.properties.context.type},message:"must be object,array,string,number,boolean",schema:schema182.properties.context.type,parentSchema:schema182.properties.context,data:data1}];
-return false;
-}
-var valid0 = _errs4 === errors;
+const err5 = {instancePath:instancePath+"/context",schemaPath:"#/properties/context/type",keyword:"type",params:{type: schema182.properties.context.type},message:"must be object,array,string,number,boolean",schema:schema182.properties.context.type,parentSchema:schema182.properties.context,data:data1};
+if(vErrors === null){
+vErrors = [err5];
 }
 else {
-var valid0 = true;
+vErrors.push(err5);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.providers !== undefined){
 let data2 = data.providers;
-const _errs6 = errors;
-if(errors === _errs6){
 if(Array.isArray(data2)){
 if(data2.length > 100){
-validate100.errors = [{instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items",schema:100,parentSchema:schema182.properties.providers,data:data2}];
-return false;
+const err6 = {instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items",schema:100,parentSchema:schema182.properties.providers,data:data2};
+if(vErrors === null){
+vErrors = [err6];
 }
 else {
+vErrors.push(err6);
+}
+errors++;
+}
 if(data2.length < 1){
-validate100.errors = [{instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema182.properties.providers,data:data2}];
-return false;
+const err7 = {instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema182.properties.providers,data:data2};
+if(vErrors === null){
+vErrors = [err7];
 }
 else {
-var valid1 = true;
+vErrors.push(err7);
+}
+errors++;
+}
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
-const _errs8 = errors;
-const _errs9 = errors;
-if(errors === _errs9){
 if(typeof data3 === "string"){
 if(!pattern5.test(data3)){
-validate100.errors = [{instancePath:instancePath+"/providers/" + i0,schemaPath:"ids.schema.json#/$defs/ProviderId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema42,data:data3}];
-return false;
+const err8 = {instancePath:instancePath+"/providers/" + i0,schemaPath:"ids.schema.json#/$defs/ProviderId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema42,data:data3};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/providers/" + i0,schemaPath:"ids.schema.json#/$defs/ProviderId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.type,parentSchema:schema42,data:data3}];
-return false;
+const err9 = {instancePath:instancePath+"/providers/" + i0,schemaPath:"ids.schema.json#/$defs/ProviderId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.type,parentSchema:schema42,data:data3};
+if(vErrors === null){
+vErrors = [err9];
 }
+else {
+vErrors.push(err9);
 }
-var valid1 = _errs8 === errors;
-if(!valid1){
-break;
-}
-}
+errors++;
 }
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema182.properties.providers.type,parentSchema:schema182.properties.providers,data:data2}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
+const err10 = {instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema182.properties.providers.type,parentSchema:schema182.properties.providers,data:data2};
+if(vErrors === null){
+vErrors = [err10];
 }
 else {
-var valid0 = true;
+vErrors.push(err10);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.limit !== undefined){
 let data4 = data.limit;
-const _errs11 = errors;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-validate100.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema182.properties.limit.type,parentSchema:schema182.properties.limit,data:data4}];
-return false;
+const err11 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema182.properties.limit.type,parentSchema:schema182.properties.limit,data:data4};
+if(vErrors === null){
+vErrors = [err11];
 }
-if(errors === _errs11){
+else {
+vErrors.push(err11);
+}
+errors++;
+}
 if(typeof data4 == "number"){
 if(data4 > 20 || isNaN(data4)){
-validate100.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema182.properties.limit,data:data4}];
-return false;
+const err12 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema182.properties.limit,data:data4};
+if(vErrors === null){
+vErrors = [err12];
 }
 else {
+vErrors.push(err12);
+}
+errors++;
+}
 if(data4 < 1 || isNaN(data4)){
-validate100.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema182.properties.limit,data:data4}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs11 === errors;
+const err13 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema182.properties.limit,data:data4};
+if(vErrors === null){
+vErrors = [err13];
 }
 else {
-var valid0 = true;
+vErrors.push(err13);
 }
-if(valid0){
+errors++;
+}
+}
+}
 if(data.timeoutMs !== undefined){
 let data5 = data.timeoutMs;
-const _errs13 = errors;
-const _errs14 = errors;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-validate100.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"config.schema.json#/$defs/TimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema122.type,parentSchema:schema122,data:data5}];
-return false;
+const err14 = {instancePath:instancePath+"/timeoutMs",schemaPath:"config.schema.json#/$defs/TimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema122.type,parentSchema:schema122,data:data5};
+if(vErrors === null){
+vErrors = [err14];
 }
-if(errors === _errs14){
+else {
+vErrors.push(err14);
+}
+errors++;
+}
 if(typeof data5 == "number"){
 if(data5 > 600000 || isNaN(data5)){
-validate100.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"config.schema.json#/$defs/TimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema122,data:data5}];
-return false;
+const err15 = {instancePath:instancePath+"/timeoutMs",schemaPath:"config.schema.json#/$defs/TimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema122,data:data5};
+if(vErrors === null){
+vErrors = [err15];
 }
 else {
+vErrors.push(err15);
+}
+errors++;
+}
 if(data5 < 1 || isNaN(data5)){
-validate100.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"config.schema.json#/$defs/TimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema122,data:data5}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs13 === errors;
+const err16 = {instancePath:instancePath+"/timeoutMs",schemaPath:"config.schema.json#/$defs/TimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema122,data:data5};
+if(vErrors === null){
+vErrors = [err16];
 }
 else {
-var valid0 = true;
+vErrors.push(err16);
 }
-}
-}
-}
+errors++;
 }
 }
 }
 }
 else {
-validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema182.type,parentSchema:schema182,data}];
-return false;
+const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema182.type,parentSchema:schema182,data};
+if(vErrors === null){
+vErrors = [err17];
 }
+else {
+vErrors.push(err17);
+}
+errors++;
 }
 validate100.errors = vErrors;
 return errors === 0;
 }
 validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateMatchResult = validate89;
+export const validateMatchResult: ContractValidator = validate89;
 const schema156 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/match-result.schema.json","title":"MatchResult","description":"The executor's decision: 'matched' with 1..limit candidates (most confident first), 'no_match' when nothing fits, or 'unknown' when it could not decide with what it was given (both with no candidates). 'no_match' and 'unknown' are outcomes, not errors; a model failure is always an error, never 'no_match'.","type":"object","additionalProperties":false,"required":["status","revision","executor","candidates"],"properties":{"status":{"$ref":"#/$defs/MatchStatus"},"revision":{"$ref":"ids.schema.json#/$defs/Revision"},"executor":{"$ref":"ids.schema.json#/$defs/ExecutorName"},"candidates":{"type":"array","maxItems":20,"items":{"$ref":"match-candidate.schema.json"}}},"if":{"properties":{"status":{"const":"matched"}}},"then":{"properties":{"candidates":{"minItems":1}}},"else":{"properties":{"candidates":{"maxItems":0}}},"$defs":{"MatchStatus":{"title":"MatchStatus","description":"'matched', 'no_match' (nothing fits) or 'unknown' (could not decide).","type":"string","enum":["matched","no_match","unknown"]}}};
 
 function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -6498,8 +7946,14 @@ if(data.candidates !== undefined){
 let data1 = data.candidates;
 if(Array.isArray(data1)){
 if(data1.length < 1){
-validate89.errors = [{instancePath:instancePath+"/candidates",schemaPath:"#/then/properties/candidates/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema156.then.properties.candidates,data:data1}];
-return false;
+const err1 = {instancePath:instancePath+"/candidates",schemaPath:"#/then/properties/candidates/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema156.then.properties.candidates,data:data1};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
 }
 }
 }
@@ -6520,8 +7974,14 @@ if(data.candidates !== undefined){
 let data2 = data.candidates;
 if(Array.isArray(data2)){
 if(data2.length > 0){
-validate89.errors = [{instancePath:instancePath+"/candidates",schemaPath:"#/else/properties/candidates/maxItems",keyword:"maxItems",params:{limit: 0},message:"must NOT have more than 0 items",schema:0,parentSchema:schema156.else.properties.candidates,data:data2}];
-return false;
+const err2 = {instancePath:instancePath+"/candidates",schemaPath:"#/else/properties/candidates/maxItems",keyword:"maxItems",params:{limit: 0},message:"must NOT have more than 0 items",schema:0,parentSchema:schema156.else.properties.candidates,data:data2};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
 }
 }
 }
@@ -6537,147 +7997,190 @@ props0.candidates = true;
 ifClause0 = "else";
 }
 if(!valid0){
-const err1 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema",schema:schema156.if,parentSchema:schema156,data};
+const err3 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema",schema:schema156.if,parentSchema:schema156,data};
 if(vErrors === null){
-vErrors = [err1];
+vErrors = [err3];
 }
 else {
-vErrors.push(err1);
+vErrors.push(err3);
 }
 errors++;
-validate89.errors = vErrors;
-return false;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.status === undefined) && (missing0 = "status")) || ((data.revision === undefined) && (missing0 = "revision"))) || ((data.executor === undefined) && (missing0 = "executor"))) || ((data.candidates === undefined) && (missing0 = "candidates"))){
-validate89.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema156.required,parentSchema:schema156,data}];
-return false;
+if(data.status === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'",schema:schema156.required,parentSchema:schema156,data};
+if(vErrors === null){
+vErrors = [err4];
 }
 else {
-const _errs8 = errors;
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.revision === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "revision"},message:"must have required property '"+"revision"+"'",schema:schema156.required,parentSchema:schema156,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.executor === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "executor"},message:"must have required property '"+"executor"+"'",schema:schema156.required,parentSchema:schema156,data};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.candidates === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "candidates"},message:"must have required property '"+"candidates"+"'",schema:schema156.required,parentSchema:schema156,data};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 for(const key0 in data){
 if(!((((key0 === "status") || (key0 === "revision")) || (key0 === "executor")) || (key0 === "candidates"))){
-validate89.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema156,data}];
-return false;
-break;
+const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema156,data};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
 }
 }
-if(_errs8 === errors){
 if(data.status !== undefined){
 let data3 = data.status;
-const _errs9 = errors;
 if(typeof data3 !== "string"){
-validate89.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/MatchStatus/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema157.type,parentSchema:schema157,data:data3}];
-return false;
+const err9 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/MatchStatus/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema157.type,parentSchema:schema157,data:data3};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
 }
 if(!(((data3 === "matched") || (data3 === "no_match")) || (data3 === "unknown"))){
-validate89.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/MatchStatus/enum",keyword:"enum",params:{allowedValues: schema157.enum},message:"must be equal to one of the allowed values",schema:schema157.enum,parentSchema:schema157,data:data3}];
-return false;
-}
-var valid4 = _errs9 === errors;
+const err10 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/MatchStatus/enum",keyword:"enum",params:{allowedValues: schema157.enum},message:"must be equal to one of the allowed values",schema:schema157.enum,parentSchema:schema157,data:data3};
+if(vErrors === null){
+vErrors = [err10];
 }
 else {
-var valid4 = true;
+vErrors.push(err10);
 }
-if(valid4){
+errors++;
+}
+}
 if(data.revision !== undefined){
 let data4 = data.revision;
-const _errs12 = errors;
-const _errs13 = errors;
-if(errors === _errs13){
 if(typeof data4 === "string"){
 if(!pattern55.test(data4)){
-validate89.errors = [{instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/pattern",keyword:"pattern",params:{pattern: "^r:[0-9a-f]{16}$"},message:"must match pattern \""+"^r:[0-9a-f]{16}$"+"\"",schema:"^r:[0-9a-f]{16}$",parentSchema:schema137,data:data4}];
-return false;
+const err11 = {instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/pattern",keyword:"pattern",params:{pattern: "^r:[0-9a-f]{16}$"},message:"must match pattern \""+"^r:[0-9a-f]{16}$"+"\"",schema:"^r:[0-9a-f]{16}$",parentSchema:schema137,data:data4};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema137.type,parentSchema:schema137,data:data4}];
-return false;
-}
-}
-var valid4 = _errs12 === errors;
+const err12 = {instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema137.type,parentSchema:schema137,data:data4};
+if(vErrors === null){
+vErrors = [err12];
 }
 else {
-var valid4 = true;
+vErrors.push(err12);
 }
-if(valid4){
+errors++;
+}
+}
 if(data.executor !== undefined){
 let data5 = data.executor;
-const _errs15 = errors;
-const _errs16 = errors;
-if(errors === _errs16){
 if(typeof data5 === "string"){
 if(!pattern5.test(data5)){
-validate89.errors = [{instancePath:instancePath+"/executor",schemaPath:"ids.schema.json#/$defs/ExecutorName/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema146,data:data5}];
-return false;
+const err13 = {instancePath:instancePath+"/executor",schemaPath:"ids.schema.json#/$defs/ExecutorName/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema146,data:data5};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/executor",schemaPath:"ids.schema.json#/$defs/ExecutorName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema146.type,parentSchema:schema146,data:data5}];
-return false;
-}
-}
-var valid4 = _errs15 === errors;
+const err14 = {instancePath:instancePath+"/executor",schemaPath:"ids.schema.json#/$defs/ExecutorName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema146.type,parentSchema:schema146,data:data5};
+if(vErrors === null){
+vErrors = [err14];
 }
 else {
-var valid4 = true;
+vErrors.push(err14);
 }
-if(valid4){
+errors++;
+}
+}
 if(data.candidates !== undefined){
 let data6 = data.candidates;
-const _errs18 = errors;
-if(errors === _errs18){
 if(Array.isArray(data6)){
 if(data6.length > 20){
-validate89.errors = [{instancePath:instancePath+"/candidates",schemaPath:"#/properties/candidates/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items",schema:20,parentSchema:schema156.properties.candidates,data:data6}];
-return false;
+const err15 = {instancePath:instancePath+"/candidates",schemaPath:"#/properties/candidates/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items",schema:20,parentSchema:schema156.properties.candidates,data:data6};
+if(vErrors === null){
+vErrors = [err15];
 }
 else {
-var valid8 = true;
+vErrors.push(err15);
+}
+errors++;
+}
 const len0 = data6.length;
 for(let i0=0; i0<len0; i0++){
-const _errs20 = errors;
 if(!(validate90(data6[i0], {instancePath:instancePath+"/candidates/" + i0,parentData:data6,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
 errors = vErrors.length;
 }
-var valid8 = _errs20 === errors;
-if(!valid8){
-break;
 }
+}
+else {
+const err16 = {instancePath:instancePath+"/candidates",schemaPath:"#/properties/candidates/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema156.properties.candidates.type,parentSchema:schema156.properties.candidates,data:data6};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
 }
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/candidates",schemaPath:"#/properties/candidates/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema156.properties.candidates.type,parentSchema:schema156.properties.candidates,data:data6}];
-return false;
-}
-}
-var valid4 = _errs18 === errors;
+const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema156.type,parentSchema:schema156,data};
+if(vErrors === null){
+vErrors = [err17];
 }
 else {
-var valid4 = true;
+vErrors.push(err17);
 }
-}
-}
-}
-}
-}
-}
-else {
-validate89.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema156.type,parentSchema:schema156,data}];
-return false;
-}
+errors++;
 }
 validate89.errors = vErrors;
 return errors === 0;
 }
 validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateMcpToolResult = validate101;
+export const validateMcpToolResult: ContractValidator = validate101;
 const schema185 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/mcp-tool-result.schema.json","title":"McpToolResult","description":"The result of an MCP tools/call of one of the five tools. Success: 'structuredContent' is the tool's result and the one text item holds the same JSON. Failure: 'isError' is true, the one text item's text is the error object JSON, and there is no 'structuredContent'. Unknown tools, malformed requests and unknown methods are JSON-RPC protocol errors instead, never this.","oneOf":[{"$ref":"#/$defs/McpToolSuccess"},{"$ref":"#/$defs/McpToolFailure"}],"$defs":{"McpTextContent":{"title":"McpTextContent","description":"A text content item holding JSON text.","type":"object","additionalProperties":false,"required":["type","text"],"properties":{"type":{"const":"text"},"text":{"type":"string","minLength":2}}},"McpToolSuccess":{"title":"McpToolSuccess","description":"A successful call: the result as structured content plus one text item with the same JSON. 'isError' may be omitted (MCP's default is false).","type":"object","additionalProperties":false,"required":["content","structuredContent"],"properties":{"content":{"type":"array","minItems":1,"maxItems":1,"items":{"$ref":"#/$defs/McpTextContent"}},"structuredContent":{"$ref":"tool-outcome.schema.json#/$defs/ToolResult"},"isError":{"const":false}}},"McpToolFailure":{"title":"McpToolFailure","description":"A failed call: exactly one text item whose text is the error object JSON, and no structured content.","type":"object","additionalProperties":false,"required":["content","isError"],"properties":{"content":{"type":"array","minItems":1,"maxItems":1,"items":{"$ref":"#/$defs/McpTextContent"}},"isError":{"const":true}}}}};
 const schema186 = {"title":"McpToolSuccess","description":"A successful call: the result as structured content plus one text item with the same JSON. 'isError' may be omitted (MCP's default is false).","type":"object","additionalProperties":false,"required":["content","structuredContent"],"properties":{"content":{"type":"array","minItems":1,"maxItems":1,"items":{"$ref":"#/$defs/McpTextContent"}},"structuredContent":{"$ref":"tool-outcome.schema.json#/$defs/ToolResult"},"isError":{"const":false}}};
 const schema187 = {"title":"McpTextContent","description":"A text content item holding JSON text.","type":"object","additionalProperties":false,"required":["type","text"],"properties":{"type":{"const":"text"},"text":{"type":"string","minLength":2}}};
@@ -6696,92 +8199,132 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.from === undefined) && (missing0 = "from")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.to === undefined) && (missing0 = "to"))){
-validate110.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema194.required,parentSchema:schema194,data}];
-return false;
+if(data.from === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema194.required,parentSchema:schema194,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.kind === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'",schema:schema194.required,parentSchema:schema194,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.to === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema194.required,parentSchema:schema194,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
 for(const key0 in data){
 if(!(((key0 === "from") || (key0 === "kind")) || (key0 === "to"))){
-validate110.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema194,data}];
-return false;
-break;
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema194,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.from !== undefined){
 let data0 = data.from;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern4.test(data0)){
-validate110.errors = [{instancePath:instancePath+"/from",schemaPath:"ids.schema.json#/$defs/CapabilityId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$",parentSchema:schema41,data:data0}];
-return false;
+const err4 = {instancePath:instancePath+"/from",schemaPath:"ids.schema.json#/$defs/CapabilityId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$",parentSchema:schema41,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
 }
 }
 else {
-validate110.errors = [{instancePath:instancePath+"/from",schemaPath:"ids.schema.json#/$defs/CapabilityId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.type,parentSchema:schema41,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err5 = {instancePath:instancePath+"/from",schemaPath:"ids.schema.json#/$defs/CapabilityId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.type,parentSchema:schema41,data:data0};
+if(vErrors === null){
+vErrors = [err5];
 }
 else {
-var valid0 = true;
+vErrors.push(err5);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.kind !== undefined){
 let data1 = data.kind;
-const _errs5 = errors;
 if(typeof data1 !== "string"){
-validate110.errors = [{instancePath:instancePath+"/kind",schemaPath:"definition.schema.json#/$defs/RelationKind/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.type,parentSchema:schema73,data:data1}];
-return false;
+const err6 = {instancePath:instancePath+"/kind",schemaPath:"definition.schema.json#/$defs/RelationKind/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.type,parentSchema:schema73,data:data1};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
 }
 if(!((((data1 === "requires") || (data1 === "parent")) || (data1 === "specializes")) || (data1 === "related"))){
-validate110.errors = [{instancePath:instancePath+"/kind",schemaPath:"definition.schema.json#/$defs/RelationKind/enum",keyword:"enum",params:{allowedValues: schema73.enum},message:"must be equal to one of the allowed values",schema:schema73.enum,parentSchema:schema73,data:data1}];
-return false;
-}
-var valid0 = _errs5 === errors;
+const err7 = {instancePath:instancePath+"/kind",schemaPath:"definition.schema.json#/$defs/RelationKind/enum",keyword:"enum",params:{allowedValues: schema73.enum},message:"must be equal to one of the allowed values",schema:schema73.enum,parentSchema:schema73,data:data1};
+if(vErrors === null){
+vErrors = [err7];
 }
 else {
-var valid0 = true;
+vErrors.push(err7);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.to !== undefined){
 let data2 = data.to;
-const _errs8 = errors;
-const _errs9 = errors;
-if(errors === _errs9){
 if(typeof data2 === "string"){
 if(!pattern4.test(data2)){
-validate110.errors = [{instancePath:instancePath+"/to",schemaPath:"ids.schema.json#/$defs/CapabilityId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$",parentSchema:schema41,data:data2}];
-return false;
+const err8 = {instancePath:instancePath+"/to",schemaPath:"ids.schema.json#/$defs/CapabilityId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$",parentSchema:schema41,data:data2};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
 }
 }
 else {
-validate110.errors = [{instancePath:instancePath+"/to",schemaPath:"ids.schema.json#/$defs/CapabilityId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.type,parentSchema:schema41,data:data2}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
+const err9 = {instancePath:instancePath+"/to",schemaPath:"ids.schema.json#/$defs/CapabilityId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.type,parentSchema:schema41,data:data2};
+if(vErrors === null){
+vErrors = [err9];
 }
 else {
-var valid0 = true;
+vErrors.push(err9);
 }
-}
-}
+errors++;
 }
 }
 }
 else {
-validate110.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema194.type,parentSchema:schema194,data}];
-return false;
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema194.type,parentSchema:schema194,data};
+if(vErrors === null){
+vErrors = [err10];
 }
+else {
+vErrors.push(err10);
+}
+errors++;
 }
 validate110.errors = vErrors;
 return errors === 0;
@@ -6801,110 +8344,165 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.from === undefined) && (missing0 = "from")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.target === undefined) && (missing0 = "target"))) || ((data.reason === undefined) && (missing0 = "reason"))){
-validate112.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema198.required,parentSchema:schema198,data}];
-return false;
+if(data.from === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema198.required,parentSchema:schema198,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.kind === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'",schema:schema198.required,parentSchema:schema198,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.target === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "target"},message:"must have required property '"+"target"+"'",schema:schema198.required,parentSchema:schema198,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.reason === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "reason"},message:"must have required property '"+"reason"+"'",schema:schema198.required,parentSchema:schema198,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
 for(const key0 in data){
 if(!((((key0 === "from") || (key0 === "kind")) || (key0 === "target")) || (key0 === "reason"))){
-validate112.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema198,data}];
-return false;
-break;
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema198,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.from !== undefined){
 let data0 = data.from;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern4.test(data0)){
-validate112.errors = [{instancePath:instancePath+"/from",schemaPath:"ids.schema.json#/$defs/CapabilityId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$",parentSchema:schema41,data:data0}];
-return false;
+const err5 = {instancePath:instancePath+"/from",schemaPath:"ids.schema.json#/$defs/CapabilityId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$",parentSchema:schema41,data:data0};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
 }
 }
 else {
-validate112.errors = [{instancePath:instancePath+"/from",schemaPath:"ids.schema.json#/$defs/CapabilityId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.type,parentSchema:schema41,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err6 = {instancePath:instancePath+"/from",schemaPath:"ids.schema.json#/$defs/CapabilityId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.type,parentSchema:schema41,data:data0};
+if(vErrors === null){
+vErrors = [err6];
 }
 else {
-var valid0 = true;
+vErrors.push(err6);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.kind !== undefined){
 let data1 = data.kind;
-const _errs5 = errors;
 if(typeof data1 !== "string"){
-validate112.errors = [{instancePath:instancePath+"/kind",schemaPath:"definition.schema.json#/$defs/RelationKind/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.type,parentSchema:schema73,data:data1}];
-return false;
+const err7 = {instancePath:instancePath+"/kind",schemaPath:"definition.schema.json#/$defs/RelationKind/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.type,parentSchema:schema73,data:data1};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
 }
 if(!((((data1 === "requires") || (data1 === "parent")) || (data1 === "specializes")) || (data1 === "related"))){
-validate112.errors = [{instancePath:instancePath+"/kind",schemaPath:"definition.schema.json#/$defs/RelationKind/enum",keyword:"enum",params:{allowedValues: schema73.enum},message:"must be equal to one of the allowed values",schema:schema73.enum,parentSchema:schema73,data:data1}];
-return false;
-}
-var valid0 = _errs5 === errors;
+const err8 = {instancePath:instancePath+"/kind",schemaPath:"definition.schema.json#/$defs/RelationKind/enum",keyword:"enum",params:{allowedValues: schema73.enum},message:"must be equal to one of the allowed values",schema:schema73.enum,parentSchema:schema73,data:data1};
+if(vErrors === null){
+vErrors = [err8];
 }
 else {
-var valid0 = true;
+vErrors.push(err8);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.target !== undefined){
 let data2 = data.target;
-const _errs8 = errors;
-const _errs9 = errors;
-if(errors === _errs9){
 if(typeof data2 === "string"){
 if(!pattern4.test(data2)){
-validate112.errors = [{instancePath:instancePath+"/target",schemaPath:"ids.schema.json#/$defs/CapabilityId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$",parentSchema:schema41,data:data2}];
-return false;
+const err9 = {instancePath:instancePath+"/target",schemaPath:"ids.schema.json#/$defs/CapabilityId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$",parentSchema:schema41,data:data2};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
 }
 }
 else {
-validate112.errors = [{instancePath:instancePath+"/target",schemaPath:"ids.schema.json#/$defs/CapabilityId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.type,parentSchema:schema41,data:data2}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
+const err10 = {instancePath:instancePath+"/target",schemaPath:"ids.schema.json#/$defs/CapabilityId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.type,parentSchema:schema41,data:data2};
+if(vErrors === null){
+vErrors = [err10];
 }
 else {
-var valid0 = true;
+vErrors.push(err10);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.reason !== undefined){
 let data3 = data.reason;
-const _errs11 = errors;
 if(typeof data3 !== "string"){
-validate112.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/$defs/UnresolvedReason/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema202.type,parentSchema:schema202,data:data3}];
-return false;
+const err11 = {instancePath:instancePath+"/reason",schemaPath:"#/$defs/UnresolvedReason/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema202.type,parentSchema:schema202,data:data3};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
 }
 if(!(((data3 === "out_of_scope") || (data3 === "provider_not_loaded")) || (data3 === "capability_not_found"))){
-validate112.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/$defs/UnresolvedReason/enum",keyword:"enum",params:{allowedValues: schema202.enum},message:"must be equal to one of the allowed values",schema:schema202.enum,parentSchema:schema202,data:data3}];
-return false;
-}
-var valid0 = _errs11 === errors;
+const err12 = {instancePath:instancePath+"/reason",schemaPath:"#/$defs/UnresolvedReason/enum",keyword:"enum",params:{allowedValues: schema202.enum},message:"must be equal to one of the allowed values",schema:schema202.enum,parentSchema:schema202,data:data3};
+if(vErrors === null){
+vErrors = [err12];
 }
 else {
-var valid0 = true;
+vErrors.push(err12);
 }
-}
-}
-}
+errors++;
 }
 }
 }
 else {
-validate112.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema198.type,parentSchema:schema198,data}];
-return false;
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema198.type,parentSchema:schema198,data};
+if(vErrors === null){
+vErrors = [err13];
 }
+else {
+vErrors.push(err13);
+}
+errors++;
 }
 validate112.errors = vErrors;
 return errors === 0;
@@ -6958,8 +8556,14 @@ if(data.unresolved !== undefined){
 let data1 = data.unresolved;
 if(Array.isArray(data1)){
 if(data1.length > 0){
-validate108.errors = [{instancePath:instancePath+"/unresolved",schemaPath:"#/then/properties/unresolved/maxItems",keyword:"maxItems",params:{limit: 0},message:"must NOT have more than 0 items",schema:0,parentSchema:schema191.then.properties.unresolved,data:data1}];
-return false;
+const err1 = {instancePath:instancePath+"/unresolved",schemaPath:"#/then/properties/unresolved/maxItems",keyword:"maxItems",params:{limit: 0},message:"must NOT have more than 0 items",schema:0,parentSchema:schema191.then.properties.unresolved,data:data1};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
 }
 }
 }
@@ -6980,8 +8584,14 @@ if(data.unresolved !== undefined){
 let data2 = data.unresolved;
 if(Array.isArray(data2)){
 if(data2.length < 1){
-validate108.errors = [{instancePath:instancePath+"/unresolved",schemaPath:"#/else/properties/unresolved/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema191.else.properties.unresolved,data:data2}];
-return false;
+const err2 = {instancePath:instancePath+"/unresolved",schemaPath:"#/else/properties/unresolved/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema191.else.properties.unresolved,data:data2};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
 }
 }
 }
@@ -6997,173 +8607,202 @@ props0.unresolved = true;
 ifClause0 = "else";
 }
 if(!valid0){
-const err1 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema",schema:schema191.if,parentSchema:schema191,data};
+const err3 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema",schema:schema191.if,parentSchema:schema191,data};
 if(vErrors === null){
-vErrors = [err1];
+vErrors = [err3];
 }
 else {
-vErrors.push(err1);
+vErrors.push(err3);
 }
 errors++;
-validate108.errors = vErrors;
-return false;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((data.status === undefined) && (missing0 = "status")) || ((data.revision === undefined) && (missing0 = "revision"))) || ((data.capabilities === undefined) && (missing0 = "capabilities"))) || ((data.edges === undefined) && (missing0 = "edges"))) || ((data.unresolved === undefined) && (missing0 = "unresolved"))){
-validate108.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema191.required,parentSchema:schema191,data}];
-return false;
+if(data.status === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'",schema:schema191.required,parentSchema:schema191,data};
+if(vErrors === null){
+vErrors = [err4];
 }
 else {
-const _errs8 = errors;
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.revision === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "revision"},message:"must have required property '"+"revision"+"'",schema:schema191.required,parentSchema:schema191,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.capabilities === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "capabilities"},message:"must have required property '"+"capabilities"+"'",schema:schema191.required,parentSchema:schema191,data};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.edges === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "edges"},message:"must have required property '"+"edges"+"'",schema:schema191.required,parentSchema:schema191,data};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.unresolved === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "unresolved"},message:"must have required property '"+"unresolved"+"'",schema:schema191.required,parentSchema:schema191,data};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
 for(const key0 in data){
 if(!(((((key0 === "status") || (key0 === "revision")) || (key0 === "capabilities")) || (key0 === "edges")) || (key0 === "unresolved"))){
-validate108.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema191,data}];
-return false;
-break;
+const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema191,data};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
 }
 }
-if(_errs8 === errors){
 if(data.status !== undefined){
 let data3 = data.status;
-const _errs9 = errors;
 if(typeof data3 !== "string"){
-validate108.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/ResolveStatus/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema192.type,parentSchema:schema192,data:data3}];
-return false;
+const err10 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/ResolveStatus/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema192.type,parentSchema:schema192,data:data3};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
 }
 if(!((data3 === "ok") || (data3 === "partial"))){
-validate108.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/ResolveStatus/enum",keyword:"enum",params:{allowedValues: schema192.enum},message:"must be equal to one of the allowed values",schema:schema192.enum,parentSchema:schema192,data:data3}];
-return false;
-}
-var valid4 = _errs9 === errors;
+const err11 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/ResolveStatus/enum",keyword:"enum",params:{allowedValues: schema192.enum},message:"must be equal to one of the allowed values",schema:schema192.enum,parentSchema:schema192,data:data3};
+if(vErrors === null){
+vErrors = [err11];
 }
 else {
-var valid4 = true;
+vErrors.push(err11);
 }
-if(valid4){
+errors++;
+}
+}
 if(data.revision !== undefined){
 let data4 = data.revision;
-const _errs12 = errors;
-const _errs13 = errors;
-if(errors === _errs13){
 if(typeof data4 === "string"){
 if(!pattern55.test(data4)){
-validate108.errors = [{instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/pattern",keyword:"pattern",params:{pattern: "^r:[0-9a-f]{16}$"},message:"must match pattern \""+"^r:[0-9a-f]{16}$"+"\"",schema:"^r:[0-9a-f]{16}$",parentSchema:schema137,data:data4}];
-return false;
+const err12 = {instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/pattern",keyword:"pattern",params:{pattern: "^r:[0-9a-f]{16}$"},message:"must match pattern \""+"^r:[0-9a-f]{16}$"+"\"",schema:"^r:[0-9a-f]{16}$",parentSchema:schema137,data:data4};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
 }
 }
 else {
-validate108.errors = [{instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema137.type,parentSchema:schema137,data:data4}];
-return false;
-}
-}
-var valid4 = _errs12 === errors;
+const err13 = {instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema137.type,parentSchema:schema137,data:data4};
+if(vErrors === null){
+vErrors = [err13];
 }
 else {
-var valid4 = true;
+vErrors.push(err13);
 }
-if(valid4){
+errors++;
+}
+}
 if(data.capabilities !== undefined){
 let data5 = data.capabilities;
-const _errs15 = errors;
-if(errors === _errs15){
 if(Array.isArray(data5)){
-var valid7 = true;
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
-const _errs17 = errors;
 if(!(validate21(data5[i0], {instancePath:instancePath+"/capabilities/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
 errors = vErrors.length;
 }
-var valid7 = _errs17 === errors;
-if(!valid7){
-break;
-}
 }
 }
 else {
-validate108.errors = [{instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema191.properties.capabilities.type,parentSchema:schema191.properties.capabilities,data:data5}];
-return false;
-}
-}
-var valid4 = _errs15 === errors;
+const err14 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema191.properties.capabilities.type,parentSchema:schema191.properties.capabilities,data:data5};
+if(vErrors === null){
+vErrors = [err14];
 }
 else {
-var valid4 = true;
+vErrors.push(err14);
 }
-if(valid4){
+errors++;
+}
+}
 if(data.edges !== undefined){
 let data7 = data.edges;
-const _errs18 = errors;
-if(errors === _errs18){
 if(Array.isArray(data7)){
-var valid8 = true;
 const len1 = data7.length;
 for(let i1=0; i1<len1; i1++){
-const _errs20 = errors;
 if(!(validate110(data7[i1], {instancePath:instancePath+"/edges/" + i1,parentData:data7,parentDataProperty:i1,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
 errors = vErrors.length;
 }
-var valid8 = _errs20 === errors;
-if(!valid8){
-break;
-}
 }
 }
 else {
-validate108.errors = [{instancePath:instancePath+"/edges",schemaPath:"#/properties/edges/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema191.properties.edges.type,parentSchema:schema191.properties.edges,data:data7}];
-return false;
-}
-}
-var valid4 = _errs18 === errors;
+const err15 = {instancePath:instancePath+"/edges",schemaPath:"#/properties/edges/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema191.properties.edges.type,parentSchema:schema191.properties.edges,data:data7};
+if(vErrors === null){
+vErrors = [err15];
 }
 else {
-var valid4 = true;
+vErrors.push(err15);
 }
-if(valid4){
+errors++;
+}
+}
 if(data.unresolved !== undefined){
 let data9 = data.unresolved;
-const _errs21 = errors;
-if(errors === _errs21){
 if(Array.isArray(data9)){
-var valid9 = true;
 const len2 = data9.length;
 for(let i2=0; i2<len2; i2++){
-const _errs23 = errors;
 if(!(validate112(data9[i2], {instancePath:instancePath+"/unresolved/" + i2,parentData:data9,parentDataProperty:i2,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate112.errors : vErrors.concat(validate112.errors);
 errors = vErrors.length;
 }
-var valid9 = _errs23 === errors;
-if(!valid9){
-break;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/unresolved",schemaPath:"#/properties/unresolved/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema191.properties.unresolved.type,parentSchema:schema191.properties.unresolved,data:data9};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
 }
 }
 }
 else {
-validate108.errors = [{instancePath:instancePath+"/unresolved",schemaPath:"#/properties/unresolved/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema191.properties.unresolved.type,parentSchema:schema191.properties.unresolved,data:data9}];
-return false;
-}
-}
-var valid4 = _errs21 === errors;
+const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema191.type,parentSchema:schema191,data};
+if(vErrors === null){
+vErrors = [err17];
 }
 else {
-var valid4 = true;
+vErrors.push(err17);
 }
-}
-}
-}
-}
-}
-}
-}
-else {
-validate108.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema191.type,parentSchema:schema191,data}];
-return false;
-}
+errors++;
 }
 validate108.errors = vErrors;
 return errors === 0;
@@ -7185,157 +8824,235 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((((data.capabilityId === undefined) && (missing0 = "capabilityId")) || ((data.documentId === undefined) && (missing0 = "documentId"))) || ((data.mediaType === undefined) && (missing0 = "mediaType"))) || ((data.bytes === undefined) && (missing0 = "bytes"))) || ((data.sha256 === undefined) && (missing0 = "sha256"))) || ((data.text === undefined) && (missing0 = "text"))){
-validate116.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema203.required,parentSchema:schema203,data}];
-return false;
+if(data.capabilityId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "capabilityId"},message:"must have required property '"+"capabilityId"+"'",schema:schema203.required,parentSchema:schema203,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.documentId === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "documentId"},message:"must have required property '"+"documentId"+"'",schema:schema203.required,parentSchema:schema203,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.mediaType === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mediaType"},message:"must have required property '"+"mediaType"+"'",schema:schema203.required,parentSchema:schema203,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.bytes === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bytes"},message:"must have required property '"+"bytes"+"'",schema:schema203.required,parentSchema:schema203,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.sha256 === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "sha256"},message:"must have required property '"+"sha256"+"'",schema:schema203.required,parentSchema:schema203,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.text === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "text"},message:"must have required property '"+"text"+"'",schema:schema203.required,parentSchema:schema203,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
 for(const key0 in data){
 if(!((((((key0 === "capabilityId") || (key0 === "documentId")) || (key0 === "mediaType")) || (key0 === "bytes")) || (key0 === "sha256")) || (key0 === "text"))){
-validate116.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema203,data}];
-return false;
-break;
+const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema203,data};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.capabilityId !== undefined){
 let data0 = data.capabilityId;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern4.test(data0)){
-validate116.errors = [{instancePath:instancePath+"/capabilityId",schemaPath:"ids.schema.json#/$defs/CapabilityId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$",parentSchema:schema41,data:data0}];
-return false;
+const err7 = {instancePath:instancePath+"/capabilityId",schemaPath:"ids.schema.json#/$defs/CapabilityId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$",parentSchema:schema41,data:data0};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
 }
 }
 else {
-validate116.errors = [{instancePath:instancePath+"/capabilityId",schemaPath:"ids.schema.json#/$defs/CapabilityId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.type,parentSchema:schema41,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err8 = {instancePath:instancePath+"/capabilityId",schemaPath:"ids.schema.json#/$defs/CapabilityId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.type,parentSchema:schema41,data:data0};
+if(vErrors === null){
+vErrors = [err8];
 }
 else {
-var valid0 = true;
+vErrors.push(err8);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.documentId !== undefined){
 let data1 = data.documentId;
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern15.test(data1)){
-validate116.errors = [{instancePath:instancePath+"/documentId",schemaPath:"ids.schema.json#/$defs/DocumentId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9._-]{0,127}$"+"\"",schema:"^[A-Za-z][A-Za-z0-9._-]{0,127}$",parentSchema:schema57,data:data1}];
-return false;
+const err9 = {instancePath:instancePath+"/documentId",schemaPath:"ids.schema.json#/$defs/DocumentId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9._-]{0,127}$"+"\"",schema:"^[A-Za-z][A-Za-z0-9._-]{0,127}$",parentSchema:schema57,data:data1};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
 }
 }
 else {
-validate116.errors = [{instancePath:instancePath+"/documentId",schemaPath:"ids.schema.json#/$defs/DocumentId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema57.type,parentSchema:schema57,data:data1}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
+const err10 = {instancePath:instancePath+"/documentId",schemaPath:"ids.schema.json#/$defs/DocumentId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema57.type,parentSchema:schema57,data:data1};
+if(vErrors === null){
+vErrors = [err10];
 }
 else {
-var valid0 = true;
+vErrors.push(err10);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.mediaType !== undefined){
 let data2 = data.mediaType;
-const _errs8 = errors;
 if(typeof data2 !== "string"){
-validate116.errors = [{instancePath:instancePath+"/mediaType",schemaPath:"document-metadata.schema.json#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema81.type,parentSchema:schema81,data:data2}];
-return false;
+const err11 = {instancePath:instancePath+"/mediaType",schemaPath:"document-metadata.schema.json#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema81.type,parentSchema:schema81,data:data2};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
 }
 if(!((data2 === "text/markdown") || (data2 === "text/plain"))){
-validate116.errors = [{instancePath:instancePath+"/mediaType",schemaPath:"document-metadata.schema.json#/$defs/MediaType/enum",keyword:"enum",params:{allowedValues: schema81.enum},message:"must be equal to one of the allowed values",schema:schema81.enum,parentSchema:schema81,data:data2}];
-return false;
-}
-var valid0 = _errs8 === errors;
+const err12 = {instancePath:instancePath+"/mediaType",schemaPath:"document-metadata.schema.json#/$defs/MediaType/enum",keyword:"enum",params:{allowedValues: schema81.enum},message:"must be equal to one of the allowed values",schema:schema81.enum,parentSchema:schema81,data:data2};
+if(vErrors === null){
+vErrors = [err12];
 }
 else {
-var valid0 = true;
+vErrors.push(err12);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.bytes !== undefined){
 let data3 = data.bytes;
-const _errs11 = errors;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-validate116.errors = [{instancePath:instancePath+"/bytes",schemaPath:"#/properties/bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema203.properties.bytes.type,parentSchema:schema203.properties.bytes,data:data3}];
-return false;
+const err13 = {instancePath:instancePath+"/bytes",schemaPath:"#/properties/bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema203.properties.bytes.type,parentSchema:schema203.properties.bytes,data:data3};
+if(vErrors === null){
+vErrors = [err13];
 }
-if(errors === _errs11){
+else {
+vErrors.push(err13);
+}
+errors++;
+}
 if(typeof data3 == "number"){
 if(data3 > 1073741824 || isNaN(data3)){
-validate116.errors = [{instancePath:instancePath+"/bytes",schemaPath:"#/properties/bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824",schema:1073741824,parentSchema:schema203.properties.bytes,data:data3}];
-return false;
+const err14 = {instancePath:instancePath+"/bytes",schemaPath:"#/properties/bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824",schema:1073741824,parentSchema:schema203.properties.bytes,data:data3};
+if(vErrors === null){
+vErrors = [err14];
 }
 else {
+vErrors.push(err14);
+}
+errors++;
+}
 if(data3 < 0 || isNaN(data3)){
-validate116.errors = [{instancePath:instancePath+"/bytes",schemaPath:"#/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema203.properties.bytes,data:data3}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs11 === errors;
+const err15 = {instancePath:instancePath+"/bytes",schemaPath:"#/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema203.properties.bytes,data:data3};
+if(vErrors === null){
+vErrors = [err15];
 }
 else {
-var valid0 = true;
+vErrors.push(err15);
 }
-if(valid0){
+errors++;
+}
+}
+}
 if(data.sha256 !== undefined){
 let data4 = data.sha256;
-const _errs13 = errors;
-const _errs14 = errors;
-if(errors === _errs14){
 if(typeof data4 === "string"){
 if(!pattern81.test(data4)){
-validate116.errors = [{instancePath:instancePath+"/sha256",schemaPath:"ids.schema.json#/$defs/Sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\"",schema:"^[0-9a-f]{64}$",parentSchema:schema207,data:data4}];
-return false;
+const err16 = {instancePath:instancePath+"/sha256",schemaPath:"ids.schema.json#/$defs/Sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\"",schema:"^[0-9a-f]{64}$",parentSchema:schema207,data:data4};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
 }
 }
 else {
-validate116.errors = [{instancePath:instancePath+"/sha256",schemaPath:"ids.schema.json#/$defs/Sha256/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema207.type,parentSchema:schema207,data:data4}];
-return false;
-}
-}
-var valid0 = _errs13 === errors;
+const err17 = {instancePath:instancePath+"/sha256",schemaPath:"ids.schema.json#/$defs/Sha256/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema207.type,parentSchema:schema207,data:data4};
+if(vErrors === null){
+vErrors = [err17];
 }
 else {
-var valid0 = true;
+vErrors.push(err17);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.text !== undefined){
 let data5 = data.text;
-const _errs16 = errors;
 if(typeof data5 !== "string"){
-validate116.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema203.properties.text.type,parentSchema:schema203.properties.text,data:data5}];
-return false;
-}
-var valid0 = _errs16 === errors;
+const err18 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema203.properties.text.type,parentSchema:schema203.properties.text,data:data5};
+if(vErrors === null){
+vErrors = [err18];
 }
 else {
-var valid0 = true;
+vErrors.push(err18);
 }
-}
-}
-}
-}
-}
+errors++;
 }
 }
 }
 else {
-validate116.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema203.type,parentSchema:schema203,data}];
-return false;
+const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema203.type,parentSchema:schema203,data};
+if(vErrors === null){
+vErrors = [err19];
 }
+else {
+vErrors.push(err19);
+}
+errors++;
 }
 validate116.errors = vErrors;
 return errors === 0;
@@ -7452,8 +9169,6 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate123.errors = vErrors;
-return false;
 }
 else {
 errors = _errs0;
@@ -7483,155 +9198,189 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.content === undefined) && (missing0 = "content")) || ((data.structuredContent === undefined) && (missing0 = "structuredContent"))){
-validate102.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema186.required,parentSchema:schema186,data}];
-return false;
+if(data.content === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "content"},message:"must have required property '"+"content"+"'",schema:schema186.required,parentSchema:schema186,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.structuredContent === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "structuredContent"},message:"must have required property '"+"structuredContent"+"'",schema:schema186.required,parentSchema:schema186,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
 for(const key0 in data){
 if(!(((key0 === "content") || (key0 === "structuredContent")) || (key0 === "isError"))){
-validate102.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema186,data}];
-return false;
-break;
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema186,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.content !== undefined){
 let data0 = data.content;
-const _errs2 = errors;
-if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length > 1){
-validate102.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/maxItems",keyword:"maxItems",params:{limit: 1},message:"must NOT have more than 1 items",schema:1,parentSchema:schema186.properties.content,data:data0}];
-return false;
+const err3 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/maxItems",keyword:"maxItems",params:{limit: 1},message:"must NOT have more than 1 items",schema:1,parentSchema:schema186.properties.content,data:data0};
+if(vErrors === null){
+vErrors = [err3];
 }
 else {
+vErrors.push(err3);
+}
+errors++;
+}
 if(data0.length < 1){
-validate102.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema186.properties.content,data:data0}];
-return false;
+const err4 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema186.properties.content,data:data0};
+if(vErrors === null){
+vErrors = [err4];
 }
 else {
-var valid1 = true;
+vErrors.push(err4);
+}
+errors++;
+}
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
-const _errs4 = errors;
-const _errs5 = errors;
-if(errors === _errs5){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-let missing1;
-if(((data1.type === undefined) && (missing1 = "type")) || ((data1.text === undefined) && (missing1 = "text"))){
-validate102.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/McpTextContent/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema187.required,parentSchema:schema187,data:data1}];
-return false;
+if(data1.type === undefined){
+const err5 = {instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/McpTextContent/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema187.required,parentSchema:schema187,data:data1};
+if(vErrors === null){
+vErrors = [err5];
 }
 else {
-const _errs7 = errors;
+vErrors.push(err5);
+}
+errors++;
+}
+if(data1.text === undefined){
+const err6 = {instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/McpTextContent/required",keyword:"required",params:{missingProperty: "text"},message:"must have required property '"+"text"+"'",schema:schema187.required,parentSchema:schema187,data:data1};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
 for(const key1 in data1){
 if(!((key1 === "type") || (key1 === "text"))){
-validate102.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/McpTextContent/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema187,data:data1}];
-return false;
-break;
+const err7 = {instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/McpTextContent/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema187,data:data1};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
 }
 }
-if(_errs7 === errors){
 if(data1.type !== undefined){
 let data2 = data1.type;
-const _errs8 = errors;
 if("text" !== data2){
-validate102.errors = [{instancePath:instancePath+"/content/" + i0+"/type",schemaPath:"#/$defs/McpTextContent/properties/type/const",keyword:"const",params:{allowedValue: "text"},message:"must be equal to constant",schema:"text",parentSchema:schema187.properties.type,data:data2}];
-return false;
-}
-var valid3 = _errs8 === errors;
+const err8 = {instancePath:instancePath+"/content/" + i0+"/type",schemaPath:"#/$defs/McpTextContent/properties/type/const",keyword:"const",params:{allowedValue: "text"},message:"must be equal to constant",schema:"text",parentSchema:schema187.properties.type,data:data2};
+if(vErrors === null){
+vErrors = [err8];
 }
 else {
-var valid3 = true;
+vErrors.push(err8);
 }
-if(valid3){
+errors++;
+}
+}
 if(data1.text !== undefined){
 let data3 = data1.text;
-const _errs9 = errors;
-if(errors === _errs9){
 if(typeof data3 === "string"){
 if(func1(data3) < 2){
-validate102.errors = [{instancePath:instancePath+"/content/" + i0+"/text",schemaPath:"#/$defs/McpTextContent/properties/text/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters",schema:2,parentSchema:schema187.properties.text,data:data3}];
-return false;
+const err9 = {instancePath:instancePath+"/content/" + i0+"/text",schemaPath:"#/$defs/McpTextContent/properties/text/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters",schema:2,parentSchema:schema187.properties.text,data:data3};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
 }
 }
 else {
-validate102.errors = [{instancePath:instancePath+"/content/" + i0+"/text",schemaPath:"#/$defs/McpTextContent/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema187.properties.text.type,parentSchema:schema187.properties.text,data:data3}];
-return false;
-}
-}
-var valid3 = _errs9 === errors;
+const err10 = {instancePath:instancePath+"/content/" + i0+"/text",schemaPath:"#/$defs/McpTextContent/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema187.properties.text.type,parentSchema:schema187.properties.text,data:data3};
+if(vErrors === null){
+vErrors = [err10];
 }
 else {
-var valid3 = true;
+vErrors.push(err10);
 }
-}
-}
-}
-}
-else {
-validate102.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/McpTextContent/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema187.type,parentSchema:schema187,data:data1}];
-return false;
-}
-}
-var valid1 = _errs4 === errors;
-if(!valid1){
-break;
-}
-}
+errors++;
 }
 }
 }
 else {
-validate102.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema186.properties.content.type,parentSchema:schema186.properties.content,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err11 = {instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/McpTextContent/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema187.type,parentSchema:schema187,data:data1};
+if(vErrors === null){
+vErrors = [err11];
 }
 else {
-var valid0 = true;
+vErrors.push(err11);
 }
-if(valid0){
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema186.properties.content.type,parentSchema:schema186.properties.content,data:data0};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
 if(data.structuredContent !== undefined){
-const _errs11 = errors;
 if(!(validate123(data.structuredContent, {instancePath:instancePath+"/structuredContent",parentData:data,parentDataProperty:"structuredContent",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs11 === errors;
 }
-else {
-var valid0 = true;
-}
-if(valid0){
 if(data.isError !== undefined){
 let data5 = data.isError;
-const _errs12 = errors;
 if(false !== data5){
-validate102.errors = [{instancePath:instancePath+"/isError",schemaPath:"#/properties/isError/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant",schema:false,parentSchema:schema186.properties.isError,data:data5}];
-return false;
-}
-var valid0 = _errs12 === errors;
+const err13 = {instancePath:instancePath+"/isError",schemaPath:"#/properties/isError/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant",schema:false,parentSchema:schema186.properties.isError,data:data5};
+if(vErrors === null){
+vErrors = [err13];
 }
 else {
-var valid0 = true;
+vErrors.push(err13);
 }
-}
-}
+errors++;
 }
 }
 }
 else {
-validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema186.type,parentSchema:schema186,data}];
-return false;
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema186.type,parentSchema:schema186,data};
+if(vErrors === null){
+vErrors = [err14];
 }
+else {
+vErrors.push(err14);
+}
+errors++;
 }
 validate102.errors = vErrors;
 return errors === 0;
@@ -7650,142 +9399,183 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.content === undefined) && (missing0 = "content")) || ((data.isError === undefined) && (missing0 = "isError"))){
-validate131.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema210.required,parentSchema:schema210,data}];
-return false;
+if(data.content === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "content"},message:"must have required property '"+"content"+"'",schema:schema210.required,parentSchema:schema210,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.isError === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "isError"},message:"must have required property '"+"isError"+"'",schema:schema210.required,parentSchema:schema210,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
 for(const key0 in data){
 if(!((key0 === "content") || (key0 === "isError"))){
-validate131.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema210,data}];
-return false;
-break;
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema210,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.content !== undefined){
 let data0 = data.content;
-const _errs2 = errors;
-if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length > 1){
-validate131.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/maxItems",keyword:"maxItems",params:{limit: 1},message:"must NOT have more than 1 items",schema:1,parentSchema:schema210.properties.content,data:data0}];
-return false;
+const err3 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/maxItems",keyword:"maxItems",params:{limit: 1},message:"must NOT have more than 1 items",schema:1,parentSchema:schema210.properties.content,data:data0};
+if(vErrors === null){
+vErrors = [err3];
 }
 else {
+vErrors.push(err3);
+}
+errors++;
+}
 if(data0.length < 1){
-validate131.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema210.properties.content,data:data0}];
-return false;
+const err4 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema210.properties.content,data:data0};
+if(vErrors === null){
+vErrors = [err4];
 }
 else {
-var valid1 = true;
+vErrors.push(err4);
+}
+errors++;
+}
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
-const _errs4 = errors;
-const _errs5 = errors;
-if(errors === _errs5){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-let missing1;
-if(((data1.type === undefined) && (missing1 = "type")) || ((data1.text === undefined) && (missing1 = "text"))){
-validate131.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/McpTextContent/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema187.required,parentSchema:schema187,data:data1}];
-return false;
+if(data1.type === undefined){
+const err5 = {instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/McpTextContent/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema187.required,parentSchema:schema187,data:data1};
+if(vErrors === null){
+vErrors = [err5];
 }
 else {
-const _errs7 = errors;
+vErrors.push(err5);
+}
+errors++;
+}
+if(data1.text === undefined){
+const err6 = {instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/McpTextContent/required",keyword:"required",params:{missingProperty: "text"},message:"must have required property '"+"text"+"'",schema:schema187.required,parentSchema:schema187,data:data1};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
 for(const key1 in data1){
 if(!((key1 === "type") || (key1 === "text"))){
-validate131.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/McpTextContent/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema187,data:data1}];
-return false;
-break;
+const err7 = {instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/McpTextContent/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema187,data:data1};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
 }
 }
-if(_errs7 === errors){
 if(data1.type !== undefined){
 let data2 = data1.type;
-const _errs8 = errors;
 if("text" !== data2){
-validate131.errors = [{instancePath:instancePath+"/content/" + i0+"/type",schemaPath:"#/$defs/McpTextContent/properties/type/const",keyword:"const",params:{allowedValue: "text"},message:"must be equal to constant",schema:"text",parentSchema:schema187.properties.type,data:data2}];
-return false;
-}
-var valid3 = _errs8 === errors;
+const err8 = {instancePath:instancePath+"/content/" + i0+"/type",schemaPath:"#/$defs/McpTextContent/properties/type/const",keyword:"const",params:{allowedValue: "text"},message:"must be equal to constant",schema:"text",parentSchema:schema187.properties.type,data:data2};
+if(vErrors === null){
+vErrors = [err8];
 }
 else {
-var valid3 = true;
+vErrors.push(err8);
 }
-if(valid3){
+errors++;
+}
+}
 if(data1.text !== undefined){
 let data3 = data1.text;
-const _errs9 = errors;
-if(errors === _errs9){
 if(typeof data3 === "string"){
 if(func1(data3) < 2){
-validate131.errors = [{instancePath:instancePath+"/content/" + i0+"/text",schemaPath:"#/$defs/McpTextContent/properties/text/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters",schema:2,parentSchema:schema187.properties.text,data:data3}];
-return false;
+const err9 = {instancePath:instancePath+"/content/" + i0+"/text",schemaPath:"#/$defs/McpTextContent/properties/text/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters",schema:2,parentSchema:schema187.properties.text,data:data3};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
 }
 }
 else {
-validate131.errors = [{instancePath:instancePath+"/content/" + i0+"/text",schemaPath:"#/$defs/McpTextContent/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema187.properties.text.type,parentSchema:schema187.properties.text,data:data3}];
-return false;
-}
-}
-var valid3 = _errs9 === errors;
+const err10 = {instancePath:instancePath+"/content/" + i0+"/text",schemaPath:"#/$defs/McpTextContent/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema187.properties.text.type,parentSchema:schema187.properties.text,data:data3};
+if(vErrors === null){
+vErrors = [err10];
 }
 else {
-var valid3 = true;
+vErrors.push(err10);
 }
-}
-}
-}
-}
-else {
-validate131.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/McpTextContent/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema187.type,parentSchema:schema187,data:data1}];
-return false;
-}
-}
-var valid1 = _errs4 === errors;
-if(!valid1){
-break;
-}
-}
+errors++;
 }
 }
 }
 else {
-validate131.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema210.properties.content.type,parentSchema:schema210.properties.content,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err11 = {instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/McpTextContent/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema187.type,parentSchema:schema187,data:data1};
+if(vErrors === null){
+vErrors = [err11];
 }
 else {
-var valid0 = true;
+vErrors.push(err11);
 }
-if(valid0){
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema210.properties.content.type,parentSchema:schema210.properties.content,data:data0};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
 if(data.isError !== undefined){
 let data4 = data.isError;
-const _errs11 = errors;
 if(true !== data4){
-validate131.errors = [{instancePath:instancePath+"/isError",schemaPath:"#/properties/isError/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant",schema:true,parentSchema:schema210.properties.isError,data:data4}];
-return false;
-}
-var valid0 = _errs11 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
+const err13 = {instancePath:instancePath+"/isError",schemaPath:"#/properties/isError/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant",schema:true,parentSchema:schema210.properties.isError,data:data4};
+if(vErrors === null){
+vErrors = [err13];
 }
 else {
-validate131.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema210.type,parentSchema:schema210,data}];
-return false;
+vErrors.push(err13);
 }
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema210.type,parentSchema:schema210,data};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
 }
 validate131.errors = vErrors;
 return errors === 0;
@@ -7846,8 +9636,6 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate101.errors = vErrors;
-return false;
 }
 else {
 errors = _errs0;
@@ -7866,7 +9654,7 @@ return errors === 0;
 }
 validate101.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const validateReadDocumentRequest = validate133;
+export const validateReadDocumentRequest: ContractValidator = validate133;
 const schema212 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/read-document-request.schema.json","title":"ReadDocumentRequest","description":"Arguments of read_document: read the text of a local document declared by a capability (see the 'documents' of resolve_capabilities). URL documents are references and cannot be read.","type":"object","additionalProperties":false,"required":["capabilityId","documentId"],"properties":{"capabilityId":{"description":"The full id of the capability that declares the document.","$ref":"ids.schema.json#/$defs/CapabilityId"},"documentId":{"description":"The document's id within that capability.","$ref":"ids.schema.json#/$defs/DocumentId"}}};
 
 function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -7880,83 +9668,108 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.capabilityId === undefined) && (missing0 = "capabilityId")) || ((data.documentId === undefined) && (missing0 = "documentId"))){
-validate133.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema212.required,parentSchema:schema212,data}];
-return false;
+if(data.capabilityId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "capabilityId"},message:"must have required property '"+"capabilityId"+"'",schema:schema212.required,parentSchema:schema212,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.documentId === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "documentId"},message:"must have required property '"+"documentId"+"'",schema:schema212.required,parentSchema:schema212,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
 for(const key0 in data){
 if(!((key0 === "capabilityId") || (key0 === "documentId"))){
-validate133.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema212,data}];
-return false;
-break;
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema212,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.capabilityId !== undefined){
 let data0 = data.capabilityId;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern4.test(data0)){
-validate133.errors = [{instancePath:instancePath+"/capabilityId",schemaPath:"ids.schema.json#/$defs/CapabilityId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$",parentSchema:schema41,data:data0}];
-return false;
+const err3 = {instancePath:instancePath+"/capabilityId",schemaPath:"ids.schema.json#/$defs/CapabilityId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$",parentSchema:schema41,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
 }
 }
 else {
-validate133.errors = [{instancePath:instancePath+"/capabilityId",schemaPath:"ids.schema.json#/$defs/CapabilityId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.type,parentSchema:schema41,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err4 = {instancePath:instancePath+"/capabilityId",schemaPath:"ids.schema.json#/$defs/CapabilityId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.type,parentSchema:schema41,data:data0};
+if(vErrors === null){
+vErrors = [err4];
 }
 else {
-var valid0 = true;
+vErrors.push(err4);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.documentId !== undefined){
 let data1 = data.documentId;
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern15.test(data1)){
-validate133.errors = [{instancePath:instancePath+"/documentId",schemaPath:"ids.schema.json#/$defs/DocumentId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9._-]{0,127}$"+"\"",schema:"^[A-Za-z][A-Za-z0-9._-]{0,127}$",parentSchema:schema57,data:data1}];
-return false;
+const err5 = {instancePath:instancePath+"/documentId",schemaPath:"ids.schema.json#/$defs/DocumentId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9._-]{0,127}$"+"\"",schema:"^[A-Za-z][A-Za-z0-9._-]{0,127}$",parentSchema:schema57,data:data1};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
 }
 }
 else {
-validate133.errors = [{instancePath:instancePath+"/documentId",schemaPath:"ids.schema.json#/$defs/DocumentId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema57.type,parentSchema:schema57,data:data1}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
+const err6 = {instancePath:instancePath+"/documentId",schemaPath:"ids.schema.json#/$defs/DocumentId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema57.type,parentSchema:schema57,data:data1};
+if(vErrors === null){
+vErrors = [err6];
 }
 else {
-var valid0 = true;
+vErrors.push(err6);
 }
-}
+errors++;
 }
 }
 }
 else {
-validate133.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema212.type,parentSchema:schema212,data}];
-return false;
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema212.type,parentSchema:schema212,data};
+if(vErrors === null){
+vErrors = [err7];
 }
+else {
+vErrors.push(err7);
+}
+errors++;
 }
 validate133.errors = vErrors;
 return errors === 0;
 }
 validate133.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateReadDocumentResult = validate116;
+export const validateReadDocumentResult: ContractValidator = validate116;
 
-export const validateReloadRequest = validate134;
+export const validateReloadRequest: ContractValidator = validate134;
 const schema215 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/reload-request.schema.json","title":"ReloadRequest","description":"Arguments of reload (SDK only): rebuild the graph from its sources and publish it atomically if every provider validates.","type":"object","additionalProperties":false,"properties":{"providers":{"description":"Reload only these loaded providers. Omitted: every source.","type":"array","minItems":1,"items":{"$ref":"ids.schema.json#/$defs/ProviderId"}}}};
 
 function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -7970,71 +9783,87 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "providers")){
-validate134.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema215,data}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.providers !== undefined){
-let data0 = data.providers;
-const _errs2 = errors;
-if(errors === _errs2){
-if(Array.isArray(data0)){
-if(data0.length < 1){
-validate134.errors = [{instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema215.properties.providers,data:data0}];
-return false;
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema215,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-var valid1 = true;
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.providers !== undefined){
+let data0 = data.providers;
+if(Array.isArray(data0)){
+if(data0.length < 1){
+const err1 = {instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema215.properties.providers,data:data0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
-const _errs4 = errors;
-const _errs5 = errors;
-if(errors === _errs5){
 if(typeof data1 === "string"){
 if(!pattern5.test(data1)){
-validate134.errors = [{instancePath:instancePath+"/providers/" + i0,schemaPath:"ids.schema.json#/$defs/ProviderId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema42,data:data1}];
-return false;
+const err2 = {instancePath:instancePath+"/providers/" + i0,schemaPath:"ids.schema.json#/$defs/ProviderId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema42,data:data1};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
 }
 }
 else {
-validate134.errors = [{instancePath:instancePath+"/providers/" + i0,schemaPath:"ids.schema.json#/$defs/ProviderId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.type,parentSchema:schema42,data:data1}];
-return false;
-}
-}
-var valid1 = _errs4 === errors;
-if(!valid1){
-break;
-}
-}
-}
+const err3 = {instancePath:instancePath+"/providers/" + i0,schemaPath:"ids.schema.json#/$defs/ProviderId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.type,parentSchema:schema42,data:data1};
+if(vErrors === null){
+vErrors = [err3];
 }
 else {
-validate134.errors = [{instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema215.properties.providers.type,parentSchema:schema215.properties.providers,data:data0}];
-return false;
+vErrors.push(err3);
 }
-}
+errors++;
 }
 }
 }
 else {
-validate134.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema215.type,parentSchema:schema215,data}];
-return false;
+const err4 = {instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema215.properties.providers.type,parentSchema:schema215.properties.providers,data:data0};
+if(vErrors === null){
+vErrors = [err4];
 }
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema215.type,parentSchema:schema215,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
 }
 validate134.errors = vErrors;
 return errors === 0;
 }
 validate134.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateReloadResult = validate135;
+export const validateReloadResult: ContractValidator = validate135;
 const schema217 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/reload-result.schema.json","title":"ReloadResult","description":"The outcome of reload (SDK only). 'ok: true': the candidate snapshot was published. 'ok: false': the candidate failed, nothing was published and the previous snapshot keeps serving; 'error' is CG_RELOAD_FAILED (phase load) and the failing providers' entries carry the real cause. Either way 'revision' is the graph revision now serving. A failed reload is a result, not an exception.","oneOf":[{"$ref":"#/$defs/ReloadSucceeded"},{"$ref":"#/$defs/ReloadFailed"}],"discriminator":{"propertyName":"ok"},"$defs":{"ReloadSucceeded":{"title":"ReloadSucceeded","description":"The new snapshot is published.","type":"object","additionalProperties":false,"required":["ok","revision","providers"],"properties":{"ok":{"const":true},"revision":{"$ref":"ids.schema.json#/$defs/Revision"},"providers":{"type":"array","items":{"$ref":"#/$defs/ProviderReloaded"}}}},"ReloadFailed":{"title":"ReloadFailed","description":"The candidate failed; the previous snapshot keeps serving.","type":"object","additionalProperties":false,"required":["ok","error","revision","providers"],"properties":{"ok":{"const":false},"error":{"$ref":"error.schema.json"},"revision":{"$ref":"ids.schema.json#/$defs/Revision"},"providers":{"type":"array","items":{"$ref":"#/$defs/ProviderReloadOutcome"}}}},"ProviderReloadOutcome":{"title":"ProviderReloadOutcome","description":"What happened to one provider of the candidate.","oneOf":[{"$ref":"#/$defs/ProviderReloaded"},{"$ref":"#/$defs/ProviderReloadError"}],"discriminator":{"propertyName":"ok"}},"ProviderReloaded":{"title":"ProviderReloaded","description":"The provider validated; 'revision' is its candidate revision and 'changed' tells whether it differs from the revision that was serving.","type":"object","additionalProperties":false,"required":["providerId","ok","revision","changed"],"properties":{"providerId":{"$ref":"ids.schema.json#/$defs/ProviderId"},"ok":{"const":true},"revision":{"$ref":"ids.schema.json#/$defs/Revision"},"changed":{"type":"boolean"}}},"ProviderReloadError":{"title":"ProviderReloadError","description":"The provider failed to validate; 'error' is the real cause (e.g. CG_DEFINITION_INVALID, CG_RELATION_CYCLE) and 'revision' the provider revision that keeps serving.","type":"object","additionalProperties":false,"required":["providerId","ok","revision","error"],"properties":{"providerId":{"$ref":"ids.schema.json#/$defs/ProviderId"},"ok":{"const":false},"revision":{"$ref":"ids.schema.json#/$defs/Revision"},"error":{"$ref":"error.schema.json"}}}}};
 const schema218 = {"title":"ReloadSucceeded","description":"The new snapshot is published.","type":"object","additionalProperties":false,"required":["ok","revision","providers"],"properties":{"ok":{"const":true},"revision":{"$ref":"ids.schema.json#/$defs/Revision"},"providers":{"type":"array","items":{"$ref":"#/$defs/ProviderReloaded"}}}};
 const schema220 = {"title":"ProviderReloaded","description":"The provider validated; 'revision' is its candidate revision and 'changed' tells whether it differs from the revision that was serving.","type":"object","additionalProperties":false,"required":["providerId","ok","revision","changed"],"properties":{"providerId":{"$ref":"ids.schema.json#/$defs/ProviderId"},"ok":{"const":true},"revision":{"$ref":"ids.schema.json#/$defs/Revision"},"changed":{"type":"boolean"}}};
@@ -8049,102 +9878,145 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.providerId === undefined) && (missing0 = "providerId")) || ((data.ok === undefined) && (missing0 = "ok"))) || ((data.revision === undefined) && (missing0 = "revision"))) || ((data.changed === undefined) && (missing0 = "changed"))){
-validate137.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema220.required,parentSchema:schema220,data}];
-return false;
+if(data.providerId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "providerId"},message:"must have required property '"+"providerId"+"'",schema:schema220.required,parentSchema:schema220,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.ok === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'",schema:schema220.required,parentSchema:schema220,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.revision === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "revision"},message:"must have required property '"+"revision"+"'",schema:schema220.required,parentSchema:schema220,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.changed === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "changed"},message:"must have required property '"+"changed"+"'",schema:schema220.required,parentSchema:schema220,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
 for(const key0 in data){
 if(!((((key0 === "providerId") || (key0 === "ok")) || (key0 === "revision")) || (key0 === "changed"))){
-validate137.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema220,data}];
-return false;
-break;
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema220,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.providerId !== undefined){
 let data0 = data.providerId;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern5.test(data0)){
-validate137.errors = [{instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema42,data:data0}];
-return false;
+const err5 = {instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema42,data:data0};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
 }
 }
 else {
-validate137.errors = [{instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.type,parentSchema:schema42,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err6 = {instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.type,parentSchema:schema42,data:data0};
+if(vErrors === null){
+vErrors = [err6];
 }
 else {
-var valid0 = true;
+vErrors.push(err6);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.ok !== undefined){
 let data1 = data.ok;
-const _errs5 = errors;
 if(true !== data1){
-validate137.errors = [{instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant",schema:true,parentSchema:schema220.properties.ok,data:data1}];
-return false;
-}
-var valid0 = _errs5 === errors;
+const err7 = {instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant",schema:true,parentSchema:schema220.properties.ok,data:data1};
+if(vErrors === null){
+vErrors = [err7];
 }
 else {
-var valid0 = true;
+vErrors.push(err7);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.revision !== undefined){
 let data2 = data.revision;
-const _errs6 = errors;
-const _errs7 = errors;
-if(errors === _errs7){
 if(typeof data2 === "string"){
 if(!pattern55.test(data2)){
-validate137.errors = [{instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/pattern",keyword:"pattern",params:{pattern: "^r:[0-9a-f]{16}$"},message:"must match pattern \""+"^r:[0-9a-f]{16}$"+"\"",schema:"^r:[0-9a-f]{16}$",parentSchema:schema137,data:data2}];
-return false;
+const err8 = {instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/pattern",keyword:"pattern",params:{pattern: "^r:[0-9a-f]{16}$"},message:"must match pattern \""+"^r:[0-9a-f]{16}$"+"\"",schema:"^r:[0-9a-f]{16}$",parentSchema:schema137,data:data2};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
 }
 }
 else {
-validate137.errors = [{instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema137.type,parentSchema:schema137,data:data2}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
+const err9 = {instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema137.type,parentSchema:schema137,data:data2};
+if(vErrors === null){
+vErrors = [err9];
 }
 else {
-var valid0 = true;
+vErrors.push(err9);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.changed !== undefined){
 let data3 = data.changed;
-const _errs9 = errors;
 if(typeof data3 !== "boolean"){
-validate137.errors = [{instancePath:instancePath+"/changed",schemaPath:"#/properties/changed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema220.properties.changed.type,parentSchema:schema220.properties.changed,data:data3}];
-return false;
-}
-var valid0 = _errs9 === errors;
+const err10 = {instancePath:instancePath+"/changed",schemaPath:"#/properties/changed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema220.properties.changed.type,parentSchema:schema220.properties.changed,data:data3};
+if(vErrors === null){
+vErrors = [err10];
 }
 else {
-var valid0 = true;
+vErrors.push(err10);
 }
-}
-}
-}
+errors++;
 }
 }
 }
 else {
-validate137.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema220.type,parentSchema:schema220,data}];
-return false;
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema220.type,parentSchema:schema220,data};
+if(vErrors === null){
+vErrors = [err11];
 }
+else {
+vErrors.push(err11);
+}
+errors++;
 }
 validate137.errors = vErrors;
 return errors === 0;
@@ -8162,96 +10034,119 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.ok === undefined) && (missing0 = "ok")) || ((data.revision === undefined) && (missing0 = "revision"))) || ((data.providers === undefined) && (missing0 = "providers"))){
-validate136.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema218.required,parentSchema:schema218,data}];
-return false;
+if(data.ok === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'",schema:schema218.required,parentSchema:schema218,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.revision === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "revision"},message:"must have required property '"+"revision"+"'",schema:schema218.required,parentSchema:schema218,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.providers === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "providers"},message:"must have required property '"+"providers"+"'",schema:schema218.required,parentSchema:schema218,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
 for(const key0 in data){
 if(!(((key0 === "ok") || (key0 === "revision")) || (key0 === "providers"))){
-validate136.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema218,data}];
-return false;
-break;
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema218,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.ok !== undefined){
 let data0 = data.ok;
-const _errs2 = errors;
 if(true !== data0){
-validate136.errors = [{instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant",schema:true,parentSchema:schema218.properties.ok,data:data0}];
-return false;
-}
-var valid0 = _errs2 === errors;
+const err4 = {instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant",schema:true,parentSchema:schema218.properties.ok,data:data0};
+if(vErrors === null){
+vErrors = [err4];
 }
 else {
-var valid0 = true;
+vErrors.push(err4);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.revision !== undefined){
 let data1 = data.revision;
-const _errs3 = errors;
-const _errs4 = errors;
-if(errors === _errs4){
 if(typeof data1 === "string"){
 if(!pattern55.test(data1)){
-validate136.errors = [{instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/pattern",keyword:"pattern",params:{pattern: "^r:[0-9a-f]{16}$"},message:"must match pattern \""+"^r:[0-9a-f]{16}$"+"\"",schema:"^r:[0-9a-f]{16}$",parentSchema:schema137,data:data1}];
-return false;
+const err5 = {instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/pattern",keyword:"pattern",params:{pattern: "^r:[0-9a-f]{16}$"},message:"must match pattern \""+"^r:[0-9a-f]{16}$"+"\"",schema:"^r:[0-9a-f]{16}$",parentSchema:schema137,data:data1};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
 }
 }
 else {
-validate136.errors = [{instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema137.type,parentSchema:schema137,data:data1}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
+const err6 = {instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema137.type,parentSchema:schema137,data:data1};
+if(vErrors === null){
+vErrors = [err6];
 }
 else {
-var valid0 = true;
+vErrors.push(err6);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.providers !== undefined){
 let data2 = data.providers;
-const _errs6 = errors;
-if(errors === _errs6){
 if(Array.isArray(data2)){
-var valid2 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-const _errs8 = errors;
 if(!(validate137(data2[i0], {instancePath:instancePath+"/providers/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);
 errors = vErrors.length;
 }
-var valid2 = _errs8 === errors;
-if(!valid2){
-break;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema218.properties.providers.type,parentSchema:schema218.properties.providers,data:data2};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
 }
 }
 }
 else {
-validate136.errors = [{instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema218.properties.providers.type,parentSchema:schema218.properties.providers,data:data2}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema218.type,parentSchema:schema218,data};
+if(vErrors === null){
+vErrors = [err8];
 }
 else {
-var valid0 = true;
+vErrors.push(err8);
 }
-}
-}
-}
-}
-}
-else {
-validate136.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema218.type,parentSchema:schema218,data}];
-return false;
-}
+errors++;
 }
 validate136.errors = vErrors;
 return errors === 0;
@@ -8272,101 +10167,138 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.providerId === undefined) && (missing0 = "providerId")) || ((data.ok === undefined) && (missing0 = "ok"))) || ((data.revision === undefined) && (missing0 = "revision"))) || ((data.error === undefined) && (missing0 = "error"))){
-validate144.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema226.required,parentSchema:schema226,data}];
-return false;
+if(data.providerId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "providerId"},message:"must have required property '"+"providerId"+"'",schema:schema226.required,parentSchema:schema226,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.ok === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'",schema:schema226.required,parentSchema:schema226,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.revision === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "revision"},message:"must have required property '"+"revision"+"'",schema:schema226.required,parentSchema:schema226,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.error === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error"},message:"must have required property '"+"error"+"'",schema:schema226.required,parentSchema:schema226,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
 for(const key0 in data){
 if(!((((key0 === "providerId") || (key0 === "ok")) || (key0 === "revision")) || (key0 === "error"))){
-validate144.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema226,data}];
-return false;
-break;
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema226,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.providerId !== undefined){
 let data0 = data.providerId;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern5.test(data0)){
-validate144.errors = [{instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema42,data:data0}];
-return false;
+const err5 = {instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema42,data:data0};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
 }
 }
 else {
-validate144.errors = [{instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.type,parentSchema:schema42,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err6 = {instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.type,parentSchema:schema42,data:data0};
+if(vErrors === null){
+vErrors = [err6];
 }
 else {
-var valid0 = true;
+vErrors.push(err6);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.ok !== undefined){
 let data1 = data.ok;
-const _errs5 = errors;
 if(false !== data1){
-validate144.errors = [{instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant",schema:false,parentSchema:schema226.properties.ok,data:data1}];
-return false;
-}
-var valid0 = _errs5 === errors;
+const err7 = {instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant",schema:false,parentSchema:schema226.properties.ok,data:data1};
+if(vErrors === null){
+vErrors = [err7];
 }
 else {
-var valid0 = true;
+vErrors.push(err7);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.revision !== undefined){
 let data2 = data.revision;
-const _errs6 = errors;
-const _errs7 = errors;
-if(errors === _errs7){
 if(typeof data2 === "string"){
 if(!pattern55.test(data2)){
-validate144.errors = [{instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/pattern",keyword:"pattern",params:{pattern: "^r:[0-9a-f]{16}$"},message:"must match pattern \""+"^r:[0-9a-f]{16}$"+"\"",schema:"^r:[0-9a-f]{16}$",parentSchema:schema137,data:data2}];
-return false;
+const err8 = {instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/pattern",keyword:"pattern",params:{pattern: "^r:[0-9a-f]{16}$"},message:"must match pattern \""+"^r:[0-9a-f]{16}$"+"\"",schema:"^r:[0-9a-f]{16}$",parentSchema:schema137,data:data2};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
 }
 }
 else {
-validate144.errors = [{instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema137.type,parentSchema:schema137,data:data2}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
+const err9 = {instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema137.type,parentSchema:schema137,data:data2};
+if(vErrors === null){
+vErrors = [err9];
 }
 else {
-var valid0 = true;
+vErrors.push(err9);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.error !== undefined){
-const _errs9 = errors;
 if(!(validate42(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
 }
 }
 else {
-validate144.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema226.type,parentSchema:schema226,data}];
-return false;
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema226.type,parentSchema:schema226,data};
+if(vErrors === null){
+vErrors = [err10];
 }
+else {
+vErrors.push(err10);
+}
+errors++;
 }
 validate144.errors = vErrors;
 return errors === 0;
@@ -8426,8 +10358,6 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate142.errors = vErrors;
-return false;
 }
 else {
 errors = _errs0;
@@ -8457,109 +10387,135 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.ok === undefined) && (missing0 = "ok")) || ((data.error === undefined) && (missing0 = "error"))) || ((data.revision === undefined) && (missing0 = "revision"))) || ((data.providers === undefined) && (missing0 = "providers"))){
-validate140.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema223.required,parentSchema:schema223,data}];
-return false;
+if(data.ok === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'",schema:schema223.required,parentSchema:schema223,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.error === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error"},message:"must have required property '"+"error"+"'",schema:schema223.required,parentSchema:schema223,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.revision === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "revision"},message:"must have required property '"+"revision"+"'",schema:schema223.required,parentSchema:schema223,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.providers === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "providers"},message:"must have required property '"+"providers"+"'",schema:schema223.required,parentSchema:schema223,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
 for(const key0 in data){
 if(!((((key0 === "ok") || (key0 === "error")) || (key0 === "revision")) || (key0 === "providers"))){
-validate140.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema223,data}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.ok !== undefined){
-let data0 = data.ok;
-const _errs2 = errors;
-if(false !== data0){
-validate140.errors = [{instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant",schema:false,parentSchema:schema223.properties.ok,data:data0}];
-return false;
-}
-var valid0 = _errs2 === errors;
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema223,data};
+if(vErrors === null){
+vErrors = [err4];
 }
 else {
-var valid0 = true;
+vErrors.push(err4);
 }
-if(valid0){
+errors++;
+}
+}
+if(data.ok !== undefined){
+let data0 = data.ok;
+if(false !== data0){
+const err5 = {instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant",schema:false,parentSchema:schema223.properties.ok,data:data0};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
 if(data.error !== undefined){
-const _errs3 = errors;
 if(!(validate42(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs3 === errors;
 }
-else {
-var valid0 = true;
-}
-if(valid0){
 if(data.revision !== undefined){
 let data2 = data.revision;
-const _errs4 = errors;
-const _errs5 = errors;
-if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!pattern55.test(data2)){
-validate140.errors = [{instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/pattern",keyword:"pattern",params:{pattern: "^r:[0-9a-f]{16}$"},message:"must match pattern \""+"^r:[0-9a-f]{16}$"+"\"",schema:"^r:[0-9a-f]{16}$",parentSchema:schema137,data:data2}];
-return false;
+const err6 = {instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/pattern",keyword:"pattern",params:{pattern: "^r:[0-9a-f]{16}$"},message:"must match pattern \""+"^r:[0-9a-f]{16}$"+"\"",schema:"^r:[0-9a-f]{16}$",parentSchema:schema137,data:data2};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
 }
 }
 else {
-validate140.errors = [{instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema137.type,parentSchema:schema137,data:data2}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
+const err7 = {instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema137.type,parentSchema:schema137,data:data2};
+if(vErrors === null){
+vErrors = [err7];
 }
 else {
-var valid0 = true;
+vErrors.push(err7);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.providers !== undefined){
 let data3 = data.providers;
-const _errs7 = errors;
-if(errors === _errs7){
 if(Array.isArray(data3)){
-var valid2 = true;
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
-const _errs9 = errors;
 if(!(validate142(data3[i0], {instancePath:instancePath+"/providers/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate142.errors : vErrors.concat(validate142.errors);
 errors = vErrors.length;
 }
-var valid2 = _errs9 === errors;
-if(!valid2){
-break;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema223.properties.providers.type,parentSchema:schema223.properties.providers,data:data3};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
 }
 }
 }
 else {
-validate140.errors = [{instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema223.properties.providers.type,parentSchema:schema223.properties.providers,data:data3}];
-return false;
-}
-}
-var valid0 = _errs7 === errors;
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema223.type,parentSchema:schema223,data};
+if(vErrors === null){
+vErrors = [err9];
 }
 else {
-var valid0 = true;
+vErrors.push(err9);
 }
-}
-}
-}
-}
-}
-}
-else {
-validate140.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema223.type,parentSchema:schema223,data}];
-return false;
-}
+errors++;
 }
 validate140.errors = vErrors;
 return errors === 0;
@@ -8620,8 +10576,6 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate135.errors = vErrors;
-return false;
 }
 else {
 errors = _errs0;
@@ -8640,7 +10594,7 @@ return errors === 0;
 }
 validate135.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const validateResolveRequest = validate149;
+export const validateResolveRequest: ContractValidator = validate149;
 const schema229 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/resolve-request.schema.json","title":"ResolveRequest","description":"Arguments of resolve_capabilities: get the full details (description, when to use, relations, documents) of capabilities by full id, optionally following their relations. Omit a key to use its default; never send null.","type":"object","additionalProperties":false,"required":["ids"],"properties":{"ids":{"description":"1..100 full capability ids ('providerId::capabilityId'), e.g. from list_capabilities or match_capabilities.","type":"array","minItems":1,"maxItems":100,"items":{"$ref":"ids.schema.json#/$defs/CapabilityId"}},"relations":{"$ref":"#/$defs/RelationTraversal"}},"$defs":{"RelationTraversal":{"title":"RelationTraversal","description":"Which relations to follow from the requested capabilities, and how far.","type":"object","additionalProperties":false,"properties":{"kinds":{"description":"Relation kinds to follow. Omitted: every kind.","type":"array","minItems":1,"maxItems":4,"items":{"$ref":"definition.schema.json#/$defs/RelationKind"}},"depth":{"description":"How many relation hops to follow, 0..8; 0 resolves only the requested ids.","type":"integer","minimum":0,"maximum":8,"default":1}}}}};
 const schema231 = {"title":"RelationTraversal","description":"Which relations to follow from the requested capabilities, and how far.","type":"object","additionalProperties":false,"properties":{"kinds":{"description":"Relation kinds to follow. Omitted: every kind.","type":"array","minItems":1,"maxItems":4,"items":{"$ref":"definition.schema.json#/$defs/RelationKind"}},"depth":{"description":"How many relation hops to follow, 0..8; 0 resolves only the requested ids.","type":"integer","minimum":0,"maximum":8,"default":1}}};
 
@@ -8654,97 +10608,123 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "kinds") || (key0 === "depth"))){
-validate150.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema231,data}];
-return false;
-break;
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema231,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.kinds !== undefined){
 let data0 = data.kinds;
-const _errs2 = errors;
-if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length > 4){
-validate150.errors = [{instancePath:instancePath+"/kinds",schemaPath:"#/properties/kinds/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items",schema:4,parentSchema:schema231.properties.kinds,data:data0}];
-return false;
+const err1 = {instancePath:instancePath+"/kinds",schemaPath:"#/properties/kinds/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items",schema:4,parentSchema:schema231.properties.kinds,data:data0};
+if(vErrors === null){
+vErrors = [err1];
 }
 else {
+vErrors.push(err1);
+}
+errors++;
+}
 if(data0.length < 1){
-validate150.errors = [{instancePath:instancePath+"/kinds",schemaPath:"#/properties/kinds/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema231.properties.kinds,data:data0}];
-return false;
+const err2 = {instancePath:instancePath+"/kinds",schemaPath:"#/properties/kinds/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema231.properties.kinds,data:data0};
+if(vErrors === null){
+vErrors = [err2];
 }
 else {
-var valid1 = true;
+vErrors.push(err2);
+}
+errors++;
+}
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
-const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate150.errors = [{instancePath:instancePath+"/kinds/" + i0,schemaPath:"definition.schema.json#/$defs/RelationKind/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.type,parentSchema:schema73,data:data1}];
-return false;
+const err3 = {instancePath:instancePath+"/kinds/" + i0,schemaPath:"definition.schema.json#/$defs/RelationKind/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.type,parentSchema:schema73,data:data1};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
 }
 if(!((((data1 === "requires") || (data1 === "parent")) || (data1 === "specializes")) || (data1 === "related"))){
-validate150.errors = [{instancePath:instancePath+"/kinds/" + i0,schemaPath:"definition.schema.json#/$defs/RelationKind/enum",keyword:"enum",params:{allowedValues: schema73.enum},message:"must be equal to one of the allowed values",schema:schema73.enum,parentSchema:schema73,data:data1}];
-return false;
+const err4 = {instancePath:instancePath+"/kinds/" + i0,schemaPath:"definition.schema.json#/$defs/RelationKind/enum",keyword:"enum",params:{allowedValues: schema73.enum},message:"must be equal to one of the allowed values",schema:schema73.enum,parentSchema:schema73,data:data1};
+if(vErrors === null){
+vErrors = [err4];
 }
-var valid1 = _errs4 === errors;
-if(!valid1){
-break;
+else {
+vErrors.push(err4);
 }
-}
+errors++;
 }
 }
 }
 else {
-validate150.errors = [{instancePath:instancePath+"/kinds",schemaPath:"#/properties/kinds/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema231.properties.kinds.type,parentSchema:schema231.properties.kinds,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err5 = {instancePath:instancePath+"/kinds",schemaPath:"#/properties/kinds/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema231.properties.kinds.type,parentSchema:schema231.properties.kinds,data:data0};
+if(vErrors === null){
+vErrors = [err5];
 }
 else {
-var valid0 = true;
+vErrors.push(err5);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.depth !== undefined){
 let data2 = data.depth;
-const _errs7 = errors;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-validate150.errors = [{instancePath:instancePath+"/depth",schemaPath:"#/properties/depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema231.properties.depth.type,parentSchema:schema231.properties.depth,data:data2}];
-return false;
+const err6 = {instancePath:instancePath+"/depth",schemaPath:"#/properties/depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema231.properties.depth.type,parentSchema:schema231.properties.depth,data:data2};
+if(vErrors === null){
+vErrors = [err6];
 }
-if(errors === _errs7){
+else {
+vErrors.push(err6);
+}
+errors++;
+}
 if(typeof data2 == "number"){
 if(data2 > 8 || isNaN(data2)){
-validate150.errors = [{instancePath:instancePath+"/depth",schemaPath:"#/properties/depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 8},message:"must be <= 8",schema:8,parentSchema:schema231.properties.depth,data:data2}];
-return false;
+const err7 = {instancePath:instancePath+"/depth",schemaPath:"#/properties/depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 8},message:"must be <= 8",schema:8,parentSchema:schema231.properties.depth,data:data2};
+if(vErrors === null){
+vErrors = [err7];
 }
 else {
+vErrors.push(err7);
+}
+errors++;
+}
 if(data2 < 0 || isNaN(data2)){
-validate150.errors = [{instancePath:instancePath+"/depth",schemaPath:"#/properties/depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema231.properties.depth,data:data2}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs7 === errors;
+const err8 = {instancePath:instancePath+"/depth",schemaPath:"#/properties/depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema231.properties.depth,data:data2};
+if(vErrors === null){
+vErrors = [err8];
 }
 else {
-var valid0 = true;
+vErrors.push(err8);
+}
+errors++;
 }
 }
 }
 }
 else {
-validate150.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema231.type,parentSchema:schema231,data}];
-return false;
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema231.type,parentSchema:schema231,data};
+if(vErrors === null){
+vErrors = [err9];
 }
+else {
+vErrors.push(err9);
+}
+errors++;
 }
 validate150.errors = vErrors;
 return errors === 0;
@@ -8763,103 +10743,115 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.ids === undefined) && (missing0 = "ids")){
-validate149.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema229.required,parentSchema:schema229,data}];
-return false;
+if(data.ids === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ids"},message:"must have required property '"+"ids"+"'",schema:schema229.required,parentSchema:schema229,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
 for(const key0 in data){
 if(!((key0 === "ids") || (key0 === "relations"))){
-validate149.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema229,data}];
-return false;
-break;
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema229,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.ids !== undefined){
 let data0 = data.ids;
-const _errs2 = errors;
-if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length > 100){
-validate149.errors = [{instancePath:instancePath+"/ids",schemaPath:"#/properties/ids/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items",schema:100,parentSchema:schema229.properties.ids,data:data0}];
-return false;
+const err2 = {instancePath:instancePath+"/ids",schemaPath:"#/properties/ids/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items",schema:100,parentSchema:schema229.properties.ids,data:data0};
+if(vErrors === null){
+vErrors = [err2];
 }
 else {
+vErrors.push(err2);
+}
+errors++;
+}
 if(data0.length < 1){
-validate149.errors = [{instancePath:instancePath+"/ids",schemaPath:"#/properties/ids/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema229.properties.ids,data:data0}];
-return false;
+const err3 = {instancePath:instancePath+"/ids",schemaPath:"#/properties/ids/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema229.properties.ids,data:data0};
+if(vErrors === null){
+vErrors = [err3];
 }
 else {
-var valid1 = true;
+vErrors.push(err3);
+}
+errors++;
+}
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
-const _errs4 = errors;
-const _errs5 = errors;
-if(errors === _errs5){
 if(typeof data1 === "string"){
 if(!pattern4.test(data1)){
-validate149.errors = [{instancePath:instancePath+"/ids/" + i0,schemaPath:"ids.schema.json#/$defs/CapabilityId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$",parentSchema:schema41,data:data1}];
-return false;
+const err4 = {instancePath:instancePath+"/ids/" + i0,schemaPath:"ids.schema.json#/$defs/CapabilityId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$",parentSchema:schema41,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
 }
 }
 else {
-validate149.errors = [{instancePath:instancePath+"/ids/" + i0,schemaPath:"ids.schema.json#/$defs/CapabilityId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.type,parentSchema:schema41,data:data1}];
-return false;
+const err5 = {instancePath:instancePath+"/ids/" + i0,schemaPath:"ids.schema.json#/$defs/CapabilityId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.type,parentSchema:schema41,data:data1};
+if(vErrors === null){
+vErrors = [err5];
 }
+else {
+vErrors.push(err5);
 }
-var valid1 = _errs4 === errors;
-if(!valid1){
-break;
-}
-}
+errors++;
 }
 }
 }
 else {
-validate149.errors = [{instancePath:instancePath+"/ids",schemaPath:"#/properties/ids/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema229.properties.ids.type,parentSchema:schema229.properties.ids,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err6 = {instancePath:instancePath+"/ids",schemaPath:"#/properties/ids/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema229.properties.ids.type,parentSchema:schema229.properties.ids,data:data0};
+if(vErrors === null){
+vErrors = [err6];
 }
 else {
-var valid0 = true;
+vErrors.push(err6);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.relations !== undefined){
-const _errs7 = errors;
 if(!(validate150(data.relations, {instancePath:instancePath+"/relations",parentData:data,parentDataProperty:"relations",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate150.errors : vErrors.concat(validate150.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
 }
 }
 else {
-validate149.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema229.type,parentSchema:schema229,data}];
-return false;
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema229.type,parentSchema:schema229,data};
+if(vErrors === null){
+vErrors = [err7];
 }
+else {
+vErrors.push(err7);
+}
+errors++;
 }
 validate149.errors = vErrors;
 return errors === 0;
 }
 validate149.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateResolveResult = validate108;
+export const validateResolveResult: ContractValidator = validate108;
 
-export const validateSdkError = validate152;
+export const validateSdkError: ContractValidator = validate152;
 const schema233 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/sdk-error.schema.json","title":"SdkError","description":"What an SDK's GraphError serializes to (toJSON / to_json): the bare error object, without an ok/error envelope.","$ref":"error.schema.json"};
 
 function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -8882,7 +10874,7 @@ return errors === 0;
 }
 validate152.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateToolOutcome = validate103;
+export const validateToolOutcome: ContractValidator = validate103;
 const schema188 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/tool-outcome.schema.json","title":"ToolOutcome","description":"What ToolAdapter.call(name, arguments) returns: always an object, never a raised GraphError. 'ok: true' carries the operation's result; 'ok: false' carries the error object (an unknown tool name is CG_INPUT_INVALID, phase query).","oneOf":[{"$ref":"#/$defs/ToolSuccess"},{"$ref":"#/$defs/ToolFailure"}],"discriminator":{"propertyName":"ok"},"examples":[{"ok":false,"error":{"code":"CG_CAPABILITY_NOT_FOUND","phase":"query","message":"Requested capability does not exist","nextAction":"refresh"}}],"$defs":{"ToolSuccess":{"title":"ToolSuccess","description":"The call succeeded; 'result' is the tool's result.","type":"object","additionalProperties":false,"required":["ok","result"],"properties":{"ok":{"const":true},"result":{"$ref":"#/$defs/ToolResult"}}},"ToolFailure":{"title":"ToolFailure","description":"The call failed; 'error' is the error object.","type":"object","additionalProperties":false,"required":["ok","error"],"properties":{"ok":{"const":false},"error":{"$ref":"error.schema.json"}}},"ToolResult":{"title":"ToolResult","description":"The result of one of the five tools (the shapes are disjoint).","oneOf":[{"$ref":"describe-result.schema.json"},{"$ref":"list-result.schema.json"},{"$ref":"resolve-result.schema.json"},{"$ref":"match-result.schema.json"},{"$ref":"read-document-result.schema.json"}]}}};
 const schema189 = {"title":"ToolSuccess","description":"The call succeeded; 'result' is the tool's result.","type":"object","additionalProperties":false,"required":["ok","result"],"properties":{"ok":{"const":true},"result":{"$ref":"#/$defs/ToolResult"}}};
 
@@ -8995,8 +10987,6 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate105.errors = vErrors;
-return false;
 }
 else {
 errors = _errs0;
@@ -9026,55 +11016,68 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.ok === undefined) && (missing0 = "ok")) || ((data.result === undefined) && (missing0 = "result"))){
-validate104.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema189.required,parentSchema:schema189,data}];
-return false;
+if(data.ok === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'",schema:schema189.required,parentSchema:schema189,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.result === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "result"},message:"must have required property '"+"result"+"'",schema:schema189.required,parentSchema:schema189,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
 for(const key0 in data){
 if(!((key0 === "ok") || (key0 === "result"))){
-validate104.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema189,data}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.ok !== undefined){
-let data0 = data.ok;
-const _errs2 = errors;
-if(true !== data0){
-validate104.errors = [{instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant",schema:true,parentSchema:schema189.properties.ok,data:data0}];
-return false;
-}
-var valid0 = _errs2 === errors;
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema189,data};
+if(vErrors === null){
+vErrors = [err2];
 }
 else {
-var valid0 = true;
+vErrors.push(err2);
 }
-if(valid0){
+errors++;
+}
+}
+if(data.ok !== undefined){
+let data0 = data.ok;
+if(true !== data0){
+const err3 = {instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant",schema:true,parentSchema:schema189.properties.ok,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
 if(data.result !== undefined){
-const _errs3 = errors;
 if(!(validate105(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
 }
 }
 else {
-validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema189.type,parentSchema:schema189,data}];
-return false;
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema189.type,parentSchema:schema189,data};
+if(vErrors === null){
+vErrors = [err4];
 }
+else {
+vErrors.push(err4);
+}
+errors++;
 }
 validate104.errors = vErrors;
 return errors === 0;
@@ -9093,55 +11096,68 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.ok === undefined) && (missing0 = "ok")) || ((data.error === undefined) && (missing0 = "error"))){
-validate120.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema208.required,parentSchema:schema208,data}];
-return false;
+if(data.ok === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'",schema:schema208.required,parentSchema:schema208,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.error === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error"},message:"must have required property '"+"error"+"'",schema:schema208.required,parentSchema:schema208,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
 for(const key0 in data){
 if(!((key0 === "ok") || (key0 === "error"))){
-validate120.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema208,data}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.ok !== undefined){
-let data0 = data.ok;
-const _errs2 = errors;
-if(false !== data0){
-validate120.errors = [{instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant",schema:false,parentSchema:schema208.properties.ok,data:data0}];
-return false;
-}
-var valid0 = _errs2 === errors;
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema208,data};
+if(vErrors === null){
+vErrors = [err2];
 }
 else {
-var valid0 = true;
+vErrors.push(err2);
 }
-if(valid0){
+errors++;
+}
+}
+if(data.ok !== undefined){
+let data0 = data.ok;
+if(false !== data0){
+const err3 = {instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant",schema:false,parentSchema:schema208.properties.ok,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
 if(data.error !== undefined){
-const _errs3 = errors;
 if(!(validate42(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
 }
 }
 else {
-validate120.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema208.type,parentSchema:schema208,data}];
-return false;
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema208.type,parentSchema:schema208,data};
+if(vErrors === null){
+vErrors = [err4];
 }
+else {
+vErrors.push(err4);
+}
+errors++;
 }
 validate120.errors = vErrors;
 return errors === 0;
@@ -9202,8 +11218,6 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate103.errors = vErrors;
-return false;
 }
 else {
 errors = _errs0;
@@ -9222,7 +11236,7 @@ return errors === 0;
 }
 validate103.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const validateTools = validate154;
+export const validateTools: ContractValidator = validate154;
 const schema234 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/tools.schema.json","title":"ToolsDocument","description":"The schema of spec/capability-graph/tools.json: the five tools every surface exposes (Tool Adapter, MCP, CLI 'call'), each with a description written for a language model and self-contained input and output JSON Schemas (bundled from the request and result schemas; top-level 'type' is 'object', as MCP requires).","type":"object","additionalProperties":false,"required":["tools"],"properties":{"$comment":{"description":"A note for the people who edit the file.","type":"string"},"tools":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/ToolDefinition"}}},"$defs":{"ToolDefinition":{"title":"ToolDefinition","description":"One tool.","type":"object","additionalProperties":false,"required":["name","title","description","inputSchema","outputSchema","annotations"],"properties":{"name":{"description":"The tool name used in calls.","type":"string","pattern":"^[a-z][a-z0-9_]{0,63}$"},"title":{"description":"A short human-readable title.","type":"string","minLength":1,"maxLength":128},"description":{"description":"What the tool does and when to use it, for a language model.","type":"string","minLength":1,"maxLength":4096},"inputSchema":{"$ref":"#/$defs/ObjectSchema"},"outputSchema":{"$ref":"#/$defs/ObjectSchema"},"annotations":{"$ref":"#/$defs/ToolAnnotations"}}},"ObjectSchema":{"title":"ObjectSchema","description":"A self-contained JSON Schema (2020-12) for a JSON object: 'type' is 'object' and every '$ref' is local ('#/$defs/...'). Its own keywords are open, as in any JSON Schema.","type":"object","required":["type"],"properties":{"type":{"const":"object"}},"additionalProperties":true},"ToolAnnotations":{"title":"ToolAnnotations","description":"MCP tool annotations (hints for clients).","type":"object","additionalProperties":false,"required":["readOnlyHint","destructiveHint","idempotentHint","openWorldHint"],"properties":{"readOnlyHint":{"type":"boolean"},"destructiveHint":{"type":"boolean"},"idempotentHint":{"type":"boolean"},"openWorldHint":{"type":"boolean"}}}}};
 const schema235 = {"title":"ToolDefinition","description":"One tool.","type":"object","additionalProperties":false,"required":["name","title","description","inputSchema","outputSchema","annotations"],"properties":{"name":{"description":"The tool name used in calls.","type":"string","pattern":"^[a-z][a-z0-9_]{0,63}$"},"title":{"description":"A short human-readable title.","type":"string","minLength":1,"maxLength":128},"description":{"description":"What the tool does and when to use it, for a language model.","type":"string","minLength":1,"maxLength":4096},"inputSchema":{"$ref":"#/$defs/ObjectSchema"},"outputSchema":{"$ref":"#/$defs/ObjectSchema"},"annotations":{"$ref":"#/$defs/ToolAnnotations"}}};
 const schema236 = {"title":"ObjectSchema","description":"A self-contained JSON Schema (2020-12) for a JSON object: 'type' is 'object' and every '$ref' is local ('#/$defs/...'). Its own keywords are open, as in any JSON Schema.","type":"object","required":["type"],"properties":{"type":{"const":"object"}},"additionalProperties":true};
@@ -9239,262 +11253,379 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((((data.name === undefined) && (missing0 = "name")) || ((data.title === undefined) && (missing0 = "title"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.inputSchema === undefined) && (missing0 = "inputSchema"))) || ((data.outputSchema === undefined) && (missing0 = "outputSchema"))) || ((data.annotations === undefined) && (missing0 = "annotations"))){
-validate155.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema235.required,parentSchema:schema235,data}];
-return false;
+if(data.name === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema235.required,parentSchema:schema235,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.title === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "title"},message:"must have required property '"+"title"+"'",schema:schema235.required,parentSchema:schema235,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.description === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'",schema:schema235.required,parentSchema:schema235,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.inputSchema === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "inputSchema"},message:"must have required property '"+"inputSchema"+"'",schema:schema235.required,parentSchema:schema235,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.outputSchema === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "outputSchema"},message:"must have required property '"+"outputSchema"+"'",schema:schema235.required,parentSchema:schema235,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.annotations === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "annotations"},message:"must have required property '"+"annotations"+"'",schema:schema235.required,parentSchema:schema235,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
 for(const key0 in data){
 if(!((((((key0 === "name") || (key0 === "title")) || (key0 === "description")) || (key0 === "inputSchema")) || (key0 === "outputSchema")) || (key0 === "annotations"))){
-validate155.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema235,data}];
-return false;
-break;
+const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema235,data};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.name !== undefined){
 let data0 = data.name;
-const _errs2 = errors;
-if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern92.test(data0)){
-validate155.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9_]{0,63}$"+"\"",schema:"^[a-z][a-z0-9_]{0,63}$",parentSchema:schema235.properties.name,data:data0}];
-return false;
+const err7 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9_]{0,63}$"+"\"",schema:"^[a-z][a-z0-9_]{0,63}$",parentSchema:schema235.properties.name,data:data0};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
 }
 }
 else {
-validate155.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema235.properties.name.type,parentSchema:schema235.properties.name,data:data0}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err8 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema235.properties.name.type,parentSchema:schema235.properties.name,data:data0};
+if(vErrors === null){
+vErrors = [err8];
 }
 else {
-var valid0 = true;
+vErrors.push(err8);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.title !== undefined){
 let data1 = data.title;
-const _errs4 = errors;
-if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) > 128){
-validate155.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters",schema:128,parentSchema:schema235.properties.title,data:data1}];
-return false;
+const err9 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters",schema:128,parentSchema:schema235.properties.title,data:data1};
+if(vErrors === null){
+vErrors = [err9];
 }
 else {
+vErrors.push(err9);
+}
+errors++;
+}
 if(func1(data1) < 1){
-validate155.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema235.properties.title,data:data1}];
-return false;
+const err10 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema235.properties.title,data:data1};
+if(vErrors === null){
+vErrors = [err10];
 }
+else {
+vErrors.push(err10);
+}
+errors++;
 }
 }
 else {
-validate155.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema235.properties.title.type,parentSchema:schema235.properties.title,data:data1}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
+const err11 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema235.properties.title.type,parentSchema:schema235.properties.title,data:data1};
+if(vErrors === null){
+vErrors = [err11];
 }
 else {
-var valid0 = true;
+vErrors.push(err11);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.description !== undefined){
 let data2 = data.description;
-const _errs6 = errors;
-if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func1(data2) > 4096){
-validate155.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters",schema:4096,parentSchema:schema235.properties.description,data:data2}];
-return false;
+const err12 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters",schema:4096,parentSchema:schema235.properties.description,data:data2};
+if(vErrors === null){
+vErrors = [err12];
 }
 else {
+vErrors.push(err12);
+}
+errors++;
+}
 if(func1(data2) < 1){
-validate155.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema235.properties.description,data:data2}];
-return false;
+const err13 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema235.properties.description,data:data2};
+if(vErrors === null){
+vErrors = [err13];
 }
+else {
+vErrors.push(err13);
+}
+errors++;
 }
 }
 else {
-validate155.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema235.properties.description.type,parentSchema:schema235.properties.description,data:data2}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
+const err14 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema235.properties.description.type,parentSchema:schema235.properties.description,data:data2};
+if(vErrors === null){
+vErrors = [err14];
 }
 else {
-var valid0 = true;
+vErrors.push(err14);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.inputSchema !== undefined){
 let data3 = data.inputSchema;
-const _errs8 = errors;
-const _errs9 = errors;
-if(errors === _errs9){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-let missing1;
-if((data3.type === undefined) && (missing1 = "type")){
-validate155.errors = [{instancePath:instancePath+"/inputSchema",schemaPath:"#/$defs/ObjectSchema/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema236.required,parentSchema:schema236,data:data3}];
-return false;
+if(data3.type === undefined){
+const err15 = {instancePath:instancePath+"/inputSchema",schemaPath:"#/$defs/ObjectSchema/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema236.required,parentSchema:schema236,data:data3};
+if(vErrors === null){
+vErrors = [err15];
 }
 else {
+vErrors.push(err15);
+}
+errors++;
+}
 if(data3.type !== undefined){
 let data4 = data3.type;
 if("object" !== data4){
-validate155.errors = [{instancePath:instancePath+"/inputSchema/type",schemaPath:"#/$defs/ObjectSchema/properties/type/const",keyword:"const",params:{allowedValue: "object"},message:"must be equal to constant",schema:"object",parentSchema:schema236.properties.type,data:data4}];
-return false;
+const err16 = {instancePath:instancePath+"/inputSchema/type",schemaPath:"#/$defs/ObjectSchema/properties/type/const",keyword:"const",params:{allowedValue: "object"},message:"must be equal to constant",schema:"object",parentSchema:schema236.properties.type,data:data4};
+if(vErrors === null){
+vErrors = [err16];
 }
+else {
+vErrors.push(err16);
+}
+errors++;
 }
 }
 }
 else {
-validate155.errors = [{instancePath:instancePath+"/inputSchema",schemaPath:"#/$defs/ObjectSchema/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema236.type,parentSchema:schema236,data:data3}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
+const err17 = {instancePath:instancePath+"/inputSchema",schemaPath:"#/$defs/ObjectSchema/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema236.type,parentSchema:schema236,data:data3};
+if(vErrors === null){
+vErrors = [err17];
 }
 else {
-var valid0 = true;
+vErrors.push(err17);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.outputSchema !== undefined){
 let data5 = data.outputSchema;
-const _errs13 = errors;
-const _errs14 = errors;
-if(errors === _errs14){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-let missing2;
-if((data5.type === undefined) && (missing2 = "type")){
-validate155.errors = [{instancePath:instancePath+"/outputSchema",schemaPath:"#/$defs/ObjectSchema/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema236.required,parentSchema:schema236,data:data5}];
-return false;
+if(data5.type === undefined){
+const err18 = {instancePath:instancePath+"/outputSchema",schemaPath:"#/$defs/ObjectSchema/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema236.required,parentSchema:schema236,data:data5};
+if(vErrors === null){
+vErrors = [err18];
 }
 else {
+vErrors.push(err18);
+}
+errors++;
+}
 if(data5.type !== undefined){
 let data6 = data5.type;
 if("object" !== data6){
-validate155.errors = [{instancePath:instancePath+"/outputSchema/type",schemaPath:"#/$defs/ObjectSchema/properties/type/const",keyword:"const",params:{allowedValue: "object"},message:"must be equal to constant",schema:"object",parentSchema:schema236.properties.type,data:data6}];
-return false;
+const err19 = {instancePath:instancePath+"/outputSchema/type",schemaPath:"#/$defs/ObjectSchema/properties/type/const",keyword:"const",params:{allowedValue: "object"},message:"must be equal to constant",schema:"object",parentSchema:schema236.properties.type,data:data6};
+if(vErrors === null){
+vErrors = [err19];
 }
+else {
+vErrors.push(err19);
+}
+errors++;
 }
 }
 }
 else {
-validate155.errors = [{instancePath:instancePath+"/outputSchema",schemaPath:"#/$defs/ObjectSchema/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema236.type,parentSchema:schema236,data:data5}];
-return false;
-}
-}
-var valid0 = _errs13 === errors;
+const err20 = {instancePath:instancePath+"/outputSchema",schemaPath:"#/$defs/ObjectSchema/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema236.type,parentSchema:schema236,data:data5};
+if(vErrors === null){
+vErrors = [err20];
 }
 else {
-var valid0 = true;
+vErrors.push(err20);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.annotations !== undefined){
 let data7 = data.annotations;
-const _errs18 = errors;
-const _errs19 = errors;
-if(errors === _errs19){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-let missing3;
-if(((((data7.readOnlyHint === undefined) && (missing3 = "readOnlyHint")) || ((data7.destructiveHint === undefined) && (missing3 = "destructiveHint"))) || ((data7.idempotentHint === undefined) && (missing3 = "idempotentHint"))) || ((data7.openWorldHint === undefined) && (missing3 = "openWorldHint"))){
-validate155.errors = [{instancePath:instancePath+"/annotations",schemaPath:"#/$defs/ToolAnnotations/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema238.required,parentSchema:schema238,data:data7}];
-return false;
+if(data7.readOnlyHint === undefined){
+const err21 = {instancePath:instancePath+"/annotations",schemaPath:"#/$defs/ToolAnnotations/required",keyword:"required",params:{missingProperty: "readOnlyHint"},message:"must have required property '"+"readOnlyHint"+"'",schema:schema238.required,parentSchema:schema238,data:data7};
+if(vErrors === null){
+vErrors = [err21];
 }
 else {
-const _errs21 = errors;
+vErrors.push(err21);
+}
+errors++;
+}
+if(data7.destructiveHint === undefined){
+const err22 = {instancePath:instancePath+"/annotations",schemaPath:"#/$defs/ToolAnnotations/required",keyword:"required",params:{missingProperty: "destructiveHint"},message:"must have required property '"+"destructiveHint"+"'",schema:schema238.required,parentSchema:schema238,data:data7};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(data7.idempotentHint === undefined){
+const err23 = {instancePath:instancePath+"/annotations",schemaPath:"#/$defs/ToolAnnotations/required",keyword:"required",params:{missingProperty: "idempotentHint"},message:"must have required property '"+"idempotentHint"+"'",schema:schema238.required,parentSchema:schema238,data:data7};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(data7.openWorldHint === undefined){
+const err24 = {instancePath:instancePath+"/annotations",schemaPath:"#/$defs/ToolAnnotations/required",keyword:"required",params:{missingProperty: "openWorldHint"},message:"must have required property '"+"openWorldHint"+"'",schema:schema238.required,parentSchema:schema238,data:data7};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
 for(const key1 in data7){
 if(!((((key1 === "readOnlyHint") || (key1 === "destructiveHint")) || (key1 === "idempotentHint")) || (key1 === "openWorldHint"))){
-validate155.errors = [{instancePath:instancePath+"/annotations",schemaPath:"#/$defs/ToolAnnotations/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema238,data:data7}];
-return false;
-break;
+const err25 = {instancePath:instancePath+"/annotations",schemaPath:"#/$defs/ToolAnnotations/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema238,data:data7};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
 }
 }
-if(_errs21 === errors){
 if(data7.readOnlyHint !== undefined){
 let data8 = data7.readOnlyHint;
-const _errs22 = errors;
 if(typeof data8 !== "boolean"){
-validate155.errors = [{instancePath:instancePath+"/annotations/readOnlyHint",schemaPath:"#/$defs/ToolAnnotations/properties/readOnlyHint/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema238.properties.readOnlyHint.type,parentSchema:schema238.properties.readOnlyHint,data:data8}];
-return false;
-}
-var valid6 = _errs22 === errors;
+const err26 = {instancePath:instancePath+"/annotations/readOnlyHint",schemaPath:"#/$defs/ToolAnnotations/properties/readOnlyHint/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema238.properties.readOnlyHint.type,parentSchema:schema238.properties.readOnlyHint,data:data8};
+if(vErrors === null){
+vErrors = [err26];
 }
 else {
-var valid6 = true;
+vErrors.push(err26);
 }
-if(valid6){
+errors++;
+}
+}
 if(data7.destructiveHint !== undefined){
 let data9 = data7.destructiveHint;
-const _errs24 = errors;
 if(typeof data9 !== "boolean"){
-validate155.errors = [{instancePath:instancePath+"/annotations/destructiveHint",schemaPath:"#/$defs/ToolAnnotations/properties/destructiveHint/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema238.properties.destructiveHint.type,parentSchema:schema238.properties.destructiveHint,data:data9}];
-return false;
-}
-var valid6 = _errs24 === errors;
+const err27 = {instancePath:instancePath+"/annotations/destructiveHint",schemaPath:"#/$defs/ToolAnnotations/properties/destructiveHint/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema238.properties.destructiveHint.type,parentSchema:schema238.properties.destructiveHint,data:data9};
+if(vErrors === null){
+vErrors = [err27];
 }
 else {
-var valid6 = true;
+vErrors.push(err27);
 }
-if(valid6){
+errors++;
+}
+}
 if(data7.idempotentHint !== undefined){
 let data10 = data7.idempotentHint;
-const _errs26 = errors;
 if(typeof data10 !== "boolean"){
-validate155.errors = [{instancePath:instancePath+"/annotations/idempotentHint",schemaPath:"#/$defs/ToolAnnotations/properties/idempotentHint/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema238.properties.idempotentHint.type,parentSchema:schema238.properties.idempotentHint,data:data10}];
-return false;
-}
-var valid6 = _errs26 === errors;
+const err28 = {instancePath:instancePath+"/annotations/idempotentHint",schemaPath:"#/$defs/ToolAnnotations/properties/idempotentHint/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema238.properties.idempotentHint.type,parentSchema:schema238.properties.idempotentHint,data:data10};
+if(vErrors === null){
+vErrors = [err28];
 }
 else {
-var valid6 = true;
+vErrors.push(err28);
 }
-if(valid6){
+errors++;
+}
+}
 if(data7.openWorldHint !== undefined){
 let data11 = data7.openWorldHint;
-const _errs28 = errors;
 if(typeof data11 !== "boolean"){
-validate155.errors = [{instancePath:instancePath+"/annotations/openWorldHint",schemaPath:"#/$defs/ToolAnnotations/properties/openWorldHint/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema238.properties.openWorldHint.type,parentSchema:schema238.properties.openWorldHint,data:data11}];
-return false;
-}
-var valid6 = _errs28 === errors;
+const err29 = {instancePath:instancePath+"/annotations/openWorldHint",schemaPath:"#/$defs/ToolAnnotations/properties/openWorldHint/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema238.properties.openWorldHint.type,parentSchema:schema238.properties.openWorldHint,data:data11};
+if(vErrors === null){
+vErrors = [err29];
 }
 else {
-var valid6 = true;
+vErrors.push(err29);
 }
-}
-}
-}
+errors++;
 }
 }
 }
 else {
-validate155.errors = [{instancePath:instancePath+"/annotations",schemaPath:"#/$defs/ToolAnnotations/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema238.type,parentSchema:schema238,data:data7}];
-return false;
-}
-}
-var valid0 = _errs18 === errors;
+const err30 = {instancePath:instancePath+"/annotations",schemaPath:"#/$defs/ToolAnnotations/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema238.type,parentSchema:schema238,data:data7};
+if(vErrors === null){
+vErrors = [err30];
 }
 else {
-var valid0 = true;
+vErrors.push(err30);
 }
-}
-}
-}
-}
-}
+errors++;
 }
 }
 }
 else {
-validate155.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema235.type,parentSchema:schema235,data}];
-return false;
+const err31 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema235.type,parentSchema:schema235,data};
+if(vErrors === null){
+vErrors = [err31];
 }
+else {
+vErrors.push(err31);
+}
+errors++;
 }
 validate155.errors = vErrors;
 return errors === 0;
@@ -9513,86 +11644,91 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.tools === undefined) && (missing0 = "tools")){
-validate154.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema234.required,parentSchema:schema234,data}];
-return false;
+if(data.tools === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tools"},message:"must have required property '"+"tools"+"'",schema:schema234.required,parentSchema:schema234,data};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const _errs1 = errors;
+vErrors.push(err0);
+}
+errors++;
+}
 for(const key0 in data){
 if(!((key0 === "$comment") || (key0 === "tools"))){
-validate154.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema234,data}];
-return false;
-break;
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema234,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
 }
 }
-if(_errs1 === errors){
 if(data.$comment !== undefined){
 let data0 = data.$comment;
-const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate154.errors = [{instancePath:instancePath+"/$comment",schemaPath:"#/properties/%24comment/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema234.properties.$comment.type,parentSchema:schema234.properties.$comment,data:data0}];
-return false;
-}
-var valid0 = _errs2 === errors;
+const err2 = {instancePath:instancePath+"/$comment",schemaPath:"#/properties/%24comment/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema234.properties.$comment.type,parentSchema:schema234.properties.$comment,data:data0};
+if(vErrors === null){
+vErrors = [err2];
 }
 else {
-var valid0 = true;
+vErrors.push(err2);
 }
-if(valid0){
+errors++;
+}
+}
 if(data.tools !== undefined){
 let data1 = data.tools;
-const _errs4 = errors;
-if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length < 1){
-validate154.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema234.properties.tools,data:data1}];
-return false;
+const err3 = {instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema234.properties.tools,data:data1};
+if(vErrors === null){
+vErrors = [err3];
 }
 else {
-var valid1 = true;
+vErrors.push(err3);
+}
+errors++;
+}
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-const _errs6 = errors;
 if(!(validate155(data1[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate155.errors : vErrors.concat(validate155.errors);
 errors = vErrors.length;
 }
-var valid1 = _errs6 === errors;
-if(!valid1){
-break;
 }
+}
+else {
+const err4 = {instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema234.properties.tools.type,parentSchema:schema234.properties.tools,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
 }
 }
 }
 else {
-validate154.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema234.properties.tools.type,parentSchema:schema234.properties.tools,data:data1}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema234.type,parentSchema:schema234,data};
+if(vErrors === null){
+vErrors = [err5];
 }
 else {
-var valid0 = true;
+vErrors.push(err5);
 }
-}
-}
-}
-}
-else {
-validate154.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema234.type,parentSchema:schema234,data}];
-return false;
-}
+errors++;
 }
 validate154.errors = vErrors;
 return errors === 0;
 }
 validate154.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateContextKey = validate157;
+export const validateContextKey: ContractValidator = validate157;
 
 function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -9604,24 +11740,34 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(typeof data === "string"){
 if(!pattern54.test(data)){
-validate157.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9_.-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9_.-]{0,63}$"+"\"",schema:"^[A-Za-z][A-Za-z0-9_.-]{0,63}$",parentSchema:schema132,data}];
-return false;
+const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9_.-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9_.-]{0,63}$"+"\"",schema:"^[A-Za-z][A-Za-z0-9_.-]{0,63}$",parentSchema:schema132,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
 }
 }
 else {
-validate157.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema132.type,parentSchema:schema132,data}];
-return false;
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema132.type,parentSchema:schema132,data};
+if(vErrors === null){
+vErrors = [err1];
 }
+else {
+vErrors.push(err1);
+}
+errors++;
 }
 validate157.errors = vErrors;
 return errors === 0;
 }
 validate157.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateContextValue = validate158;
+export const validateContextValue: ContractValidator = validate158;
 
 function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -9636,8 +11782,6 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
 if(typeof data === "string"){
 if(func1(data) > 1024){
 const err0 = {instancePath,schemaPath:"#/$defs/ContextText/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters",schema:1024,parentSchema:schema134,data};
@@ -9659,7 +11803,6 @@ else {
 vErrors.push(err1);
 }
 errors++;
-}
 }
 var _valid0 = _errs1 === errors;
 valid0 = valid0 || _valid0;
@@ -9698,8 +11841,6 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate158.errors = vErrors;
-return false;
 }
 else {
 errors = _errs0;
@@ -9717,7 +11858,7 @@ return errors === 0;
 }
 validate158.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateLocalCapabilityId = validate159;
+export const validateLocalCapabilityId: ContractValidator = validate159;
 
 function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -9729,24 +11870,34 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(typeof data === "string"){
 if(!pattern10.test(data)){
-validate159.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,127}$",parentSchema:schema49,data}];
-return false;
+const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,127}$",parentSchema:schema49,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
 }
 }
 else {
-validate159.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema49.type,parentSchema:schema49,data}];
-return false;
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema49.type,parentSchema:schema49,data};
+if(vErrors === null){
+vErrors = [err1];
 }
+else {
+vErrors.push(err1);
+}
+errors++;
 }
 validate159.errors = vErrors;
 return errors === 0;
 }
 validate159.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateCapabilityId = validate160;
+export const validateCapabilityId: ContractValidator = validate160;
 
 function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -9758,24 +11909,34 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
 if(typeof data === "string"){
 if(!pattern4.test(data)){
-validate160.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$",parentSchema:schema41,data}];
-return false;
+const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$",parentSchema:schema41,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
 }
 }
 else {
-validate160.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.type,parentSchema:schema41,data}];
-return false;
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.type,parentSchema:schema41,data};
+if(vErrors === null){
+vErrors = [err1];
 }
+else {
+vErrors.push(err1);
+}
+errors++;
 }
 validate160.errors = vErrors;
 return errors === 0;
 }
 validate160.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateRelationKind = validate161;
+export const validateRelationKind: ContractValidator = validate161;
 
 function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -9788,12 +11949,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate161.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.type,parentSchema:schema73,data}];
-return false;
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.type,parentSchema:schema73,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
 }
 if(!((((data === "requires") || (data === "parent")) || (data === "specializes")) || (data === "related"))){
-validate161.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema73.enum},message:"must be equal to one of the allowed values",schema:schema73.enum,parentSchema:schema73,data}];
-return false;
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema73.enum},message:"must be equal to one of the allowed values",schema:schema73.enum,parentSchema:schema73,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
 }
 validate161.errors = vErrors;
 return errors === 0;
@@ -9801,7 +11974,7 @@ return errors === 0;
 validate161.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-/** A compiled validator: returns true, or false with `errors` (the first fault only). */
+/** A compiled validator: returns true, or false with `errors` (every fault, allErrors). */
 export interface ContractValidator {
   (value: unknown): boolean;
   errors?: ContractValidationError[] | null;

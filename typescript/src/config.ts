@@ -1,0 +1,188 @@
+// The host configuration ([CG-CFG-1] .. [CG-CFG-9]) and steps 1 to 3 of open ([CG-OPEN-1]).
+import { createHash } from "node:crypto";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { BUDGET_DEFAULTS, type BudgetName, SCHEMA_DEFAULTS } from "./_generated/defaults.js";
+import type { HostConfig as HostConfigValue } from "./_generated/types/config.js";
+import { validateConfig } from "./_generated/validators.js";
+import { type GraphError, graphError, pointerError } from "./errors.js";
+import type { ModelSection } from "./executors/protocol.js";
+import { executorFactory } from "./executors/registry.js";
+import { readBoundedFile } from "./files.js";
+import { canonicalJson } from "./json/canonical.js";
+import { firstPureFault, isPlainObject } from "./json/pure.js";
+import { parseJsonBytes } from "./json/text.js";
+import { pureFaultMessage, schemaFaultMessage } from "./messages.js";
+
+/** A configuration file is at most 1 MiB ([CG-CFG-1]). */
+export const MAX_CONFIG_BYTES = 1_048_576;
+
+export type Budgets = Readonly<Record<BudgetName, number>>;
+export type DocumentBodies = "all" | "none" | readonly string[];
+
+/** One provider source of the configuration, with its paths made absolute. */
+export interface SourceSpec {
+  readonly index: number;
+  readonly kind: "file" | "inline";
+  /** File sources: the absolute path of the definition file. */
+  readonly path?: string;
+  /** Inline sources: the definition as given (a private copy). */
+  readonly definition?: unknown;
+  /** The configured documentRoot, absolute (not yet resolved to its real path). */
+  readonly documentRoot?: string;
+}
+
+/** A configuration that passed steps 1 to 3 of open. */
+export interface HostConfig {
+  /** The configuration value (a private copy). */
+  readonly value: Readonly<Record<string, unknown>>;
+  /** The folder relative paths resolve against ([CG-CFG-4]). */
+  readonly baseDir: string;
+  readonly sources: readonly SourceSpec[];
+  /** The configured scope, in configuration order; undefined when none is configured. */
+  readonly scope: readonly string[] | undefined;
+  readonly bodies: DocumentBodies;
+  readonly budgets: Budgets;
+  readonly model: ModelSection | undefined;
+  /** The key of the cursors' MAC, derived from the canonical configuration ([CG-CUR-1]). */
+  readonly cursorKey: Buffer;
+}
+
+export type ConfigFileRead =
+  | { readonly ok: true; readonly value: unknown; readonly baseDir: string; readonly path: string }
+  | {
+      readonly ok: false;
+      readonly error: GraphError;
+      readonly path: string;
+      readonly cause: string;
+    };
+
+/**
+ * Step 1 of open: the configuration file is bounded UTF-8 JSON without a byte order mark or a
+ * duplicate member name. Every failure is CG_CONFIG_INVALID with the `unreadable` message; the
+ * cause (for the host's `doctor` report only) says why.
+ */
+export async function readConfigFile(path: string, cwd: string): Promise<ConfigFileRead> {
+  const absolute = resolve(cwd, path);
+  const fail = (cause: string): ConfigFileRead => ({
+    ok: false,
+    error: graphError("CG_CONFIG_INVALID", "config", "unreadable"),
+    path: absolute,
+    cause,
+  });
+  const read = await readBoundedFile(absolute, MAX_CONFIG_BYTES);
+  if (!read.ok) {
+    switch (read.reason) {
+      case "missing":
+        return fail("does not exist");
+      case "not-a-file":
+        return fail("is not a regular file");
+      case "too-large":
+        return fail(`is larger than the limit of ${MAX_CONFIG_BYTES} bytes`);
+      default:
+        return fail("cannot be read");
+    }
+  }
+  const parsed = parseJsonBytes(read.bytes);
+  if (!parsed.ok) {
+    const fault = parsed.fault;
+    switch (fault.kind) {
+      case "utf8":
+        return fail(`is not UTF-8 text (invalid byte at offset ${fault.offset})`);
+      case "bom":
+        return fail("starts with a byte order mark");
+      case "syntax":
+        return fail(
+          `has a JSON syntax error at line ${fault.line}, column ${fault.column}: ${fault.reason}`,
+        );
+      case "duplicate":
+        return fail("has an object with a duplicate key");
+      case "long-integer":
+        return fail("has an integer literal that is too long");
+    }
+  }
+  return { ok: true, value: parsed.value, baseDir: dirname(absolute), path: absolute };
+}
+
+const skipInlineDefinitions = (path: ReadonlyArray<string | number>) =>
+  path.length === 3 && path[0] === "providers" && path[2] === "definition" ? "entirely" : undefined;
+
+/**
+ * Steps 2 and 3 of open: the pure-JSON rules and config.schema.json over the configuration,
+ * inline definitions excepted ([CG-CFG-3]); repeated scope entries ([CG-CFG-6]); the executor
+ * options the schema cannot express. Throws CG_CONFIG_INVALID with a pointer message.
+ */
+export function checkConfig(value: unknown, baseDir: string): HostConfig {
+  if (!isPlainObject(value)) throw configFault("/ must be an object");
+  const pure = firstPureFault(value, { skip: skipInlineDefinitions });
+  if (pure !== undefined) throw configFault(pureFaultMessage(value, pure));
+  if (!validateConfig(value))
+    throw configFault(schemaFaultMessage(value, validateConfig.errors ?? []));
+  const config = value as unknown as HostConfigValue;
+  const scope = config.scope?.providers;
+  if (scope !== undefined && new Set(scope).size !== scope.length) {
+    throw configFault("/scope/providers must not repeat items");
+  }
+  const model = config.model as ModelSection | undefined;
+  if (model !== undefined) {
+    const factory = executorFactory(model.executor);
+    if (factory === undefined)
+      throw configFault("/model/executor names an executor this implementation does not offer");
+    const fault = factory.checkOptions?.(model);
+    if (fault !== undefined) throw configFault(fault);
+  }
+  // A private copy: later changes of the host's object do not change the graph ([CG-DEF-10]).
+  const copy = structuredClone(value) as Record<string, unknown>;
+  const sources = (copy.providers as Array<Record<string, unknown>>).map((source, index) => {
+    const documentRoot =
+      typeof source.documentRoot === "string" ? resolve(baseDir, source.documentRoot) : undefined;
+    if (typeof source.path === "string") {
+      return {
+        index,
+        kind: "file" as const,
+        path: resolve(baseDir, source.path),
+        ...(documentRoot === undefined ? {} : { documentRoot }),
+      };
+    }
+    return {
+      index,
+      kind: "inline" as const,
+      definition: source.definition,
+      ...(documentRoot === undefined ? {} : { documentRoot }),
+    };
+  });
+  const budgets = { ...BUDGET_DEFAULTS, ...(config.budgets ?? {}) } as Budgets;
+  const bodies = (config.documents?.bodies ??
+    SCHEMA_DEFAULTS[
+      "config.schema.json#/$defs/DocumentPolicy/properties/bodies"
+    ]) as DocumentBodies;
+  return {
+    value: copy,
+    baseDir,
+    sources,
+    scope: scope === undefined ? undefined : [...scope],
+    bodies,
+    budgets,
+    model: copy.model as ModelSection | undefined,
+    cursorKey: createHash("sha256")
+      .update("capability-graph cursor key\n")
+      .update(canonicalJson(copy))
+      .digest(),
+  };
+}
+
+function configFault(message: string): GraphError {
+  return pointerError("CG_CONFIG_INVALID", "config", message);
+}
+
+/** The default match deadline: the model section's `timeoutMs`, else the schema default. */
+export function configuredTimeoutMs(config: HostConfig): number {
+  const configured = config.model?.timeoutMs;
+  if (typeof configured === "number") return configured;
+  return SCHEMA_DEFAULTS[
+    "config.schema.json#/$defs/ScriptedExecutorConfig/properties/timeoutMs"
+  ] as number;
+}
+
+export function isAbsolutePath(path: string): boolean {
+  return isAbsolute(path);
+}

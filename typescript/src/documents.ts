@@ -1,0 +1,183 @@
+// Reading a `path` document under its provider's document root by the containment rule of
+// section 8.2, with what Node offers (no openat): the path is resolved component by component
+// with lstat (never following an entry), symbolic links are expanded by this procedure itself,
+// the file is opened with O_NOFOLLOW | O_NONBLOCK, and the identity of the opened file and of
+// every directory on the way is compared after the open, so an entry swapped during the walk is
+// detected instead of followed.
+import { createHash } from "node:crypto";
+import { constants, type Stats } from "node:fs";
+import { type FileHandle, lstat, open, readlink } from "node:fs/promises";
+import { join } from "node:path";
+import { type GraphError, graphError } from "./errors.js";
+
+/** More symbolic links than this in one read is a loop ([CG-DOC-5]). */
+const MAX_LINKS = 40;
+
+export interface DocumentBody {
+  readonly bytes: number;
+  readonly sha256: string;
+  readonly text: string;
+}
+
+const denied = () => graphError("CG_DOCUMENT_ACCESS_DENIED", "document");
+const missing = () => graphError("CG_DOCUMENT_NOT_FOUND", "document");
+const unreadable = () => graphError("CG_DOCUMENT_UNREADABLE", "document");
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+class Refusal {
+  constructor(readonly error: GraphError) {}
+}
+
+interface Located {
+  /** The absolute path of the regular file, every component of it examined without following. */
+  readonly path: string;
+  readonly status: Stats;
+  /** The directories walked through, with their identity when they were examined. */
+  readonly directories: ReadonlyArray<{ readonly path: string; readonly status: Stats }>;
+}
+
+/** Read a declared document path below `root` (a real absolute path fixed at open). */
+export async function readDocumentFile(
+  root: string,
+  declaredPath: string,
+  maxBytes: number,
+): Promise<DocumentBody> {
+  try {
+    const located = await locate(root, declaredPath);
+    return await readLocated(located, maxBytes);
+  } catch (error) {
+    if (error instanceof Refusal) throw error.error;
+    throw unreadable();
+  }
+}
+
+async function examine(path: string): Promise<Stats> {
+  try {
+    return await lstat(path);
+  } catch (error) {
+    throw new Refusal(systemRefusal(error));
+  }
+}
+
+function systemRefusal(error: unknown): GraphError {
+  const code = (error as { code?: unknown }).code;
+  if (code === "ENOENT" || code === "ENOTDIR" || code === "ENAMETOOLONG") return missing();
+  if (code === "ELOOP") return denied();
+  return unreadable();
+}
+
+/** The procedure of section 8.2: a stack of directories starting with the root. */
+async function locate(root: string, declaredPath: string): Promise<Located> {
+  const rootStatus = await examine(root);
+  // A root later replaced by a symbolic link is not followed ([CG-DOC-2]).
+  if (rootStatus.isSymbolicLink()) throw new Refusal(denied());
+  if (!rootStatus.isDirectory()) throw new Refusal(missing());
+  const stack: Array<{ path: string; status: Stats }> = [{ path: root, status: rootStatus }];
+  const pending = declaredPath.split("/");
+  let links = 0;
+  for (;;) {
+    const component = pending.shift();
+    if (component === undefined) throw new Refusal(denied());
+    const remaining = pending.length > 0;
+    if (component === "..") {
+      if (stack.length === 1) throw new Refusal(denied());
+      stack.pop();
+      if (!remaining) throw new Refusal(denied());
+      continue;
+    }
+    if (component === "" || component === ".") {
+      // Only a link target can hold these (declared paths are plain names): they name the
+      // directory on top of the stack.
+      if (!remaining) throw new Refusal(denied());
+      continue;
+    }
+    const top = stack.at(-1) as { path: string; status: Stats };
+    const path = join(top.path, component);
+    const status = await examine(path);
+    if (status.isSymbolicLink()) {
+      links += 1;
+      if (links > MAX_LINKS) throw new Refusal(denied());
+      let target: string;
+      try {
+        target = await readlink(path);
+      } catch (error) {
+        throw new Refusal(systemRefusal(error));
+      }
+      if (target === "" || target.startsWith("/")) throw new Refusal(denied());
+      pending.unshift(...target.split("/"));
+      continue;
+    }
+    if (remaining) {
+      if (!status.isDirectory()) throw new Refusal(missing());
+      stack.push({ path, status });
+      continue;
+    }
+    if (!status.isFile()) throw new Refusal(denied());
+    return { path, status, directories: stack };
+  }
+}
+
+const sameEntry = (left: Stats, right: Stats) => left.dev === right.dev && left.ino === right.ino;
+
+async function readLocated(located: Located, maxBytes: number): Promise<DocumentBody> {
+  let handle: FileHandle | undefined;
+  try {
+    try {
+      handle = await open(
+        located.path,
+        constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+      );
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      // Swapped for a link after it was examined, or gone: never followed, never guessed.
+      if (code === "ELOOP") throw new Refusal(denied());
+      throw new Refusal(systemRefusal(error));
+    }
+    const opened = await handle.stat();
+    if (!opened.isFile()) throw new Refusal(denied());
+    if (!sameEntry(opened, located.status)) throw new Refusal(unreadable());
+    // Every directory on the way must still be the one examined: otherwise the path may have
+    // resolved through an entry swapped in during the walk.
+    for (const directory of located.directories) {
+      const now = await examine(directory.path);
+      if (!now.isDirectory() || !sameEntry(now, directory.status)) throw new Refusal(unreadable());
+    }
+    if (opened.size > maxBytes) throw new Refusal(graphError("CG_DOCUMENT_TOO_LARGE", "document"));
+    const buffer = Buffer.alloc(opened.size);
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    // Shrunk, grown or rewritten while read: not a version that exists ([CG-DOC-12]).
+    const probe = Buffer.alloc(1);
+    const { bytesRead: beyond } = await handle.read(probe, 0, 1, length);
+    const after = await handle.stat();
+    if (
+      length !== opened.size ||
+      beyond !== 0 ||
+      after.size !== opened.size ||
+      after.mtimeMs !== opened.mtimeMs ||
+      after.ctimeMs !== opened.ctimeMs
+    ) {
+      throw new Refusal(unreadable());
+    }
+    // Renamed over or moved while read: the path no longer names this file.
+    const current = await lstat(located.path).catch(() => undefined);
+    if (current === undefined || !sameEntry(current, opened)) throw new Refusal(unreadable());
+    let text: string;
+    try {
+      text = utf8.decode(buffer);
+    } catch {
+      throw new Refusal(unreadable());
+    }
+    return {
+      bytes: buffer.length,
+      sha256: createHash("sha256").update(buffer).digest("hex"),
+      text,
+    };
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,158 @@
+// The pure-JSON rules ([CG-CONV-2], [CG-CONV-6], [CG-CONV-7], [CG-CONV-9], [CG-CONV-11]) over a
+// parsed value, and the size of its compact serialization ([CG-BUD-1], section 1.2).
+import type { JsonPath } from "./text.js";
+
+export type PureFaultKind =
+  | "null"
+  | "integer-range"
+  | "non-finite"
+  | "depth"
+  | "lone-surrogate"
+  | "not-json";
+
+export interface PureFault {
+  readonly kind: PureFaultKind;
+  readonly path: JsonPath;
+}
+
+/** The deepest container allowed: the root is depth 0 ([CG-CONV-11]). */
+export const MAX_DEPTH = 32;
+const MAX_SAFE = 2 ** 53;
+
+export interface PureCheckOptions {
+  /**
+   * Values the rules do not look at: `"inside"` for a match request's `context`, whose content
+   * the context rules judge (a null context is still a fault, [CG-CONV-12]); `"entirely"` for a
+   * configuration's inline definitions, judged at load, null included ([CG-CFG-3], [CG-CONV-11]).
+   */
+  readonly skip?: (path: JsonPath) => "inside" | "entirely" | undefined;
+}
+
+/**
+ * The first violation of the pure-JSON rules in document order, or undefined. A container at
+ * depth 33 is reported at its own pointer and not entered.
+ */
+export function firstPureFault(
+  root: unknown,
+  options: PureCheckOptions = {},
+): PureFault | undefined {
+  // An explicit stack of [value, path, depth], visited in document order.
+  const stack: Array<[unknown, Array<string | number>, number]> = [[root, [], 0]];
+  while (stack.length > 0) {
+    const [value, path, depth] = stack.pop() as [unknown, Array<string | number>, number];
+    const skip = path.length > 0 ? options.skip?.(path) : undefined;
+    if (skip === "entirely") continue;
+    const fault = scalarFault(value);
+    if (fault !== undefined) return { kind: fault, path };
+    if (value === null || typeof value !== "object") continue;
+    if (depth > MAX_DEPTH) return { kind: "depth", path };
+    if (skip === "inside") continue;
+    if (Array.isArray(value)) {
+      for (let index = value.length - 1; index >= 0; index -= 1) {
+        if (!(index in value)) return { kind: "not-json", path: [...path, index] };
+        stack.push([value[index], [...path, index], depth + 1]);
+      }
+      continue;
+    }
+    if (!isPlainObject(value)) return { kind: "not-json", path };
+    const keys = Object.keys(value);
+    if (Object.getOwnPropertySymbols(value).length > 0) return { kind: "not-json", path };
+    for (const key of keys) {
+      if (hasLoneSurrogate(key)) return { kind: "lone-surrogate", path };
+    }
+    for (let index = keys.length - 1; index >= 0; index -= 1) {
+      const key = keys[index] as string;
+      stack.push([(value as Record<string, unknown>)[key], [...path, key], depth + 1]);
+    }
+  }
+  return undefined;
+}
+
+function scalarFault(value: unknown): PureFaultKind | undefined {
+  switch (typeof value) {
+    case "string":
+      return hasLoneSurrogate(value) ? "lone-surrogate" : undefined;
+    case "number":
+      if (!Number.isFinite(value)) return "non-finite";
+      return Number.isInteger(value) && Math.abs(value) > MAX_SAFE ? "integer-range" : undefined;
+    case "boolean":
+      return undefined;
+    case "object":
+      return value === null ? "null" : undefined;
+    default:
+      // undefined, bigint, symbol, function: values JSON cannot carry ([CG-CONV-9]).
+      return "not-json";
+  }
+}
+
+/** A plain object: created by a literal, JSON.parse, Object.create(null) or a JSON text parse. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+export function hasLoneSurrogate(text: string): boolean {
+  return LONE_SURROGATE.test(text);
+}
+
+/**
+ * The UTF-8 byte length of the compact serialization of a value (section 1.2: members in the
+ * order the value holds them, RFC 8785 escapes and numbers), computed without building the text.
+ * Stops counting once `limit` is exceeded and returns a value above it. Values JSON cannot carry
+ * count as `null` (they are refused by the pure-JSON rules right after).
+ */
+export function compactByteLength(root: unknown, limit = Number.POSITIVE_INFINITY): number {
+  let total = 0;
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    if (total > limit) return total;
+    const value = stack.pop();
+    if (typeof value === "string") total += stringByteLength(value);
+    else if (typeof value === "number")
+      total += Number.isFinite(value) ? String(value === 0 ? 0 : value).length : 4;
+    else if (typeof value === "boolean") total += value ? 4 : 5;
+    else if (Array.isArray(value)) {
+      total += 2 + Math.max(0, value.length - 1);
+      for (let index = value.length - 1; index >= 0; index -= 1) stack.push(value[index]);
+    } else if (value !== null && typeof value === "object") {
+      const keys = Object.keys(value);
+      total += 2 + Math.max(0, keys.length - 1) + keys.length;
+      for (let index = keys.length - 1; index >= 0; index -= 1) {
+        const key = keys[index] as string;
+        total += stringByteLength(key);
+        stack.push((value as Record<string, unknown>)[key]);
+      }
+    } else total += 4;
+  }
+  return total;
+}
+
+/** Bytes of a JSON string literal: quotes, RFC 8785 escapes, UTF-8, lone surrogates as \uXXXX. */
+export function stringByteLength(text: string): number {
+  let total = 2;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code === 0x22 || code === 0x5c) total += 2;
+    else if (code < 0x20)
+      total += code === 8 || code === 9 || code === 10 || code === 12 || code === 13 ? 2 : 6;
+    else if (code < 0x80) total += 1;
+    else if (code < 0x800) total += 2;
+    else if (code >= 0xd800 && code <= 0xdbff) {
+      const next = text.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        total += 4;
+        index += 1;
+      } else total += 6;
+    } else if (code >= 0xdc00 && code <= 0xdfff) total += 6;
+    else total += 3;
+  }
+  return total;
+}
+
+/** The compact serialization itself (section 1.2); JSON.stringify follows the same rules. */
+export function compactJson(value: unknown): string {
+  return JSON.stringify(value);
+}

@@ -1,0 +1,297 @@
+// A strict JSON text parser (RFC 8259) for the texts the contract parses itself: configuration
+// files, definition files and request texts. JSON.parse cannot be used for them: it keeps the
+// last of two duplicate member names ([CG-CONV-4], [CG-CONV-5]), silently rounds integer
+// literals beyond 2^53 ([CG-CONV-6]) and gives no position. This parser is iterative, so any
+// nesting with balanced brackets is followed and then judged by the depth rule.
+
+/** A path inside a JSON value: member names (strings) and array indexes (numbers). */
+export type JsonPath = ReadonlyArray<string | number>;
+
+export type TextFault =
+  | { readonly kind: "utf8"; readonly offset: number }
+  | { readonly kind: "bom" }
+  | {
+      readonly kind: "syntax";
+      readonly offset: number;
+      readonly line: number;
+      readonly column: number;
+      readonly reason: string;
+    }
+  | { readonly kind: "duplicate"; readonly path: JsonPath }
+  | { readonly kind: "long-integer"; readonly path: JsonPath };
+
+export type ParseOutcome =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly fault: TextFault };
+
+/** An integer literal with more digits than this is refused while parsing ([CG-MSG-13]). */
+export const MAX_INTEGER_DIGITS = 400;
+
+const MAX_SAFE_MAGNITUDE = 2n ** 53n;
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** Decode UTF-8 bytes strictly, then parse. A byte order mark is refused ([CG-CONV-7]). */
+export function parseJsonBytes(bytes: Uint8Array): ParseOutcome {
+  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+    return { ok: false, fault: { kind: "bom" } };
+  }
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return { ok: false, fault: { kind: "utf8", offset: firstInvalidUtf8Offset(bytes) } };
+  }
+  return parseJsonText(text);
+}
+
+/** Parse a JSON text given as a string. */
+export function parseJsonText(text: string): ParseOutcome {
+  if (text.charCodeAt(0) === 0xfeff) return { ok: false, fault: { kind: "bom" } };
+  return new Parser(text).parse();
+}
+
+interface Frame {
+  readonly container: unknown[] | Record<string, unknown>;
+  readonly keys: Set<string> | undefined;
+  /** The key or index under which the next value of this frame is stored. */
+  slot: string | number;
+  readonly path: Array<string | number>;
+}
+
+class Fault {
+  constructor(readonly fault: TextFault) {}
+}
+
+class Parser {
+  private position = 0;
+
+  constructor(private readonly text: string) {}
+
+  parse(): ParseOutcome {
+    try {
+      const value = this.document();
+      return { ok: true, value };
+    } catch (error) {
+      if (error instanceof Fault) return { ok: false, fault: error.fault };
+      throw error;
+    }
+  }
+
+  private document(): unknown {
+    this.skipWhitespace();
+    const stack: Frame[] = [];
+    let result: unknown;
+    // Each iteration reads one value, or closes containers, until the root value is complete.
+    for (;;) {
+      const path =
+        stack.length === 0 ? [] : [...(stack.at(-1)?.path ?? []), stack.at(-1)?.slot ?? 0];
+      const char = this.text[this.position];
+      let value: unknown;
+      let opened: Frame | undefined;
+      if (char === "{") {
+        this.position += 1;
+        const container: Record<string, unknown> = {};
+        opened = { container, keys: new Set(), slot: "", path };
+        value = container;
+      } else if (char === "[") {
+        this.position += 1;
+        const container: unknown[] = [];
+        opened = { container, keys: undefined, slot: 0, path };
+        value = container;
+      } else {
+        value = this.scalar(path);
+      }
+      if (stack.length === 0) result = value;
+      else this.store(stack.at(-1) as Frame, value);
+      if (opened !== undefined) {
+        stack.push(opened);
+        this.skipWhitespace();
+        const empty = opened.keys === undefined ? "]" : "}";
+        if (this.text[this.position] === empty) {
+          this.position += 1;
+          stack.pop();
+        } else {
+          if (opened.keys !== undefined) this.memberName(opened);
+          continue;
+        }
+      }
+      // After a complete value: a comma continues the innermost container, a bracket closes it.
+      for (;;) {
+        this.skipWhitespace();
+        const top = stack.at(-1);
+        if (top === undefined) {
+          if (this.position !== this.text.length) this.syntax("unexpected text after the value");
+          return result;
+        }
+        const next = this.text[this.position];
+        const close = top.keys === undefined ? "]" : "}";
+        if (next === ",") {
+          this.position += 1;
+          this.skipWhitespace();
+          if (top.keys === undefined) top.slot = (top.container as unknown[]).length;
+          else this.memberName(top);
+          break;
+        }
+        if (next === close) {
+          this.position += 1;
+          stack.pop();
+          continue;
+        }
+        this.syntax(`expected ',' or '${close}'`);
+      }
+    }
+  }
+
+  private store(frame: Frame, value: unknown): void {
+    if (frame.keys === undefined) (frame.container as unknown[]).push(value);
+    else
+      Object.defineProperty(frame.container, frame.slot, {
+        value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+  }
+
+  /** Read `"name" :` of an object member; a name seen before in the object is a fault. */
+  private memberName(frame: Frame): void {
+    this.skipWhitespace();
+    if (this.text[this.position] !== '"') this.syntax("expected a member name");
+    const name = this.string();
+    if (frame.keys?.has(name)) throw new Fault({ kind: "duplicate", path: frame.path });
+    frame.keys?.add(name);
+    frame.slot = name;
+    this.skipWhitespace();
+    if (this.text[this.position] !== ":") this.syntax("expected ':'");
+    this.position += 1;
+    this.skipWhitespace();
+  }
+
+  private scalar(path: JsonPath): unknown {
+    const char = this.text[this.position];
+    if (char === '"') return this.string();
+    if (char === "-" || (char !== undefined && char >= "0" && char <= "9"))
+      return this.number(path);
+    for (const [word, value] of [
+      ["true", true],
+      ["false", false],
+      ["null", null],
+    ] as const) {
+      if (this.text.startsWith(word, this.position)) {
+        this.position += word.length;
+        return value;
+      }
+    }
+    return this.syntax("expected a value");
+  }
+
+  private number(path: JsonPath): number {
+    const match = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
+    match.lastIndex = this.position;
+    const found = match.exec(this.text);
+    if (found === null) return this.syntax("invalid number");
+    const literal = found[0];
+    this.position += literal.length;
+    const isInteger = found[1] === undefined && found[2] === undefined;
+    if (!isInteger) return Number(literal);
+    const digits = literal.startsWith("-") ? literal.length - 1 : literal.length;
+    if (digits > MAX_INTEGER_DIGITS) throw new Fault({ kind: "long-integer", path });
+    const value = Number(literal);
+    // 2^53 + 1 rounds to 2^53, which is inside the range: keep such a literal outside it, so
+    // the range rule ([CG-CONV-6]) refuses it instead of accepting a rounded value.
+    if (digits >= 16) {
+      const exact = BigInt(literal);
+      const magnitude = exact < 0n ? -exact : exact;
+      if (magnitude > MAX_SAFE_MAGNITUDE && Math.abs(value) <= 2 ** 53) {
+        return Math.sign(value) * (2 ** 53 + 2);
+      }
+    }
+    return value;
+  }
+
+  private string(): string {
+    // Opening quote at this.position.
+    let index = this.position + 1;
+    let out = "";
+    let runStart = index;
+    for (;;) {
+      const code = this.text.charCodeAt(index);
+      if (Number.isNaN(code)) {
+        this.position = index;
+        return this.syntax("unterminated string");
+      }
+      if (code === 0x22) {
+        out += this.text.slice(runStart, index);
+        this.position = index + 1;
+        return out;
+      }
+      if (code < 0x20) {
+        this.position = index;
+        return this.syntax("control character in a string");
+      }
+      if (code === 0x5c) {
+        out += this.text.slice(runStart, index);
+        const escape = this.text[index + 1];
+        const simple: Record<string, string> = {
+          '"': '"',
+          "\\": "\\",
+          "/": "/",
+          b: "\b",
+          f: "\f",
+          n: "\n",
+          r: "\r",
+          t: "\t",
+        };
+        if (escape !== undefined && Object.hasOwn(simple, escape)) {
+          out += simple[escape];
+          index += 2;
+        } else if (
+          escape === "u" &&
+          /^[0-9a-fA-F]{4}$/.test(this.text.slice(index + 2, index + 6))
+        ) {
+          out += String.fromCharCode(Number.parseInt(this.text.slice(index + 2, index + 6), 16));
+          index += 6;
+        } else {
+          this.position = index;
+          return this.syntax("invalid escape");
+        }
+        runStart = index;
+        continue;
+      }
+      index += 1;
+    }
+  }
+
+  private skipWhitespace(): void {
+    for (;;) {
+      const char = this.text[this.position];
+      if (char === " " || char === "\t" || char === "\n" || char === "\r") this.position += 1;
+      else return;
+    }
+  }
+
+  private syntax(reason: string): never {
+    const before = this.text.slice(0, this.position);
+    const line = before.split("\n").length;
+    const column = this.position - before.lastIndexOf("\n");
+    throw new Fault({ kind: "syntax", offset: this.position, line, column, reason });
+  }
+}
+
+/** The offset of the first byte that is not part of valid UTF-8 (for the host's report). */
+function firstInvalidUtf8Offset(bytes: Uint8Array): number {
+  let low = 0;
+  let high = bytes.length;
+  // The longest valid prefix, found by bisection on whole code points.
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    try {
+      // Streaming mode tolerates a sequence cut at the end, so validity grows with the prefix.
+      new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(0, middle), { stream: true });
+      low = middle;
+    } catch {
+      high = middle - 1;
+    }
+  }
+  return low;
+}

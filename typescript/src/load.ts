@@ -1,0 +1,297 @@
+// Loading one provider source: step 4 of open ([CG-OPEN-1]) — read, pure-JSON rules, the count
+// check, the definition schema, duplicate ids and document rules, local relation rules, and the
+// document root. The first fault of the source is returned as a GraphError.
+import { realpath, stat } from "node:fs/promises";
+import { dirname } from "node:path";
+import type { ProviderDefinition } from "./_generated/types/definition.js";
+import {
+  validateCapabilityId,
+  validateDefinition,
+  validateLocalCapabilityId,
+  validateRelationKind,
+} from "./_generated/validators.js";
+import type { Budgets, SourceSpec } from "./config.js";
+import { type GraphError, graphError, pointerError } from "./errors.js";
+import { readBoundedFile } from "./files.js";
+import { revisionOf } from "./json/canonical.js";
+import { firstPureFault, isPlainObject } from "./json/pure.js";
+import { parseJsonBytes } from "./json/text.js";
+import {
+  bestSchemaError,
+  instancePath,
+  keywordMessage,
+  pureFaultMessage,
+  textFaultMessage,
+} from "./messages.js";
+
+export type RelationKind = "requires" | "parent" | "specializes" | "related";
+
+export interface DocumentEntry {
+  readonly id: string;
+  readonly title: string;
+  readonly role?: string;
+  readonly locale?: string;
+  readonly mediaType: "text/markdown" | "text/plain";
+  readonly kind: "file" | "url";
+  readonly url?: string;
+  /** File documents: the declared relative path (never shown to a caller). */
+  readonly path?: string;
+}
+
+export interface RelationEntry {
+  readonly kind: RelationKind;
+  /** The target as a full id. */
+  readonly target: string;
+}
+
+export interface CapabilityEntry {
+  readonly id: string;
+  readonly providerId: string;
+  readonly localId: string;
+  readonly name: string;
+  readonly description: string;
+  readonly whenToUse?: string;
+  readonly tags: readonly string[];
+  readonly relations: readonly RelationEntry[];
+  readonly documents: readonly DocumentEntry[];
+}
+
+export interface LoadedProvider {
+  readonly sourceIndex: number;
+  readonly providerId: string;
+  readonly name: string;
+  readonly version: string;
+  readonly revision: string;
+  /** Capabilities sorted by local id (code point order). */
+  readonly capabilities: readonly CapabilityEntry[];
+  readonly byLocalId: ReadonlyMap<string, CapabilityEntry>;
+  /** The real absolute path of the document root; undefined for an inline source without one. */
+  readonly documentRoot: string | undefined;
+}
+
+export type SourceLoad =
+  | { readonly ok: true; readonly provider: LoadedProvider }
+  | { readonly ok: false; readonly error: GraphError; readonly detail: string };
+
+const definitionFault = (message: string) => pointerError("CG_DEFINITION_INVALID", "load", message);
+
+/** Load and validate one source, completely, in the order of step 4. */
+export async function loadSource(source: SourceSpec, budgets: Budgets): Promise<SourceLoad> {
+  const fail = (error: GraphError, detail?: string): SourceLoad => ({
+    ok: false,
+    error,
+    detail: detail ?? error.message,
+  });
+  let definition: unknown;
+  if (source.kind === "file") {
+    const path = source.path as string;
+    const read = await readBoundedFile(path, budgets.maxDefinitionBytes);
+    if (!read.ok) {
+      if (read.reason === "too-large") {
+        return fail(
+          definitionFault("/ exceeds budgets.maxDefinitionBytes"),
+          `${path} is larger than budgets.maxDefinitionBytes`,
+        );
+      }
+      return fail(
+        pointerError(
+          "CG_CONFIG_INVALID",
+          "config",
+          `/providers/${source.index}/path is not a readable regular file`,
+        ),
+        `${path} ${read.reason === "missing" ? "does not exist" : "is not a readable regular file"}`,
+      );
+    }
+    const parsed = parseJsonBytes(read.bytes);
+    if (!parsed.ok) return fail(definitionFault(textFaultMessage(parsed.fault, "file")));
+    definition = parsed.value;
+  } else {
+    definition = source.definition;
+  }
+  const pure = firstPureFault(definition);
+  if (pure !== undefined) return fail(definitionFault(pureFaultMessage(definition, pure)));
+  // A private copy, so that later changes of the host's object do not change the graph.
+  if (source.kind === "inline") definition = structuredClone(definition);
+  if (isPlainObject(definition) && Array.isArray(definition.capabilities)) {
+    if (definition.capabilities.length > budgets.maxCapabilities) {
+      return fail(graphError("CG_CATALOG_TOO_LARGE", "load"));
+    }
+  }
+  if (!validateDefinition(definition)) {
+    const error = bestSchemaError(validateDefinition.errors ?? []);
+    const path = error === undefined ? [] : instancePath(error.instancePath);
+    if (path.length >= 3 && path[0] === "capabilities" && path[2] === "relations") {
+      return fail(graphError("CG_RELATION_INVALID", "load"));
+    }
+    return fail(
+      definitionFault(error === undefined ? "/ is invalid" : keywordMessage(definition, error)),
+    );
+  }
+  const declared = definition as unknown as ProviderDefinition;
+  const ruleFault = definitionRuleFault(declared) ?? relationRuleFault(declared);
+  if (ruleFault !== undefined) return fail(ruleFault);
+  let documentRoot: string | undefined;
+  try {
+    documentRoot = await fixDocumentRoot(source);
+  } catch {
+    return fail(
+      pointerError(
+        "CG_CONFIG_INVALID",
+        "config",
+        `/providers/${source.index}/documentRoot must be an existing directory`,
+      ),
+    );
+  }
+  return { ok: true, provider: buildProvider(source.index, declared, documentRoot) };
+}
+
+/** Duplicate capability and document ids and `.` path segments, per capability in order ([CG-DEF-3], [CG-DEF-5]). */
+function definitionRuleFault(definition: ProviderDefinition): GraphError | undefined {
+  const capabilityIds = new Set<string>();
+  for (const [index, capability] of definition.capabilities.entries()) {
+    if (capabilityIds.has(capability.id))
+      return definitionFault(`/capabilities/${index}/id repeats a capability id`);
+    capabilityIds.add(capability.id);
+    const documentIds = new Set<string>();
+    for (const [position, document] of (capability.documents ?? []).entries()) {
+      if (documentIds.has(document.id)) {
+        return definitionFault(
+          `/capabilities/${index}/documents/${position}/id repeats a document id`,
+        );
+      }
+      documentIds.add(document.id);
+      if (
+        "path" in document &&
+        typeof document.path === "string" &&
+        document.path.split("/").includes(".")
+      ) {
+        return definitionFault(
+          `/capabilities/${index}/documents/${position}/path must be a relative POSIX path without empty or '.' segments`,
+        );
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The relation rules of one provider ([CG-REL-1]); targets in other providers are not looked up. */
+function relationRuleFault(definition: ProviderDefinition): GraphError | undefined {
+  const localIds = new Set(definition.capabilities.map((capability) => capability.id));
+  for (const capability of definition.capabilities) {
+    const own = `${definition.providerId}::${capability.id}`;
+    const seen = new Set<string>();
+    for (const relation of capability.relations ?? []) {
+      const target = resolveTarget(definition.providerId, relation.target);
+      const invalid =
+        !validateRelationKind(relation.kind) ||
+        target === undefined ||
+        (target.providerId === definition.providerId && !localIds.has(target.localId)) ||
+        target.fullId === own ||
+        seen.has(`${relation.kind} ${target.fullId}`);
+      if (invalid) return graphError("CG_RELATION_INVALID", "load");
+      seen.add(`${relation.kind} ${target.fullId}`);
+    }
+  }
+  return undefined;
+}
+
+function resolveTarget(providerId: string, target: string) {
+  if (validateLocalCapabilityId(target)) {
+    return { providerId, localId: target, fullId: `${providerId}::${target}` };
+  }
+  if (validateCapabilityId(target)) {
+    const [targetProvider, localId] = target.split("::") as [string, string];
+    return { providerId: targetProvider, localId, fullId: target };
+  }
+  return undefined;
+}
+
+/** The real absolute path of the source's document root ([CG-CFG-4], [CG-DOC-1]); throws when it is not a directory. */
+async function fixDocumentRoot(source: SourceSpec): Promise<string | undefined> {
+  const configured =
+    source.documentRoot ?? (source.kind === "file" ? dirname(source.path as string) : undefined);
+  if (configured === undefined) return undefined;
+  const real = await realpath(configured);
+  if (!(await stat(real)).isDirectory()) throw new Error("not a directory");
+  return real;
+}
+
+function buildProvider(
+  sourceIndex: number,
+  definition: ProviderDefinition,
+  documentRoot: string | undefined,
+): LoadedProvider {
+  const providerId = definition.providerId;
+  const capabilities = definition.capabilities
+    .map(
+      (capability): CapabilityEntry => ({
+        id: `${providerId}::${capability.id}`,
+        providerId,
+        localId: capability.id,
+        name: capability.name,
+        description: capability.description,
+        ...(capability.whenToUse === undefined ? {} : { whenToUse: capability.whenToUse }),
+        tags: [...(capability.tags ?? [])],
+        relations: (capability.relations ?? []).map((relation) => ({
+          kind: relation.kind as RelationKind,
+          target: resolveTarget(providerId, relation.target)?.fullId as string,
+        })),
+        documents: (capability.documents ?? []).map((document) => {
+          const common = {
+            id: document.id,
+            title: document.title,
+            ...(document.role === undefined ? {} : { role: document.role }),
+            ...(document.locale === undefined ? {} : { locale: document.locale }),
+          };
+          if ("url" in document && typeof document.url === "string") {
+            return {
+              ...common,
+              mediaType: mediaTypeOf(urlPath(document.url)),
+              kind: "url" as const,
+              url: document.url,
+            };
+          }
+          const path = (document as { path: string }).path;
+          return { ...common, mediaType: mediaTypeOf(path), kind: "file" as const, path };
+        }),
+      }),
+    )
+    .sort((left, right) => compareCodePoints(left.localId, right.localId));
+  return {
+    sourceIndex,
+    providerId,
+    name: definition.name,
+    version: definition.version,
+    revision: revisionOf(definition),
+    capabilities,
+    byLocalId: new Map(capabilities.map((capability) => [capability.localId, capability])),
+    documentRoot,
+  };
+}
+
+/** `.md` and `.mdx` (any case) of the last segment are markdown; a leading dot starts no suffix ([CG-DEF-7]). */
+export function mediaTypeOf(path: string): "text/markdown" | "text/plain" {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  const dot = name.lastIndexOf(".");
+  if (dot <= 0) return "text/plain";
+  const suffix = name.slice(dot + 1).toLowerCase();
+  return suffix === "md" || suffix === "mdx" ? "text/markdown" : "text/plain";
+}
+
+/** The path of a URL, without scheme, authority, query and fragment. */
+function urlPath(url: string): string {
+  const afterAuthority = url.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/, "");
+  return afterAuthority.split(/[?#]/, 1)[0] ?? "";
+}
+
+/** Unicode code point order (ids are ASCII, where it equals UTF-16 order; names may not be). */
+export function compareCodePoints(left: string, right: string): number {
+  if (left === right) return 0;
+  const a = [...left];
+  const b = [...right];
+  for (let index = 0; index < Math.min(a.length, b.length); index += 1) {
+    const difference = (a[index]?.codePointAt(0) ?? 0) - (b[index]?.codePointAt(0) ?? 0);
+    if (difference !== 0) return difference;
+  }
+  return a.length - b.length;
+}

@@ -92,7 +92,10 @@ class Driver {
         return returned(null);
       case "reload":
         try {
-          const request = step.providers === undefined ? undefined : { providers: step.providers };
+          // The step's providers reach reload as given: the graph judges them ([CG-LIFE]).
+          const request = (
+            step.providers === undefined ? undefined : { providers: step.providers }
+          ) as Parameters<CapabilityGraph["reload"]>[0] | undefined;
           return returned(await this.open().reload(request));
         } catch (error) {
           return raised(error);

@@ -7,7 +7,7 @@ import type { Readable } from "node:stream";
 import { OPERATIONS } from "../_generated/operations.js";
 import { GraphError, graphError } from "../errors.js";
 import type { CapabilityGraph } from "../graph.js";
-import { callTool, failure, openGraph } from "./graph-call.js";
+import { callTool, failure, Interrupt, openGraph } from "./graph-call.js";
 import { EXIT, type Io } from "./io.js";
 import { CONFIG_OPTION, type CommandSpec, commandHelp, parseCommand, UsageError } from "./parse.js";
 
@@ -156,27 +156,32 @@ export async function callCommand(args: string[], io: Io): Promise<number> {
     );
   }
   if (inline !== undefined) checkJson(inline, "--arguments");
-  let graph: CapabilityGraph;
+  const operation = OPERATIONS.find((candidate) => candidate.tool === tool);
+  const interrupt = new Interrupt(operation);
   try {
-    graph = await openGraph(parsed);
-  } catch (error) {
-    if (error instanceof GraphError) return failure(io, { error, interrupted: false });
-    throw error;
-  }
-  try {
-    let request: string;
+    let graph: CapabilityGraph;
     try {
-      request = file === undefined ? (inline ?? "{}") : await fileRequest(graph, tool, file, io);
+      graph = await openGraph(parsed);
     } catch (error) {
       if (error instanceof GraphError) return failure(io, { error, interrupted: false });
       throw error;
     }
-    const operation = OPERATIONS.find((candidate) => candidate.tool === tool);
-    const outcome = await callTool(graph, operation, tool, request);
-    if ("error" in outcome) return failure(io, outcome);
-    await io.out(`${JSON.stringify(outcome.result)}\n`);
-    return EXIT.ok;
+    try {
+      let request: string;
+      try {
+        request = file === undefined ? (inline ?? "{}") : await fileRequest(graph, tool, file, io);
+      } catch (error) {
+        if (error instanceof GraphError) return failure(io, { error, interrupted: false });
+        throw error;
+      }
+      const outcome = await callTool(graph, tool, request, interrupt);
+      if ("error" in outcome) return failure(io, outcome);
+      await io.out(`${JSON.stringify(outcome.result)}\n`);
+      return EXIT.ok;
+    } finally {
+      await graph.close();
+    }
   } finally {
-    await graph.close();
+    interrupt.dispose();
   }
 }

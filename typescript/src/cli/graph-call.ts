@@ -24,31 +24,50 @@ export async function openGraph(parsed: ParsedCommand): Promise<CapabilityGraph>
 }
 
 /**
- * Call one tool of an open graph. A match ([CG-CLI-4]) listens for SIGINT while it runs: the
- * interrupt cancels it through the graph's cancel signal, and the command exits 130 with the
- * CG_MODEL_CANCELLED envelope.
+ * The interrupt rule of a match ([CG-CLI-4]): from the moment the command knows it will run a
+ * match, SIGINT aborts the signal the match runs under (an interrupt that arrives while the graph
+ * is still opening cancels the match as it starts), the match ends with CG_MODEL_CANCELLED and the
+ * command exits 130. Other commands keep the default SIGINT behaviour.
  */
+export class Interrupt {
+  readonly #controller = new AbortController();
+  readonly #listening: boolean;
+  #interrupted = false;
+  readonly #onSignal = () => {
+    this.#interrupted = true;
+    this.#controller.abort();
+  };
+
+  constructor(operation: Operation | undefined) {
+    this.#listening = operation?.phase === "match";
+    if (this.#listening) process.on("SIGINT", this.#onSignal);
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  get interrupted(): boolean {
+    return this.#interrupted;
+  }
+
+  dispose(): void {
+    if (this.#listening) process.off("SIGINT", this.#onSignal);
+  }
+}
+
+/** Call one tool of an open graph under the command's interrupt signal. */
 export async function callTool(
   graph: CapabilityGraph,
-  operation: Operation | undefined,
   tool: string,
   request: unknown,
+  interrupt: Interrupt,
 ): Promise<{ result: Record<string, unknown> } | { error: GraphError; interrupted: boolean }> {
-  const interruptible = operation?.phase === "match";
-  const controller = new AbortController();
-  let interrupted = false;
-  const onInterrupt = () => {
-    interrupted = true;
-    controller.abort();
-  };
-  if (interruptible) process.on("SIGINT", onInterrupt);
   try {
-    return { result: await graph.call(tool, request, { signal: controller.signal }) };
+    return { result: await graph.call(tool, request, { signal: interrupt.signal }) };
   } catch (error) {
-    if (error instanceof GraphError) return { error, interrupted };
+    if (error instanceof GraphError) return { error, interrupted: interrupt.interrupted };
     throw error;
-  } finally {
-    if (interruptible) process.off("SIGINT", onInterrupt);
   }
 }
 

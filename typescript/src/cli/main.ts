@@ -17,7 +17,7 @@ import { packageVersion } from "../version.js";
 import { CALL_SPEC, callCommand } from "./call.js";
 import { DOCTOR_SPEC, reportJson, reportText } from "./doctor.js";
 import { EXPLAIN_SPEC, explain } from "./explain.js";
-import { callTool, configPath, failure, openGraph } from "./graph-call.js";
+import { callTool, configPath, failure, Interrupt, openGraph } from "./graph-call.js";
 import { EXIT, Io, StreamFailure } from "./io.js";
 import {
   CONFIG_OPTION,
@@ -28,7 +28,7 @@ import {
   synopsis,
   UsageError,
 } from "./parse.js";
-import { GRAPH_COMMANDS, graphCommandSpec, requestText, takesRaw } from "./requests.js";
+import { GRAPH_COMMANDS, graphCommandSpec, RAW_OPTION, requestText, takesRaw } from "./requests.js";
 
 const MCP_SPEC: CommandSpec = {
   name: "mcp",
@@ -77,25 +77,30 @@ async function graphCommand(operation: Operation, args: string[], io: Io): Promi
     return EXIT.ok;
   }
   const request = requestText(operation, parsed); // usage errors come before the graph opens
-  let graph: CapabilityGraph;
+  const interrupt = new Interrupt(operation);
   try {
-    graph = await openGraph(parsed);
-  } catch (error) {
-    if (error instanceof GraphError) return failure(io, { error, interrupted: false });
-    throw error;
-  }
-  try {
-    const outcome = await callTool(graph, operation, operation.tool, request);
-    if ("error" in outcome) return failure(io, outcome);
-    if (takesRaw(operation) && parsed.options.has("--raw")) {
-      // The body exactly as read_document returns it in `text`, nothing added ([CG-CLI-12]).
-      await io.out(String(outcome.result.text ?? ""));
-    } else {
-      await io.out(`${JSON.stringify(outcome.result)}\n`);
+    let graph: CapabilityGraph;
+    try {
+      graph = await openGraph(parsed);
+    } catch (error) {
+      if (error instanceof GraphError) return failure(io, { error, interrupted: false });
+      throw error;
     }
-    return EXIT.ok;
+    try {
+      const outcome = await callTool(graph, operation.tool, request, interrupt);
+      if ("error" in outcome) return failure(io, outcome);
+      if (takesRaw(operation) && parsed.options.has(RAW_OPTION.flag)) {
+        // The body exactly as read_document returns it in `text`, nothing added ([CG-CLI-12]).
+        await io.out(String(outcome.result.text ?? ""));
+      } else {
+        await io.out(`${JSON.stringify(outcome.result)}\n`);
+      }
+      return EXIT.ok;
+    } finally {
+      await graph.close();
+    }
   } finally {
-    await graph.close();
+    interrupt.dispose();
   }
 }
 

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
@@ -18,6 +18,29 @@ function cli(
     cwd: options.cwd,
     env: options.env ?? { ...process.env, CAPABILITY_GRAPH_CONFIG: "" },
   });
+}
+
+/**
+ * Wait until every thread of process `pid` has been sleeping (state S in /proc) for half a
+ * second — the CLI is then waiting on the executor — at most 20 s on a loaded machine.
+ */
+async function untilIdle(pid: number): Promise<void> {
+  let idleSince: number | undefined;
+  for (const started = Date.now(); Date.now() - started < 20000; ) {
+    let states: string[] = [];
+    try {
+      states = readdirSync(`/proc/${pid}/task`).map(
+        (task) => readFileSync(`/proc/${pid}/task/${task}/stat`, "ascii").split(") ")[1]?.[0] ?? "",
+      );
+    } catch {
+      return; // the process is gone; the assertions say what it did
+    }
+    if (states.every((state) => state === "S")) {
+      idleSince ??= Date.now();
+      if (Date.now() - idleSince >= 500) return;
+    } else idleSince = undefined;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
 
 const NOT_FOUND =
@@ -165,7 +188,7 @@ test("--arguments-file over maxInputBytes is CG_INPUT_TOO_LARGE in the tool's ph
   assert.equal(done.status, 1);
   assert.equal(
     done.stderr,
-    '{"ok":false,"error":{"code":"CG_INPUT_TOO_LARGE","phase":"match","message":"Request input exceeds the input budget","nextAction":"narrow_scope"}}\n',
+    '{"ok":false,"error":{"code":"CG_INPUT_TOO_LARGE","phase":"match","message":"Request exceeds maxInputBytes","nextAction":"narrow_scope"}}\n',
   );
 });
 
@@ -213,6 +236,7 @@ test("SIGINT during match cancels it: CG_MODEL_CANCELLED on stderr, exit 130", a
     ),
   );
   const child = spawn(process.execPath, [CLI, "match", "anything", "--config", config]);
+  const exited = once(child, "exit");
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk) => {
@@ -221,10 +245,9 @@ test("SIGINT during match cancels it: CG_MODEL_CANCELLED on stderr, exit 130", a
   child.stderr.on("data", (chunk) => {
     stderr += chunk;
   });
-  // Interrupt once the match is surely running: the graph is open when the executor sleeps.
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await untilIdle(child.pid as number);
   child.kill("SIGINT");
-  const [code] = await once(child, "exit");
+  const [code] = await exited;
   assert.equal(code, 130);
   assert.equal(stdout, "");
   assert.equal(
@@ -235,12 +258,13 @@ test("SIGINT during match cancels it: CG_MODEL_CANCELLED on stderr, exit 130", a
 
 test("stdout whose reader went away ends the command with exit 74 and nothing on stderr", async () => {
   const child = spawn(process.execPath, [CLI, "explain"], { stdio: ["ignore", "pipe", "pipe"] });
+  const exited = once(child, "exit");
   child.stdout.destroy();
   let stderr = "";
   child.stderr.on("data", (chunk) => {
     stderr += chunk;
   });
-  const [code] = await once(child, "exit");
+  const [code] = await exited;
   assert.equal(code, 74);
   assert.equal(stderr, "");
 });

@@ -5,8 +5,10 @@
 import { constants, type FileHandle, open } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { OPERATIONS } from "../_generated/operations.js";
-import { GraphError, graphError } from "../errors.js";
+import { GraphError, graphError, pointerError } from "../errors.js";
 import type { CapabilityGraph } from "../graph.js";
+import { type ParseOutcome, parseJsonBytes, parseJsonText } from "../json/text.js";
+import { textFaultMessage } from "../messages.js";
 import { callTool, failure, Interrupt, openGraph } from "./graph-call.js";
 import { EXIT, type Io } from "./io.js";
 import { CONFIG_OPTION, type CommandSpec, commandHelp, parseCommand, UsageError } from "./parse.js";
@@ -41,24 +43,23 @@ export const CALL_SPEC: CommandSpec = {
   ],
 };
 
-/** A text that is UTF-8 JSON, else a usage error naming the option ([CG-CLI-3]). */
-function jsonText(bytes: Uint8Array, option: string): string {
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    throw new UsageError(`argument ${option}: not UTF-8 text`, CALL_SPEC.name);
-  }
-  checkJson(text, option);
-  return text;
-}
-
-function checkJson(text: string, option: string): void {
-  try {
-    JSON.parse(text);
-  } catch {
+/**
+ * Judge a request text as the graph judges request texts ([CG-CLI-8], [CG-MSG-13]), with the
+ * core's own parser: a text that is not JSON or not UTF-8 is a usage error naming the option;
+ * a duplicate member name, an integer literal too long to convert or a byte order mark is
+ * CG_INPUT_INVALID in the tool's phase (`query` for an unknown tool).
+ */
+function judgeText(outcome: ParseOutcome, option: string, tool: string): void {
+  if (outcome.ok) return;
+  const { fault } = outcome;
+  if (fault.kind === "syntax") {
     throw new UsageError(`argument ${option}: not valid JSON`, CALL_SPEC.name);
   }
+  if (fault.kind === "utf8") {
+    throw new UsageError(`argument ${option}: not UTF-8 text`, CALL_SPEC.name);
+  }
+  const phase = OPERATIONS.find((operation) => operation.tool === tool)?.phase ?? "query";
+  throw pointerError("CG_INPUT_INVALID", phase, textFaultMessage(fault, "request"));
 }
 
 /** Up to `limit` bytes of a readable stream (stdin for `--arguments-file -`). */
@@ -137,7 +138,8 @@ async function fileRequest(
   if (bytes.length > budgets.maxInputBytes) {
     throw graphError("CG_INPUT_TOO_LARGE", operation.phase);
   }
-  return jsonText(bytes, "--arguments-file");
+  judgeText(parseJsonBytes(bytes), "--arguments-file", tool);
+  return Buffer.from(bytes).toString("utf8");
 }
 
 export async function callCommand(args: string[], io: Io): Promise<number> {
@@ -155,7 +157,8 @@ export async function callCommand(args: string[], io: Io): Promise<number> {
       CALL_SPEC.name,
     );
   }
-  if (inline !== undefined) checkJson(inline, "--arguments");
+  // An inline text is judged before the graph opens ([CG-CLI-8]).
+  if (inline !== undefined) judgeText(parseJsonText(inline), "--arguments", tool);
   const operation = OPERATIONS.find((candidate) => candidate.tool === tool);
   const interrupt = new Interrupt(operation);
   try {

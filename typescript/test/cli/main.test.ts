@@ -147,6 +147,22 @@ test("--arguments with a duplicate member name is CG_INPUT_INVALID at the object
   );
 });
 
+test("an inline --arguments text fault is reported before the configuration is read", () => {
+  const done = cli([
+    "call",
+    "no_such_tool",
+    "--arguments",
+    '{"a": {"b": 1, "b": 2}}',
+    "--config",
+    "/nonexistent/capability-graph.json",
+  ]);
+  assert.equal(done.status, 1);
+  assert.equal(
+    done.stderr,
+    '{"ok":false,"error":{"code":"CG_INPUT_INVALID","phase":"query","message":"/ an object has a duplicate key","nextAction":"fix_input"}}\n',
+  );
+});
+
 test("an integer option keeps every digit: the graph judges it, not the CLI", () => {
   const done = cli(["list", "--limit", "9".repeat(30), "--config", graphFolder()]);
   assert.equal(done.status, 1);

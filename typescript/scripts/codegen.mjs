@@ -287,8 +287,9 @@ function memberNamesModule(schemas) {
 function defaultsModule(schemas) {
   const defaults = {};
   const visit = (node, pointer, file) => {
-    if (Array.isArray(node)) node.forEach((item, index) => visit(item, `${pointer}/${index}`, file));
-    else if (node !== null && typeof node === "object") {
+    if (Array.isArray(node)) {
+      for (const [index, item] of node.entries()) visit(item, `${pointer}/${index}`, file);
+    } else if (node !== null && typeof node === "object") {
       if (Object.hasOwn(node, "default") && typeof node.default !== "object")
         defaults[`${file}#${pointer}`] = node.default;
       for (const [key, value] of Object.entries(node)) {

@@ -29,7 +29,7 @@ import {
 import { checkConfig, configuredTimeoutMs, type HostConfig, readConfigFile } from "./config.js";
 import { readDocumentFile } from "./documents.js";
 import { type GraphError, graphError, type Phase, pointerError } from "./errors.js";
-import type { CatalogEntry, ContextValue, Executor } from "./executors/protocol.js";
+import type { ContextValue, Executor } from "./executors/protocol.js";
 import { executorFactory } from "./executors/registry.js";
 import { compactByteLength, firstPureFault, hasLoneSurrogate, isPlainObject } from "./json/pure.js";
 import { parseJsonText } from "./json/text.js";
@@ -236,19 +236,12 @@ export class CapabilityGraph {
     if (executor === undefined || this.#executorName === undefined)
       throw graphError("CG_MODEL_NOT_CONFIGURED", "match");
     const named = request.providers === undefined ? undefined : new Set(request.providers);
-    const entries = snapshot.listing.filter(
-      (capability) => named === undefined || named.has(capability.providerId),
+    const catalog = snapshot.catalog.filter(
+      (entry) => named === undefined || named.has(entry.providerId),
     );
-    if (entries.length > this.#config.budgets.maxCatalogEntries)
+    if (catalog.length > this.#config.budgets.maxCatalogEntries) {
       throw graphError("CG_CATALOG_TOO_LARGE", "match");
-    const catalog: CatalogEntry[] = entries.map((capability) => ({
-      id: capability.id,
-      providerId: capability.providerId,
-      name: capability.name,
-      description: capability.description,
-      tags: [...capability.tags],
-      ...(capability.whenToUse === undefined ? {} : { whenToUse: capability.whenToUse }),
-    }));
+    }
     const timeoutMs = request.timeoutMs ?? configuredTimeoutMs(this.#config);
     const running = runMatch({
       executor,

@@ -2,6 +2,7 @@
 // and revision. Steps 5 to 8 of open ([CG-OPEN-1]) judge the providers together.
 import type { HostConfig } from "./config.js";
 import { type GraphError, graphError, pointerError } from "./errors.js";
+import type { CatalogEntry } from "./executors/protocol.js";
 import { revisionOf } from "./json/canonical.js";
 import { type CapabilityEntry, compareCodePoints, type LoadedProvider } from "./load.js";
 
@@ -19,6 +20,8 @@ export interface Snapshot {
   readonly revision: string;
   /** Every in-scope capability in listing order ([CG-LIST-1]). */
   readonly listing: readonly CapabilityEntry[];
+  /** The listing as match catalog entries ([CG-MATCH-1]), frozen so executors may cache per entry. */
+  readonly catalog: readonly CatalogEntry[];
 }
 
 /** Whether a provider id is in scope: not excluded by a configured scope ([CG-SCOPE-1]). */
@@ -76,9 +79,11 @@ export function assembleSnapshot(
     }
   }
   const scope = config.scope;
-  const scoped = [...byId.values()]
+  const scopedProviders = [...byId.values()]
     .filter((provider) => scope === undefined || scope.includes(provider.providerId))
     .sort((left, right) => compareCodePoints(left.providerId, right.providerId));
+  const scoped = scopedProviders;
+  const listing = scoped.flatMap((provider) => provider.capabilities);
   return {
     ok: true,
     snapshot: {
@@ -89,7 +94,8 @@ export function assembleSnapshot(
       revision: revisionOf(
         Object.fromEntries(scoped.map((provider) => [provider.providerId, provider.revision])),
       ),
-      listing: scoped.flatMap((provider) => provider.capabilities),
+      listing,
+      catalog: listing.map(catalogEntryOf),
     },
   };
 }
@@ -140,4 +146,15 @@ function hasAcyclicKindCycle(byId: ReadonlyMap<string, LoadedProvider>): boolean
     }
   }
   return false;
+}
+
+function catalogEntryOf(capability: CapabilityEntry): CatalogEntry {
+  return Object.freeze({
+    id: capability.id,
+    providerId: capability.providerId,
+    name: capability.name,
+    description: capability.description,
+    tags: Object.freeze([...capability.tags]),
+    ...(capability.whenToUse === undefined ? {} : { whenToUse: capability.whenToUse }),
+  });
 }

@@ -231,7 +231,7 @@ class Parser {
       }
       if (code === 0x5c) {
         out += this.text.slice(runStart, index);
-        const escape = this.text[index + 1];
+        const escaped = this.text[index + 1];
         const simple: Record<string, string> = {
           '"': '"',
           "\\": "\\",
@@ -242,11 +242,11 @@ class Parser {
           r: "\r",
           t: "\t",
         };
-        if (escape !== undefined && Object.hasOwn(simple, escape)) {
-          out += simple[escape];
+        if (escaped !== undefined && Object.hasOwn(simple, escaped)) {
+          out += simple[escaped];
           index += 2;
         } else if (
-          escape === "u" &&
+          escaped === "u" &&
           /^[0-9a-fA-F]{4}$/.test(this.text.slice(index + 2, index + 6))
         ) {
           out += String.fromCharCode(Number.parseInt(this.text.slice(index + 2, index + 6), 16));

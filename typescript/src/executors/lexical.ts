@@ -1,0 +1,161 @@
+// The `lexical` executor (executors.md section 8; [CG-MODEL-14]): offline BM25 ranking over the
+// authorized catalog, so that every implementation returns the same candidates, order and
+// confidences for the same catalog and request.
+import type { CatalogEntry, Executor, ExecutorFactory, ExecutorJob } from "./protocol.js";
+
+const FIELD_WEIGHTS = { name: 3.0, tags: 2.0, whenToUse: 1.5, description: 1.0 } as const;
+const K1 = 1.2;
+const B = 0.75;
+const THRESHOLD = 0.05;
+
+const STOPWORDS = new Set(
+  (
+    "a about an and any are as at be but by can could do does for from get how i if in into is it " +
+    "its me my need of on or our please should so some that the their them then there these this " +
+    "to use using want was we what when where which who why will with would you your " +
+    "的 了 和 是 在 我 你 要 把 吗 呢 请 一 个"
+  ).split(" "),
+);
+
+const WORD = /[\p{L}\p{N}]+/gu;
+
+function isCjk(codePoint: number): boolean {
+  return (
+    (codePoint >= 0x3040 && codePoint <= 0x30ff) ||
+    (codePoint >= 0x31f0 && codePoint <= 0x31ff) ||
+    (codePoint >= 0x3400 && codePoint <= 0x4dbf) ||
+    (codePoint >= 0x4e00 && codePoint <= 0x9fff) ||
+    (codePoint >= 0xf900 && codePoint <= 0xfaff) ||
+    (codePoint >= 0x20000 && codePoint <= 0x3ffff)
+  );
+}
+
+/** Section 8.1: NFKC, lowercase, words of letters and numbers, CJK unigrams and bigrams, stopwords, plurals. */
+export function tokenize(text: string): string[] {
+  const terms: string[] = [];
+  for (const word of text.normalize("NFKC").toLowerCase().match(WORD) ?? []) {
+    let piece: string[] = [];
+    let pieceIsCjk = false;
+    const flush = () => {
+      if (piece.length === 0) return;
+      if (pieceIsCjk) {
+        terms.push(...piece);
+        for (let index = 0; index + 1 < piece.length; index += 1)
+          terms.push(`${piece[index]}${piece[index + 1]}`);
+      } else {
+        terms.push(piece.join(""));
+      }
+      piece = [];
+    };
+    for (const character of word) {
+      const cjk = isCjk(character.codePointAt(0) as number);
+      if (piece.length > 0 && cjk !== pieceIsCjk) flush();
+      pieceIsCjk = cjk;
+      piece.push(character);
+    }
+    flush();
+  }
+  return terms.filter((term) => !STOPWORDS.has(term)).map(singular);
+}
+
+/** The plural rule of section 8.1 step 5, for ASCII words of more than 3 letters. */
+function singular(word: string): string {
+  if (word.length <= 3 || !/^[a-z]+$/.test(word)) return word;
+  if (word.endsWith("ies") && word.length > 4) return `${word.slice(0, -3)}y`;
+  if (word.endsWith("sses")) return word.slice(0, -2);
+  if (word.endsWith("s") && !word.endsWith("ss") && !word.endsWith("us") && !word.endsWith("is")) {
+    return word.slice(0, -1);
+  }
+  return word;
+}
+
+interface EntryIndex {
+  /** tf(t, d): the weighted occurrences of each term. */
+  readonly frequencies: ReadonlyMap<string, number>;
+  /** dl(d): the weighted number of terms. */
+  readonly length: number;
+}
+
+/** Catalog entries are immutable per snapshot, so their index is computed once per entry object. */
+const indexes = new WeakMap<CatalogEntry, EntryIndex>();
+
+function indexOf(entry: CatalogEntry): EntryIndex {
+  const cached = indexes.get(entry);
+  if (cached !== undefined) return cached;
+  const frequencies = new Map<string, number>();
+  let length = 0;
+  const add = (terms: readonly string[], weight: number) => {
+    for (const term of terms) frequencies.set(term, (frequencies.get(term) ?? 0) + weight);
+    length += weight * terms.length;
+  };
+  add(tokenize(entry.name), FIELD_WEIGHTS.name);
+  add(entry.tags.flatMap(tokenize), FIELD_WEIGHTS.tags);
+  if (entry.whenToUse !== undefined) add(tokenize(entry.whenToUse), FIELD_WEIGHTS.whenToUse);
+  add(tokenize(entry.description), FIELD_WEIGHTS.description);
+  const index = { frequencies, length };
+  if (Object.isFrozen(entry)) indexes.set(entry, index);
+  return index;
+}
+
+/** Round to the nearest multiple of 0.0001 from the exact value of the double. */
+function round4(value: number): number {
+  return Number(value.toFixed(4));
+}
+
+export function rank(request: string, catalog: readonly CatalogEntry[], limit: number) {
+  const query = [...new Set(tokenize(request))];
+  if (query.length === 0) return { status: "unknown" as const, candidates: [] };
+  if (catalog.length === 0) return { status: "no_match" as const, candidates: [] };
+  const entries = catalog.map((entry) => ({ entry, index: indexOf(entry) }));
+  const total = entries.reduce((sum, { index }) => sum + index.length, 0);
+  const average = total / entries.length === 0 ? 1 : total / entries.length;
+  const count = entries.length;
+  const idf = new Map<string, number>();
+  for (const term of query) {
+    const containing = entries.filter(({ index }) => (index.frequencies.get(term) ?? 0) > 0).length;
+    idf.set(term, Math.log(1 + (count - containing + 0.5) / (containing + 0.5)));
+  }
+  const idfSum = query.reduce((sum, term) => sum + (idf.get(term) as number), 0);
+  const scored: Array<{ id: string; confidence: number }> = [];
+  for (const { entry, index } of entries) {
+    let score = 0;
+    for (const term of query) {
+      const frequency = index.frequencies.get(term) ?? 0;
+      if (frequency <= 0) continue;
+      score +=
+        ((idf.get(term) as number) * frequency * (K1 + 1)) /
+        (frequency + K1 * (1 - B + (B * index.length) / average));
+    }
+    const confidence = round4(score / ((K1 + 1) * idfSum));
+    if (confidence >= THRESHOLD) scored.push({ id: entry.id, confidence });
+  }
+  scored.sort((left, right) =>
+    right.confidence !== left.confidence
+      ? right.confidence - left.confidence
+      : left.id < right.id
+        ? -1
+        : left.id > right.id
+          ? 1
+          : 0,
+  );
+  const candidates = scored.slice(0, limit);
+  if (candidates.length === 0) return { status: "no_match" as const, candidates: [] };
+  return { status: "matched" as const, candidates };
+}
+
+class LexicalExecutor implements Executor {
+  readonly name = "lexical";
+
+  async execute(job: ExecutorJob): Promise<unknown> {
+    return rank(job.request, job.catalog, job.limit);
+  }
+}
+
+export const lexicalExecutorFactory: ExecutorFactory = {
+  create() {
+    return new LexicalExecutor();
+  },
+  async diagnose() {
+    return { status: "ok", message: "the lexical executor runs offline and needs nothing" };
+  },
+};

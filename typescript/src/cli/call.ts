@@ -166,7 +166,7 @@ export async function callCommand(args: string[], io: Io): Promise<number> {
     try {
       graph = await openGraph(parsed);
     } catch (error) {
-      if (error instanceof GraphError) return failure(io, { error, interrupted: false });
+      if (error instanceof GraphError) return failure(io, error);
       throw error;
     }
     try {
@@ -174,11 +174,11 @@ export async function callCommand(args: string[], io: Io): Promise<number> {
       try {
         request = file === undefined ? (inline ?? "{}") : await fileRequest(graph, tool, file, io);
       } catch (error) {
-        if (error instanceof GraphError) return failure(io, { error, interrupted: false });
+        if (error instanceof GraphError) return failure(io, error);
         throw error;
       }
       const outcome = await callTool(graph, tool, request, interrupt);
-      if ("error" in outcome) return failure(io, outcome);
+      if ("error" in outcome) return failure(io, outcome.error);
       await io.out(`${JSON.stringify(outcome.result)}\n`);
       return EXIT.ok;
     } finally {

@@ -32,11 +32,7 @@ export async function openGraph(parsed: ParsedCommand): Promise<CapabilityGraph>
 export class Interrupt {
   readonly #controller = new AbortController();
   readonly #listening: boolean;
-  #interrupted = false;
-  readonly #onSignal = () => {
-    this.#interrupted = true;
-    this.#controller.abort();
-  };
+  readonly #onSignal = () => this.#controller.abort();
 
   constructor(operation: Operation | undefined) {
     this.#listening = operation?.phase === "match";
@@ -45,10 +41,6 @@ export class Interrupt {
 
   get signal(): AbortSignal {
     return this.#controller.signal;
-  }
-
-  get interrupted(): boolean {
-    return this.#interrupted;
   }
 
   dispose(): void {
@@ -62,22 +54,21 @@ export async function callTool(
   tool: string,
   request: unknown,
   interrupt: Interrupt,
-): Promise<{ result: Record<string, unknown> } | { error: GraphError; interrupted: boolean }> {
+): Promise<{ result: Record<string, unknown> } | { error: GraphError }> {
   try {
     return { result: await graph.call(tool, request, { signal: interrupt.signal }) };
   } catch (error) {
-    if (error instanceof GraphError) return { error, interrupted: interrupt.interrupted };
+    if (error instanceof GraphError) return { error };
     throw error;
   }
 }
 
-/** Report a failed call: the envelope on stderr, exit 1 (130 for an interrupted match). */
-export async function failure(
-  io: Io,
-  outcome: { error: GraphError; interrupted: boolean },
-): Promise<number> {
-  await io.envelope(outcome.error.toJSON());
-  return outcome.interrupted && outcome.error.code === "CG_MODEL_CANCELLED"
-    ? EXIT.interrupted
-    : EXIT.graphError;
+/**
+ * Report a failed call: the envelope on stderr, exit 1 — 130 for a cancelled match
+ * ([CG-CLI-2], [CG-CLI-4]; the suite holds every CG_MODEL_CANCELLED of the CLI to 130, whoever
+ * cancelled).
+ */
+export async function failure(io: Io, error: GraphError): Promise<number> {
+  await io.envelope(error.toJSON());
+  return error.code === "CG_MODEL_CANCELLED" ? EXIT.interrupted : EXIT.graphError;
 }

@@ -83,12 +83,12 @@ async function graphCommand(operation: Operation, args: string[], io: Io): Promi
     try {
       graph = await openGraph(parsed);
     } catch (error) {
-      if (error instanceof GraphError) return failure(io, { error, interrupted: false });
+      if (error instanceof GraphError) return failure(io, error);
       throw error;
     }
     try {
       const outcome = await callTool(graph, operation.tool, request, interrupt);
-      if ("error" in outcome) return failure(io, outcome);
+      if ("error" in outcome) return failure(io, outcome.error);
       if (takesRaw(operation) && parsed.options.has(RAW_OPTION.flag)) {
         // The body exactly as read_document returns it in `text`, nothing added ([CG-CLI-12]).
         await io.out(String(outcome.result.text ?? ""));
@@ -139,7 +139,7 @@ async function mcpCommand(args: string[], io: Io): Promise<number> {
     graph = await openGraph(parsed);
   } catch (error) {
     // Nothing on stdout, the envelope on stderr, exit 1 ([CG-MCP-3]).
-    if (error instanceof GraphError) return failure(io, { error, interrupted: false });
+    if (error instanceof GraphError) return failure(io, error);
     throw error;
   }
   const { serveMcp } = await import("../mcp.js");

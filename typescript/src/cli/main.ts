@@ -19,6 +19,7 @@ import { DOCTOR_SPEC, reportJson, reportText } from "./doctor.js";
 import { EXPLAIN_SPEC, explain } from "./explain.js";
 import { callTool, configPath, failure, Interrupt, openGraph } from "./graph-call.js";
 import { EXIT, Io, StreamFailure } from "./io.js";
+import type { MaintenanceIo } from "./maintenance.js";
 import {
   CONFIG_OPTION,
   type CommandSpec,
@@ -41,11 +42,33 @@ const MCP_SPEC: CommandSpec = {
 /** The commands besides the graph commands, with their one-line help. */
 const OTHER_COMMANDS: readonly CommandSpec[] = [CALL_SPEC, MCP_SPEC, DOCTOR_SPEC, EXPLAIN_SPEC];
 
-function commandNames(): string[] {
-  return [...GRAPH_COMMANDS.keys(), ...OTHER_COMMANDS.map((spec) => spec.name)];
+type MaintenanceCommand = (args: readonly string[], io: MaintenanceIo) => Promise<number>;
+
+/**
+ * The maintenance commands that write files (spec sections 12.3, 12.4), with their own parsers
+ * and reports; imported only when one of them runs, so they cost nothing to the others.
+ */
+const MAINTENANCE_COMMANDS: ReadonlyMap<string, () => Promise<MaintenanceCommand>> = new Map([
+  ["init", async () => (await import("./init.js")).runInit],
+  ["mcp-install", async () => (await import("./mcp-install.js")).runMcpInstall],
+  ["mcp-uninstall", async () => (await import("./mcp-install.js")).runMcpUninstall],
+]);
+
+async function maintenanceSummaries(): Promise<Array<[string, string]>> {
+  const { INIT_SPEC } = await import("./init.js");
+  const { MCP_INSTALL_SPEC, MCP_UNINSTALL_SPEC } = await import("./mcp-install.js");
+  return [INIT_SPEC, MCP_INSTALL_SPEC, MCP_UNINSTALL_SPEC].map((spec) => [spec.name, spec.summary]);
 }
 
-function programHelp(): string {
+function commandNames(): string[] {
+  return [
+    ...GRAPH_COMMANDS.keys(),
+    ...OTHER_COMMANDS.map((spec) => spec.name),
+    ...MAINTENANCE_COMMANDS.keys(),
+  ];
+}
+
+async function programHelp(): Promise<string> {
   const lines = [
     `usage: ${PROGRAM} [-h] [--config FILE] [--version] COMMAND ...`,
     "",
@@ -57,6 +80,9 @@ function programHelp(): string {
     lines.push(`  ${operation.cli.command.padEnd(14)} ${operation.cli.help}`);
   }
   for (const spec of OTHER_COMMANDS) lines.push(`  ${spec.name.padEnd(14)} ${spec.help}`);
+  for (const [name, summary] of await maintenanceSummaries()) {
+    lines.push(`  ${name.padEnd(14)} ${summary}`);
+  }
   lines.push(
     "",
     "options:",
@@ -146,6 +172,20 @@ async function mcpCommand(args: string[], io: Io): Promise<number> {
   return serveMcp(graph, { stdin: io.stdin, stdout: io.stdout });
 }
 
+async function runMaintenance(
+  load: () => Promise<MaintenanceCommand>,
+  args: string[],
+  io: Io,
+): Promise<number> {
+  const command = await load();
+  return command(args, {
+    stdout: (text) => io.out(text),
+    stderr: (text) => io.err(text),
+    cwd: process.cwd(),
+    env: process.env,
+  });
+}
+
 /** Split the options before the command (`--config`, `--version`, `--help`) from the rest. */
 function dispatch(argv: readonly string[], io: Io): Promise<number> {
   const leading: string[] = [];
@@ -153,7 +193,10 @@ function dispatch(argv: readonly string[], io: Io): Promise<number> {
   while (index < argv.length && (argv[index] as string).startsWith("-")) {
     const token = argv[index] as string;
     if (token === "--version") return io.out(`${PROGRAM} ${packageVersion()}\n`).then(() => 0);
-    if (token === "-h" || token === "--help") return io.out(programHelp()).then(() => 0);
+    if (token === "-h" || token === "--help")
+      return programHelp()
+        .then((text) => io.out(text))
+        .then(() => 0);
     if (token === CONFIG_OPTION.flag) {
       const value = argv[index + 1];
       if (value === undefined) throw new UsageError("argument --config: expected one argument");
@@ -171,6 +214,8 @@ function dispatch(argv: readonly string[], io: Io): Promise<number> {
   const args = [...leading, ...argv.slice(index + 1)];
   const operation = GRAPH_COMMANDS.get(command);
   if (operation !== undefined) return graphCommand(operation, args, io);
+  const maintenance = MAINTENANCE_COMMANDS.get(command);
+  if (maintenance !== undefined) return runMaintenance(maintenance, args, io);
   switch (command) {
     case CALL_SPEC.name:
       return callCommand(args, io);

@@ -1,6 +1,13 @@
-// The diagnostics behind `doctor` (spec section 12): every check of open, plus document
-// readability and the executor's prerequisites, collected rather than stopped at the first.
-import type { GraphError } from "./errors.js";
+// The diagnostics behind `doctor` (spec section 12, [CG-MAINT-4], [CG-MAINT-10]): every check of
+// open, plus the readability of every declared `path` document and the executor's
+// prerequisites. Problems are collected, not stopped at the first; the configuration is read
+// once. The report is for the host: it may name local paths, never a secret.
+import { checkConfig, type HostConfig, readConfigFile } from "./config.js";
+import { readDocumentFile } from "./documents.js";
+import { GraphError } from "./errors.js";
+import { executorFactory } from "./executors/registry.js";
+import { type LoadedProvider, loadSource } from "./load.js";
+import { assembleSnapshot } from "./snapshot.js";
 
 export type CheckStatus = "ok" | "warn" | "fail" | "skip";
 
@@ -15,8 +22,8 @@ export interface DiagnosticsReport {
   checks: DiagnosticCheck[];
   warnings: string[];
   /**
-   * Set when the configuration could not be read at all ([CG-MAINT-10]): the error envelope the
-   * CLI writes on stderr (CG_CONFIG_INVALID, `unreadable` message).
+   * Set when the configuration could not be read at all ([CG-MAINT-10]): the error the CLI writes
+   * as its envelope on stderr (CG_CONFIG_INVALID, `unreadable` message).
    */
   configError?: GraphError;
 }
@@ -25,10 +32,194 @@ export interface DiagnosticsOptions {
   /** The configuration file (absolute, or relative to `cwd`). */
   configPath: string;
   cwd?: string;
+  /** Bounds the executor's prerequisite probes. */
   signal?: AbortSignal;
 }
 
+const MAX_TEXT = 1024;
+
+/** One line of printable text of at most 1024 characters ([CG-MAINT-1]). */
+function reportText(text: string): string {
+  const line = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").trim() || "-";
+  const characters = [...line];
+  return characters.length <= MAX_TEXT ? line : `${characters.slice(0, MAX_TEXT - 1).join("")}…`;
+}
+
+function plural(count: number, noun: string): string {
+  if (count === 1) return `${count} ${noun}`;
+  return `${count} ${noun.endsWith("y") ? `${noun.slice(0, -1)}ies` : `${noun}s`}`;
+}
+
+function describeError(error: GraphError, detail?: string): string {
+  const base = `${error.code}: ${error.message}`;
+  return detail === undefined || detail === error.message ? base : `${base} (${detail})`;
+}
+
 export async function diagnose(options: DiagnosticsOptions): Promise<DiagnosticsReport> {
-  void options;
-  throw new Error("not implemented yet");
+  const checks: DiagnosticCheck[] = [];
+  const warnings: string[] = [];
+  const add = (id: string, status: CheckStatus, message: string) =>
+    checks.push({ id, status, message: reportText(message) });
+  const finish = (configError?: GraphError): DiagnosticsReport => ({
+    status: checks.some((check) => check.status === "fail") ? "failed" : "ok",
+    checks,
+    warnings: warnings.map(reportText),
+    ...(configError === undefined ? {} : { configError }),
+  });
+
+  const read = await readConfigFile(options.configPath, options.cwd ?? process.cwd());
+  if (!read.ok) {
+    add("config", "fail", `Cannot read the configuration: ${read.path} ${read.cause}`);
+    add("sources", "skip", "Not checked: the configuration cannot be read");
+    return finish(read.error);
+  }
+  let config: HostConfig;
+  try {
+    config = checkConfig(read.value, read.baseDir);
+  } catch (error) {
+    if (!(error instanceof GraphError)) throw error;
+    add("config", "fail", `${describeError(error)} in ${read.path}`);
+    add("sources", "skip", "Not checked: the configuration is invalid");
+    return finish();
+  }
+  add("config", "ok", `The configuration is valid (${plural(config.sources.length, "source")})`);
+
+  const loaded: LoadedProvider[] = [];
+  for (const source of config.sources) {
+    const outcome = await loadSource(source, config.budgets);
+    if (outcome.ok) {
+      const provider = outcome.provider;
+      loaded.push(provider);
+      add(
+        `source.${source.index}`,
+        "ok",
+        `Provider ${provider.providerId} version ${provider.version}: ${plural(provider.capabilities.length, "capability")}`,
+      );
+    } else {
+      add(`source.${source.index}`, "fail", describeError(outcome.error, outcome.detail));
+    }
+  }
+  const everySourceLoaded = loaded.length === config.sources.length;
+
+  let opened: ReturnType<typeof assembleSnapshot> | undefined;
+  if (everySourceLoaded) {
+    opened = assembleSnapshot(loaded, config);
+    if (opened.ok) {
+      const capabilities = loaded.reduce((sum, provider) => sum + provider.capabilities.length, 0);
+      const relations = loaded.reduce(
+        (sum, provider) =>
+          sum +
+          provider.capabilities.reduce(
+            (count, capability) => count + capability.relations.length,
+            0,
+          ),
+        0,
+      );
+      add(
+        "relations",
+        "ok",
+        `${plural(capabilities, "capability")} and ${plural(relations, "relation")} are valid`,
+      );
+      const dangling = loaded.flatMap((provider) =>
+        provider.capabilities.flatMap((capability) =>
+          capability.relations
+            .filter((relation) => {
+              const [targetProvider, localId] = relation.target.split("::") as [string, string];
+              const target = opened?.ok ? opened.snapshot.byId.get(targetProvider) : undefined;
+              return target === undefined || !target.byLocalId.has(localId);
+            })
+            .map((relation) => `${capability.id} ${relation.kind} ${relation.target}`),
+        ),
+      );
+      if (dangling.length > 0) {
+        warnings.push(
+          `${plural(dangling.length, "relation")} reach a capability that is not loaded (queries report them as partial): ${dangling.join("; ")}`,
+        );
+      }
+    } else {
+      add("relations", "fail", describeError(opened.error));
+    }
+  } else {
+    add("relations", "skip", "Not checked: a source failed to load");
+  }
+
+  for (const provider of loaded) {
+    add(`documents.${provider.sourceIndex}`, ...(await documentCheck(provider, config)));
+  }
+
+  const model = config.model;
+  if (model === undefined) {
+    add(
+      "executor",
+      "skip",
+      "No model executor is configured: match answers CG_MODEL_NOT_CONFIGURED (static queries work)",
+    );
+  } else {
+    const factory = executorFactory(model.executor);
+    const signal = options.signal ?? AbortSignal.timeout(30_000);
+    try {
+      const diagnosis = (await factory?.diagnose?.(model, signal)) ?? {
+        status: "ok" as const,
+        message: `The ${model.executor} executor is configured`,
+      };
+      add("executor", diagnosis.status, diagnosis.message);
+    } catch {
+      add(
+        "executor",
+        "fail",
+        `The ${model.executor} executor's prerequisites could not be checked`,
+      );
+    }
+  }
+
+  if (opened?.ok === true && !checks.some((check) => check.status === "fail")) {
+    const snapshot = opened.snapshot;
+    const inScopeCapabilities = snapshot.listing.length;
+    add(
+      "open",
+      "ok",
+      `The graph opens: revision ${snapshot.revision}, ${plural(snapshot.scoped.length, "provider")} and ${plural(inScopeCapabilities, "capability")} in scope`,
+    );
+  } else {
+    add("open", "skip", "Not checked: an earlier check failed");
+  }
+  return finish();
+}
+
+/** Whether every declared `path` document of a provider can be read ([CG-MAINT-4]). */
+async function documentCheck(
+  provider: LoadedProvider,
+  config: HostConfig,
+): Promise<[CheckStatus, string]> {
+  let readable = 0;
+  let references = 0;
+  const problems: string[] = [];
+  for (const capability of provider.capabilities) {
+    for (const document of capability.documents) {
+      if (document.kind === "url") {
+        references += 1;
+        continue;
+      }
+      if (provider.documentRoot === undefined) {
+        problems.push(
+          `${capability.id} ${document.id}: CG_DOCUMENT_ROOT_REQUIRED (the inline source has no documentRoot)`,
+        );
+        continue;
+      }
+      try {
+        await readDocumentFile(
+          provider.documentRoot,
+          document.path as string,
+          config.budgets.maxDocumentBytes,
+        );
+        readable += 1;
+      } catch (error) {
+        const code = error instanceof GraphError ? error.code : "CG_DOCUMENT_UNREADABLE";
+        problems.push(`${capability.id} ${document.id} (${document.path}): ${code}`);
+      }
+    }
+  }
+  const summary = `Provider ${provider.providerId}: ${plural(readable, "local document")} readable, ${plural(references, "URL reference")}`;
+  if (problems.length === 0) return ["ok", summary];
+  return ["fail", `${summary}; not readable: ${problems.join("; ")}`];
 }

@@ -31,8 +31,14 @@ import { readDocumentFile } from "./documents.js";
 import { type GraphError, graphError, type Phase, pointerError } from "./errors.js";
 import type { ContextValue, Executor } from "./executors/protocol.js";
 import { executorFactory } from "./executors/registry.js";
-import { compactByteLength, firstPureFault, hasLoneSurrogate, isPlainObject } from "./json/pure.js";
-import { parseJsonText } from "./json/text.js";
+import {
+  compactByteLength,
+  firstPureFault,
+  hasLoneSurrogate,
+  integralBeyondRange,
+  isPlainObject,
+} from "./json/pure.js";
+import { type JsonPath, parseJsonBytes, parseJsonText, pathKey } from "./json/text.js";
 import { type LoadedProvider, loadSource } from "./load.js";
 import { runMatch } from "./match.js";
 import { pureFaultMessage, schemaFaultMessage, textFaultMessage } from "./messages.js";
@@ -58,6 +64,12 @@ export interface CallOptions {
 
 export type JsonObject = Record<string, unknown>;
 
+/** What one call carries to its tool: the caller's options, its start, how to judge its integers. */
+interface CallContext extends CallOptions {
+  readonly start: number;
+  readonly outOfRangeInteger: (path: JsonPath, value: number) => boolean;
+}
+
 const REQUEST_VALIDATORS: Readonly<Record<string, ContractValidator>> = {
   "describe-request.schema.json": validateDescribeRequest,
   "list-request.schema.json": validateListRequest,
@@ -67,7 +79,6 @@ const REQUEST_VALIDATORS: Readonly<Record<string, ContractValidator>> = {
 };
 
 const EXECUTOR_NAME = /^[A-Za-z][A-Za-z0-9._-]{0,63}$/;
-const MAX_SAFE = 2 ** 53;
 
 /** The providers of an open graph, loaded in source order. */
 async function loadAll(config: HostConfig): Promise<LoadedProvider[]> {
@@ -167,19 +178,26 @@ export class CapabilityGraph {
     if (operation === undefined) throw graphError("CG_INPUT_INVALID", "query", "unknownTool");
     const phase = operation.phase;
     let request = args;
+    let outOfRangeInteger = integralBeyondRange;
     if (typeof args === "string") {
       const parsed = parseJsonText(args);
       if (!parsed.ok)
         throw pointerError("CG_INPUT_INVALID", phase, textFaultMessage(parsed.fault, "request"));
       request = parsed.value;
+      const literals = parsed.bigIntegers;
+      outOfRangeInteger = (path) => literals.has(pathKey(path));
     }
     const budgets = this.#config.budgets;
     if (compactByteLength(request, budgets.maxInputBytes) > budgets.maxInputBytes) {
       throw graphError("CG_INPUT_TOO_LARGE", phase);
     }
-    checkRequestShape(operation, request);
+    checkRequestShape(operation, request, outOfRangeInteger);
     const snapshot = this.#snapshot;
-    const result = await this.#dispatch(operation, request as JsonObject, snapshot, options, start);
+    const result = await this.#dispatch(operation, request as JsonObject, snapshot, {
+      ...options,
+      start,
+      outOfRangeInteger,
+    });
     if (compactByteLength(result, budgets.maxResultBytes) > budgets.maxResultBytes) {
       throw graphError("CG_RESULT_TOO_LARGE", phase);
     }
@@ -190,8 +208,7 @@ export class CapabilityGraph {
     operation: Operation,
     request: JsonObject,
     snapshot: Snapshot,
-    options: CallOptions,
-    start: number,
+    options: CallContext,
   ): Promise<JsonObject> {
     switch (operation.tool) {
       case "describe_graph":
@@ -212,7 +229,6 @@ export class CapabilityGraph {
           snapshot,
           request as unknown as MatchRequest,
           options,
-          start,
         )) as unknown as JsonObject;
       case "read_document":
         return (await this.#readDocument(
@@ -227,10 +243,10 @@ export class CapabilityGraph {
   async #match(
     snapshot: Snapshot,
     request: MatchRequest,
-    options: CallOptions,
-    start: number,
+    options: CallContext,
   ): Promise<MatchResult> {
-    const context = request.context === undefined ? {} : checkContext(request.context);
+    const context =
+      request.context === undefined ? {} : checkContext(request.context, options.outOfRangeInteger);
     if (request.providers !== undefined) checkNamedProviders(snapshot, request.providers, "match");
     const executor = this.#executor;
     if (executor === undefined || this.#executorName === undefined)
@@ -251,7 +267,7 @@ export class CapabilityGraph {
       catalog,
       limit:
         request.limit ?? (SCHEMA_DEFAULTS["match-request.schema.json#/properties/limit"] as number),
-      deadline: start + timeoutMs,
+      deadline: options.start + timeoutMs,
       maxOutputBytes: this.#config.budgets.maxModelOutputBytes,
       revision: snapshot.revision,
       signal: options.signal,
@@ -418,12 +434,17 @@ export class CapabilityGraph {
 }
 
 /** Rows "shape" of section 5.1: an object, the pure-JSON rules (not inside `context`), the request schema. */
-function checkRequestShape(operation: Operation, request: unknown): void {
+function checkRequestShape(
+  operation: Operation,
+  request: unknown,
+  outOfRangeInteger: (path: JsonPath, value: number) => boolean,
+): void {
   const phase = operation.phase;
   if (!isPlainObject(request)) throw pointerError("CG_INPUT_INVALID", phase, "/ must be an object");
   const isMatch = operation.tool === "match_capabilities";
   const pure = firstPureFault(request, {
     skip: (path) => (isMatch && path.length === 1 && path[0] === "context" ? "inside" : undefined),
+    outOfRangeInteger,
   });
   if (pure !== undefined)
     throw pointerError("CG_INPUT_INVALID", phase, pureFaultMessage(request, pure));
@@ -438,7 +459,10 @@ function checkRequestShape(operation: Operation, request: unknown): void {
 }
 
 /** The context rules ([CG-CTX-1], [CG-CTX-2], [CG-MSG-11]): first failure wins, key before value. */
-function checkContext(context: unknown): Record<string, ContextValue> {
+function checkContext(
+  context: unknown,
+  outOfRangeInteger: (path: JsonPath, value: number) => boolean,
+): Record<string, ContextValue> {
   const fault = (message: string): GraphError =>
     pointerError("CG_CONTEXT_INVALID", "match", message);
   if (!isPlainObject(context)) throw fault("/context must be an object");
@@ -454,7 +478,7 @@ function checkContext(context: unknown): Record<string, ContextValue> {
       if (hasLoneSurrogate(value))
         throw fault("/context values must be strings of valid Unicode text");
     } else if (typeof value === "number" && Number.isFinite(value)) {
-      if (Number.isInteger(value) && Math.abs(value) > MAX_SAFE) {
+      if (outOfRangeInteger(["context", key], value)) {
         throw fault("/context values must be integers between -2^53 and 2^53");
       }
     } else if (typeof value !== "boolean") {
@@ -465,3 +489,31 @@ function checkContext(context: unknown): Record<string, ContextValue> {
 }
 
 export type { Phase };
+
+export type RequestTextOutcome =
+  | { readonly kind: "parsed"; readonly text: string; readonly value: unknown }
+  | { readonly kind: "not-json"; readonly reason: "syntax" | "utf8" | "bom" };
+
+/**
+ * Judge a request text the way `call` does when it is given one ([CG-CONV-4], [CG-MSG-13]),
+ * for a surface that must judge it before a graph is open (CLI `--arguments`). Throws the
+ * GraphError of a duplicate member name or an over-long integer literal (in the tool's phase;
+ * `query` for an unknown tool); a text that is not JSON or not UTF-8 is returned as `not-json`
+ * (a usage error of the CLI). Pass the returned `text` to `call`, which keeps the literals.
+ */
+export function parseRequestText(tool: string, text: string | Uint8Array): RequestTextOutcome {
+  const phase = OPERATIONS.find((operation) => operation.tool === tool)?.phase ?? "query";
+  const parsed = typeof text === "string" ? parseJsonText(text) : parseJsonBytes(text);
+  if (parsed.ok) {
+    return {
+      kind: "parsed",
+      text: typeof text === "string" ? text : new TextDecoder().decode(text),
+      value: parsed.value,
+    };
+  }
+  const fault = parsed.fault;
+  if (fault.kind === "syntax" || fault.kind === "utf8" || fault.kind === "bom") {
+    return { kind: "not-json", reason: fault.kind };
+  }
+  throw pointerError("CG_INPUT_INVALID", phase, textFaultMessage(fault, "request"));
+}

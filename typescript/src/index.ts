@@ -26,7 +26,14 @@ export {
   type ExecutorJob,
   type ModelSection,
 } from "./executors/protocol.js";
-export { type CallOptions, CapabilityGraph, type JsonObject, type OpenOptions } from "./graph.js";
+export {
+  type CallOptions,
+  CapabilityGraph,
+  type JsonObject,
+  type OpenOptions,
+  parseRequestText,
+  type RequestTextOutcome,
+} from "./graph.js";
 export {
   type AnthropicTool,
   anthropicTools,

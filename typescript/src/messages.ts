@@ -175,30 +175,60 @@ function errorTree(errors: readonly ContractValidationError[]): ErrorNode[] {
   return pending;
 }
 
-type Relevance = [number, number, number, number];
-
-function relevance(node: ErrorNode): Relevance {
-  return [
-    -node.depth,
-    COMBINATORS.has(node.error.keyword) ? 0 : 1,
-    0,
-    matchesType(node.error) ? 0 : 1,
-  ];
+/** How relevant an error is: deeper first, then earlier in the instance, then by keyword and type. */
+interface Relevance {
+  readonly depth: number;
+  readonly path: JsonPath;
+  readonly combinator: boolean;
+  readonly matchesType: boolean;
 }
 
+function relevance(node: ErrorNode): Relevance {
+  return {
+    depth: node.depth,
+    path: instancePath(node.error.instancePath),
+    combinator: COMBINATORS.has(node.error.keyword),
+    matchesType: matchesType(node.error),
+  };
+}
+
+/**
+ * Negative when `left` is the more specific error: the deeper one; at equal depth the one
+ * earlier in the instance (member names in code point order, indexes by number); then a
+ * combinator before another keyword, and a value of the schema's type before one of another.
+ */
 function compareRelevance(left: Relevance, right: Relevance): number {
-  for (let index = 0; index < left.length; index += 1) {
-    const difference = (left[index] as number) - (right[index] as number);
-    if (difference !== 0) return difference;
+  if (left.depth !== right.depth) return right.depth - left.depth;
+  for (let index = 0; index < Math.min(left.path.length, right.path.length); index += 1) {
+    const a = left.path[index] as string | number;
+    const b = right.path[index] as string | number;
+    if (a === b) continue;
+    if (typeof a === "number" && typeof b === "number") return a - b;
+    return compareCodePoints(String(a), String(b));
   }
+  if (left.path.length !== right.path.length) return left.path.length - right.path.length;
+  if (left.combinator !== right.combinator) return left.combinator ? -1 : 1;
+  if (left.matchesType !== right.matchesType) return left.matchesType ? -1 : 1;
   return 0;
 }
 
+function compareCodePoints(left: string, right: string): number {
+  const a = [...left];
+  const b = [...right];
+  for (let index = 0; index < Math.min(a.length, b.length); index += 1) {
+    const difference = (a[index]?.codePointAt(0) ?? 0) - (b[index]?.codePointAt(0) ?? 0);
+    if (difference !== 0) return difference;
+  }
+  return a.length - b.length;
+}
+
 function bestMatch(top: readonly ErrorNode[]): ContractValidationError | undefined {
+  // At the top, the error highest in the instance wins (it says "more" is wrong).
   let best: ErrorNode | undefined;
   for (const node of top) {
     if (best === undefined || compareRelevance(relevance(node), relevance(best)) > 0) best = node;
   }
+  // Inside a combinator, the most specific error of its branches, unless two tie.
   while (best !== undefined && best.context.length > 0) {
     const ranked = [...best.context].sort((left, right) =>
       compareRelevance(relevance(left), relevance(right)),

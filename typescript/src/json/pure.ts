@@ -26,7 +26,18 @@ export interface PureCheckOptions {
    * configuration's inline definitions, judged at load, null included ([CG-CFG-3], [CG-CONV-11]).
    */
   readonly skip?: (path: JsonPath) => "inside" | "entirely" | undefined;
+  /**
+   * Whether a number is an integer outside -2^53..2^53 ([CG-CONV-6], requests only; undefined
+   * for definitions and configurations, where the rule does not apply). A request parsed from a
+   * text answers from its literals (`1e300` is a number, `9007199254740993` an integer); a
+   * language value from the number alone.
+   */
+  readonly outOfRangeInteger?: (path: JsonPath, value: number) => boolean;
 }
+
+/** The range rule for a language value: an integral number beyond 2^53 is such an integer. */
+export const integralBeyondRange = (_path: JsonPath, value: number): boolean =>
+  Number.isInteger(value) && Math.abs(value) > MAX_SAFE;
 
 /**
  * The first violation of the pure-JSON rules in document order, or undefined. A container at
@@ -44,6 +55,9 @@ export function firstPureFault(
     if (skip === "entirely") continue;
     const fault = scalarFault(value);
     if (fault !== undefined) return { kind: fault, path };
+    if (typeof value === "number" && options.outOfRangeInteger?.(path, value)) {
+      return { kind: "integer-range", path };
+    }
     if (value === null || typeof value !== "object") continue;
     if (depth > MAX_DEPTH) return { kind: "depth", path };
     if (skip === "inside") continue;
@@ -73,8 +87,7 @@ function scalarFault(value: unknown): PureFaultKind | undefined {
     case "string":
       return hasLoneSurrogate(value) ? "lone-surrogate" : undefined;
     case "number":
-      if (!Number.isFinite(value)) return "non-finite";
-      return Number.isInteger(value) && Math.abs(value) > MAX_SAFE ? "integer-range" : undefined;
+      return Number.isFinite(value) ? undefined : "non-finite";
     case "boolean":
       return undefined;
     case "object":

@@ -21,8 +21,21 @@ export type TextFault =
   | { readonly kind: "long-integer"; readonly path: JsonPath };
 
 export type ParseOutcome =
-  | { readonly ok: true; readonly value: unknown }
+  | {
+      readonly ok: true;
+      readonly value: unknown;
+      /**
+       * The paths (keys of `pathKey`) of integer literals outside -2^53..2^53: the value holds
+       * them rounded, so the range rule ([CG-CONV-6]) must look here, not at the number.
+       */
+      readonly bigIntegers: ReadonlySet<string>;
+    }
   | { readonly ok: false; readonly fault: TextFault };
+
+/** The key of a path in `bigIntegers`. */
+export function pathKey(path: JsonPath): string {
+  return JSON.stringify(path);
+}
 
 /** An integer literal with more digits than this is refused while parsing ([CG-MSG-13]). */
 export const MAX_INTEGER_DIGITS = 400;
@@ -64,13 +77,14 @@ class Fault {
 
 class Parser {
   private position = 0;
+  private readonly bigIntegers = new Set<string>();
 
   constructor(private readonly text: string) {}
 
   parse(): ParseOutcome {
     try {
       const value = this.document();
-      return { ok: true, value };
+      return { ok: true, value, bigIntegers: this.bigIntegers };
     } catch (error) {
       if (error instanceof Fault) return { ok: false, fault: error.fault };
       throw error;
@@ -196,17 +210,11 @@ class Parser {
     if (!isInteger) return Number(literal);
     const digits = literal.startsWith("-") ? literal.length - 1 : literal.length;
     if (digits > MAX_INTEGER_DIGITS) throw new Fault({ kind: "long-integer", path });
-    const value = Number(literal);
-    // 2^53 + 1 rounds to 2^53, which is inside the range: keep such a literal outside it, so
-    // the range rule ([CG-CONV-6]) refuses it instead of accepting a rounded value.
     if (digits >= 16) {
       const exact = BigInt(literal);
-      const magnitude = exact < 0n ? -exact : exact;
-      if (magnitude > MAX_SAFE_MAGNITUDE && Math.abs(value) <= 2 ** 53) {
-        return Math.sign(value) * (2 ** 53 + 2);
-      }
+      if ((exact < 0n ? -exact : exact) > MAX_SAFE_MAGNITUDE) this.bigIntegers.add(pathKey(path));
     }
-    return value;
+    return Number(literal);
   }
 
   private string(): string {

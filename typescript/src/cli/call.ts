@@ -5,10 +5,8 @@
 import { constants, type FileHandle, open } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { OPERATIONS } from "../_generated/operations.js";
-import { GraphError, graphError, pointerError } from "../errors.js";
+import { GraphError, graphError } from "../errors.js";
 import type { CapabilityGraph } from "../graph.js";
-import { type ParseOutcome, parseJsonBytes, parseJsonText } from "../json/text.js";
-import { textFaultMessage } from "../messages.js";
 import { callTool, failure, Interrupt, openGraph } from "./graph-call.js";
 import { EXIT, type Io } from "./io.js";
 import { CONFIG_OPTION, type CommandSpec, commandHelp, parseCommand, UsageError } from "./parse.js";
@@ -44,22 +42,17 @@ export const CALL_SPEC: CommandSpec = {
 };
 
 /**
- * Judge a request text as the graph judges request texts ([CG-CLI-8], [CG-MSG-13]), with the
- * core's own parser: a text that is not JSON or not UTF-8 is a usage error naming the option;
- * a duplicate member name, an integer literal too long to convert or a byte order mark is
- * CG_INPUT_INVALID in the tool's phase (`query` for an unknown tool).
+ * Judge a request text with the core's `parseRequestText`, the one rule for request texts
+ * ([CG-CLI-8], [CG-MSG-13]): a duplicate member name or an integer literal too long to convert
+ * throws CG_INPUT_INVALID in the tool's phase (`query` for an unknown tool); a text that is not
+ * JSON, not UTF-8 or starts with a byte order mark is a usage error naming the option.
  */
-function judgeText(outcome: ParseOutcome, option: string, tool: string): void {
-  if (outcome.ok) return;
-  const { fault } = outcome;
-  if (fault.kind === "syntax") {
-    throw new UsageError(`argument ${option}: not valid JSON`, CALL_SPEC.name);
-  }
-  if (fault.kind === "utf8") {
-    throw new UsageError(`argument ${option}: not UTF-8 text`, CALL_SPEC.name);
-  }
-  const phase = OPERATIONS.find((operation) => operation.tool === tool)?.phase ?? "query";
-  throw pointerError("CG_INPUT_INVALID", phase, textFaultMessage(fault, "request"));
+async function judgeText(tool: string, text: string | Uint8Array, option: string): Promise<string> {
+  const { parseRequestText } = await import("../graph.js");
+  const outcome = parseRequestText(tool, text);
+  if (outcome.kind === "parsed") return outcome.text;
+  const reason = outcome.reason === "utf8" ? "not UTF-8 text" : "not valid JSON";
+  throw new UsageError(`argument ${option}: ${reason}`, CALL_SPEC.name);
 }
 
 /** Up to `limit` bytes of a readable stream (stdin for `--arguments-file -`). */
@@ -138,8 +131,7 @@ async function fileRequest(
   if (bytes.length > budgets.maxInputBytes) {
     throw graphError("CG_INPUT_TOO_LARGE", operation.phase);
   }
-  judgeText(parseJsonBytes(bytes), "--arguments-file", tool);
-  return Buffer.from(bytes).toString("utf8");
+  return judgeText(tool, bytes, "--arguments-file");
 }
 
 export async function callCommand(args: string[], io: Io): Promise<number> {
@@ -158,7 +150,7 @@ export async function callCommand(args: string[], io: Io): Promise<number> {
     );
   }
   // An inline text is judged before the graph opens ([CG-CLI-8]).
-  if (inline !== undefined) judgeText(parseJsonText(inline), "--arguments", tool);
+  if (inline !== undefined) await judgeText(tool, inline, "--arguments");
   const operation = OPERATIONS.find((candidate) => candidate.tool === tool);
   const interrupt = new Interrupt(operation);
   try {

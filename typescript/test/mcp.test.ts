@@ -57,6 +57,22 @@ test("a successful tools/call has structuredContent and one text item holding it
   }
 });
 
+test("a tools/call without arguments is the empty request", async () => {
+  const client = await connect(graphFolder());
+  try {
+    const result = await client.callTool({ name: "describe_graph" });
+    assert.equal(result.isError, undefined);
+    assert.deepEqual(
+      (result.structuredContent as { providers: Array<{ providerId: string }> }).providers.map(
+        (provider) => provider.providerId,
+      ),
+      ["acme"],
+    );
+  } finally {
+    await client.close();
+  }
+});
+
 test("a failed tools/call is isError with exactly one text item and no structuredContent", async () => {
   const client = await connect(graphFolder());
   try {

@@ -184,7 +184,11 @@ def main(argv: list[str] | None = None) -> int:
         typescript.update(measure_open(args.size, folder))
     python = None if args.no_python else python_figures(args.runs, args.calls, args.size)
     if args.json:
-        print(json.dumps({"typescript": typescript, "python": python}))
+        # One row per implementation, the form docs/benchmarks/*.json tables are made from.
+        rows = [{"implementation": "typescript", **{k: round(v, 3) for k, v in typescript.items()}}]
+        if python is not None:
+            rows.append({"implementation": "python", **{k: round(v, 3) for k, v in python.items()}})
+        print(json.dumps({"rows": rows}))
         return 0
     print(
         f"typescript ({args.runs} cold starts each, {args.calls} calls, open of "

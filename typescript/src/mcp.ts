@@ -179,6 +179,10 @@ class LineTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
+    // A request the SDK answered without running the handler (invalid params) leaves its text.
+    if ("id" in message && !("method" in message) && message.id !== undefined) {
+      this.#pending.delete(message.id);
+    }
     if (this.#closed || this.outputFailed) return;
     const text = `${JSON.stringify(message)}\n`;
     await new Promise<void>((resolve) => {

@@ -40,6 +40,7 @@ const MAX_TEXT = 1024;
 
 /** One line of printable text of at most 1024 characters ([CG-MAINT-1]). */
 function reportText(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
   const line = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").trim() || "-";
   const characters = [...line];
   return characters.length <= MAX_TEXT ? line : `${characters.slice(0, MAX_TEXT - 1).join("")}…`;

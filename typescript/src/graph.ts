@@ -67,7 +67,7 @@ export type JsonObject = Record<string, unknown>;
 /** What one call carries to its tool: the caller's options, its start, how to judge its integers. */
 interface CallContext extends CallOptions {
   readonly start: number;
-  readonly outOfRangeInteger: (path: JsonPath, value: number) => boolean;
+  readonly outOfRangeInteger: (path: () => JsonPath, value: number) => boolean;
 }
 
 const REQUEST_VALIDATORS: Readonly<Record<string, ContractValidator>> = {
@@ -185,7 +185,7 @@ export class CapabilityGraph {
         throw pointerError("CG_INPUT_INVALID", phase, textFaultMessage(parsed.fault, "request"));
       request = parsed.value;
       const literals = parsed.bigIntegers;
-      outOfRangeInteger = (path) => literals.has(pathKey(path));
+      outOfRangeInteger = (path) => literals.size > 0 && literals.has(pathKey(path()));
     }
     const budgets = this.#config.budgets;
     if (compactByteLength(request, budgets.maxInputBytes) > budgets.maxInputBytes) {
@@ -437,7 +437,7 @@ export class CapabilityGraph {
 function checkRequestShape(
   operation: Operation,
   request: unknown,
-  outOfRangeInteger: (path: JsonPath, value: number) => boolean,
+  outOfRangeInteger: (path: () => JsonPath, value: number) => boolean,
 ): void {
   const phase = operation.phase;
   if (!isPlainObject(request)) throw pointerError("CG_INPUT_INVALID", phase, "/ must be an object");
@@ -461,7 +461,7 @@ function checkRequestShape(
 /** The context rules ([CG-CTX-1], [CG-CTX-2], [CG-MSG-11]): first failure wins, key before value. */
 function checkContext(
   context: unknown,
-  outOfRangeInteger: (path: JsonPath, value: number) => boolean,
+  outOfRangeInteger: (path: () => JsonPath, value: number) => boolean,
 ): Record<string, ContextValue> {
   const fault = (message: string): GraphError =>
     pointerError("CG_CONTEXT_INVALID", "match", message);
@@ -478,7 +478,7 @@ function checkContext(
       if (hasLoneSurrogate(value))
         throw fault("/context values must be strings of valid Unicode text");
     } else if (typeof value === "number" && Number.isFinite(value)) {
-      if (outOfRangeInteger(["context", key], value)) {
+      if (outOfRangeInteger(() => ["context", key], value)) {
         throw fault("/context values must be integers between -2^53 and 2^53");
       }
     } else if (typeof value !== "boolean") {

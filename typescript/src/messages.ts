@@ -213,13 +213,19 @@ function compareRelevance(left: Relevance, right: Relevance): number {
 }
 
 function compareCodePoints(left: string, right: string): number {
-  const a = [...left];
-  const b = [...right];
-  for (let index = 0; index < Math.min(a.length, b.length); index += 1) {
-    const difference = (a[index]?.codePointAt(0) ?? 0) - (b[index]?.codePointAt(0) ?? 0);
-    if (difference !== 0) return difference;
+  // UTF-16 order equals code point order except where a surrogate meets a unit from U+E000 up.
+  const length = Math.min(left.length, right.length);
+  for (let index = 0; index < length; index += 1) {
+    const a = left.charCodeAt(index);
+    const b = right.charCodeAt(index);
+    if (a === b) continue;
+    const aSurrogate = a >= 0xd800 && a <= 0xdfff;
+    const bSurrogate = b >= 0xd800 && b <= 0xdfff;
+    if (aSurrogate && !bSurrogate && b >= 0xe000) return 1;
+    if (bSurrogate && !aSurrogate && a >= 0xe000) return -1;
+    return a - b;
   }
-  return a.length - b.length;
+  return left.length - right.length;
 }
 
 function bestMatch(top: readonly ErrorNode[]): ContractValidationError | undefined {

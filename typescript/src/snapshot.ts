@@ -114,7 +114,8 @@ function hasAcyclicKindCycle(byId: ReadonlyMap<string, LoadedProvider>): boolean
     const state = new Map<string, "open" | "done">();
     for (const provider of byId.values()) {
       for (const start of provider.capabilities) {
-        if (state.has(start.id)) continue;
+        if (state.has(start.id) || !start.relations.some((relation) => relation.kind === kind))
+          continue;
         const stack: Array<{ capability: CapabilityEntry; next: number }> = [
           { capability: start, next: 0 },
         ];

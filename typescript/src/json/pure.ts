@@ -32,12 +32,35 @@ export interface PureCheckOptions {
    * text answers from its literals (`1e300` is a number, `9007199254740993` an integer); a
    * language value from the number alone.
    */
-  readonly outOfRangeInteger?: (path: JsonPath, value: number) => boolean;
+  readonly outOfRangeInteger?: (path: () => JsonPath, value: number) => boolean;
 }
 
 /** The range rule for a language value: an integral number beyond 2^53 is such an integer. */
-export const integralBeyondRange = (_path: JsonPath, value: number): boolean =>
+export const integralBeyondRange = (_path: () => JsonPath, value: number): boolean =>
   Number.isInteger(value) && Math.abs(value) > MAX_SAFE;
+
+interface Visit {
+  readonly value: unknown;
+  readonly parent: Visit | undefined;
+  readonly key: string | number;
+  readonly depth: number;
+}
+
+/** The path of a visited value, built only when it is needed (a fault, a skip decision). */
+function pathOf(visit: Visit): JsonPath {
+  const tokens: Array<string | number> = [];
+  for (
+    let current: Visit | undefined = visit;
+    current?.parent !== undefined;
+    current = current.parent
+  ) {
+    tokens.push(current.key);
+  }
+  return tokens.reverse();
+}
+
+/** Skips only concern shallow members (`context`, `providers/N/definition`). */
+const SKIP_DEPTH = 3;
 
 /**
  * The first violation of the pure-JSON rules in document order, or undefined. A container at
@@ -47,36 +70,41 @@ export function firstPureFault(
   root: unknown,
   options: PureCheckOptions = {},
 ): PureFault | undefined {
-  // An explicit stack of [value, path, depth], visited in document order.
-  const stack: Array<[unknown, Array<string | number>, number]> = [[root, [], 0]];
+  const stack: Visit[] = [{ value: root, parent: undefined, key: 0, depth: 0 }];
   while (stack.length > 0) {
-    const [value, path, depth] = stack.pop() as [unknown, Array<string | number>, number];
-    const skip = path.length > 0 ? options.skip?.(path) : undefined;
+    const visit = stack.pop() as Visit;
+    const { value, depth } = visit;
+    const skip =
+      options.skip !== undefined && depth > 0 && depth <= SKIP_DEPTH
+        ? options.skip(pathOf(visit))
+        : undefined;
     if (skip === "entirely") continue;
     const fault = scalarFault(value);
-    if (fault !== undefined) return { kind: fault, path };
-    if (typeof value === "number" && options.outOfRangeInteger?.(path, value)) {
-      return { kind: "integer-range", path };
+    if (fault !== undefined) return { kind: fault, path: pathOf(visit) };
+    if (typeof value === "number" && options.outOfRangeInteger?.(() => pathOf(visit), value)) {
+      return { kind: "integer-range", path: pathOf(visit) };
     }
     if (value === null || typeof value !== "object") continue;
-    if (depth > MAX_DEPTH) return { kind: "depth", path };
+    if (depth > MAX_DEPTH) return { kind: "depth", path: pathOf(visit) };
     if (skip === "inside") continue;
     if (Array.isArray(value)) {
       for (let index = value.length - 1; index >= 0; index -= 1) {
-        if (!(index in value)) return { kind: "not-json", path: [...path, index] };
-        stack.push([value[index], [...path, index], depth + 1]);
+        const item: Visit = { value: value[index], parent: visit, key: index, depth: depth + 1 };
+        if (!(index in value)) return { kind: "not-json", path: pathOf(item) };
+        stack.push(item);
       }
       continue;
     }
-    if (!isPlainObject(value)) return { kind: "not-json", path };
+    if (!isPlainObject(value) || Object.getOwnPropertySymbols(value).length > 0) {
+      return { kind: "not-json", path: pathOf(visit) };
+    }
     const keys = Object.keys(value);
-    if (Object.getOwnPropertySymbols(value).length > 0) return { kind: "not-json", path };
     for (const key of keys) {
-      if (hasLoneSurrogate(key)) return { kind: "lone-surrogate", path };
+      if (hasLoneSurrogate(key)) return { kind: "lone-surrogate", path: pathOf(visit) };
     }
     for (let index = keys.length - 1; index >= 0; index -= 1) {
       const key = keys[index] as string;
-      stack.push([(value as Record<string, unknown>)[key], [...path, key], depth + 1]);
+      stack.push({ value: value[key], parent: visit, key, depth: depth + 1 });
     }
   }
   return undefined;

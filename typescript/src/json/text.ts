@@ -41,6 +41,19 @@ export function pathKey(path: JsonPath): string {
 export const MAX_INTEGER_DIGITS = 400;
 
 const MAX_SAFE_MAGNITUDE = 2n ** 53n;
+/** Characters a JSON string holds as they are: anything but a quote, a backslash or a C0 control. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: C0 controls end a run of plain characters
+const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y;
+const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
+  '"': '"',
+  "\\": "\\",
+  "/": "/",
+  b: "\b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+};
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Decode UTF-8 bytes strictly, then parse. A byte order mark is refused ([CG-CONV-7]). */
@@ -68,7 +81,31 @@ interface Frame {
   readonly keys: Set<string> | undefined;
   /** The key or index under which the next value of this frame is stored. */
   slot: string | number;
-  readonly path: Array<string | number>;
+  /** The frame holding this container, and the slot it is stored under there. */
+  readonly parent: Frame | undefined;
+  readonly parentSlot: string | number;
+}
+
+/** Where a value is stored: in a frame under a slot; the root has no frame. */
+interface Place {
+  readonly frame: Frame | undefined;
+  readonly slot: string | number;
+}
+
+function framePath(frame: Frame): JsonPath {
+  const tokens: Array<string | number> = [];
+  for (
+    let current: Frame | undefined = frame;
+    current?.parent !== undefined;
+    current = current.parent
+  ) {
+    tokens.push(current.parentSlot);
+  }
+  return tokens.reverse();
+}
+
+function placePath(place: Place): JsonPath {
+  return place.frame === undefined ? [] : [...framePath(place.frame), place.slot];
 }
 
 class Fault {
@@ -97,23 +134,24 @@ class Parser {
     let result: unknown;
     // Each iteration reads one value, or closes containers, until the root value is complete.
     for (;;) {
-      const path =
-        stack.length === 0 ? [] : [...(stack.at(-1)?.path ?? []), stack.at(-1)?.slot ?? 0];
+      // Paths are built only for a fault: copying them per value would cost depth² memory.
+      const holder = stack.at(-1);
+      const place: Place = { frame: holder, slot: holder?.slot ?? 0 };
       const char = this.text[this.position];
       let value: unknown;
       let opened: Frame | undefined;
       if (char === "{") {
         this.position += 1;
         const container: Record<string, unknown> = {};
-        opened = { container, keys: new Set(), slot: "", path };
+        opened = { container, keys: new Set(), slot: "", parent: holder, parentSlot: place.slot };
         value = container;
       } else if (char === "[") {
         this.position += 1;
         const container: unknown[] = [];
-        opened = { container, keys: undefined, slot: 0, path };
+        opened = { container, keys: undefined, slot: 0, parent: holder, parentSlot: place.slot };
         value = container;
       } else {
-        value = this.scalar(path);
+        value = this.scalar(place);
       }
       if (stack.length === 0) result = value;
       else this.store(stack.at(-1) as Frame, value);
@@ -158,13 +196,15 @@ class Parser {
 
   private store(frame: Frame, value: unknown): void {
     if (frame.keys === undefined) (frame.container as unknown[]).push(value);
-    else
+    else if (frame.slot === "__proto__") {
+      // An ordinary member, never the prototype.
       Object.defineProperty(frame.container, frame.slot, {
         value,
         enumerable: true,
         writable: true,
         configurable: true,
       });
+    } else (frame.container as Record<string, unknown>)[frame.slot] = value;
   }
 
   /** Read `"name" :` of an object member; a name seen before in the object is a fault. */
@@ -172,7 +212,7 @@ class Parser {
     this.skipWhitespace();
     if (this.text[this.position] !== '"') this.syntax("expected a member name");
     const name = this.string();
-    if (frame.keys?.has(name)) throw new Fault({ kind: "duplicate", path: frame.path });
+    if (frame.keys?.has(name)) throw new Fault({ kind: "duplicate", path: framePath(frame) });
     frame.keys?.add(name);
     frame.slot = name;
     this.skipWhitespace();
@@ -181,11 +221,11 @@ class Parser {
     this.skipWhitespace();
   }
 
-  private scalar(path: JsonPath): unknown {
+  private scalar(place: Place): unknown {
     const char = this.text[this.position];
     if (char === '"') return this.string();
     if (char === "-" || (char !== undefined && char >= "0" && char <= "9"))
-      return this.number(path);
+      return this.number(place);
     for (const [word, value] of [
       ["true", true],
       ["false", false],
@@ -199,7 +239,7 @@ class Parser {
     return this.syntax("expected a value");
   }
 
-  private number(path: JsonPath): number {
+  private number(place: Place): number {
     const match = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
     match.lastIndex = this.position;
     const found = match.exec(this.text);
@@ -209,64 +249,50 @@ class Parser {
     const isInteger = found[1] === undefined && found[2] === undefined;
     if (!isInteger) return Number(literal);
     const digits = literal.startsWith("-") ? literal.length - 1 : literal.length;
-    if (digits > MAX_INTEGER_DIGITS) throw new Fault({ kind: "long-integer", path });
+    if (digits > MAX_INTEGER_DIGITS)
+      throw new Fault({ kind: "long-integer", path: placePath(place) });
     if (digits >= 16) {
       const exact = BigInt(literal);
-      if ((exact < 0n ? -exact : exact) > MAX_SAFE_MAGNITUDE) this.bigIntegers.add(pathKey(path));
+      if ((exact < 0n ? -exact : exact) > MAX_SAFE_MAGNITUDE)
+        this.bigIntegers.add(pathKey(placePath(place)));
     }
     return Number(literal);
   }
 
   private string(): string {
-    // Opening quote at this.position.
+    // Opening quote at this.position. Runs of plain characters are matched natively.
     let index = this.position + 1;
     let out = "";
-    let runStart = index;
     for (;;) {
+      PLAIN_RUN.lastIndex = index;
+      PLAIN_RUN.test(this.text);
+      out += this.text.slice(index, PLAIN_RUN.lastIndex);
+      index = PLAIN_RUN.lastIndex;
       const code = this.text.charCodeAt(index);
-      if (Number.isNaN(code)) {
-        this.position = index;
-        return this.syntax("unterminated string");
-      }
       if (code === 0x22) {
-        out += this.text.slice(runStart, index);
         this.position = index + 1;
         return out;
       }
-      if (code < 0x20) {
+      if (code !== 0x5c) {
         this.position = index;
-        return this.syntax("control character in a string");
+        return this.syntax(
+          Number.isNaN(code) ? "unterminated string" : "control character in a string",
+        );
       }
-      if (code === 0x5c) {
-        out += this.text.slice(runStart, index);
-        const escaped = this.text[index + 1];
-        const simple: Record<string, string> = {
-          '"': '"',
-          "\\": "\\",
-          "/": "/",
-          b: "\b",
-          f: "\f",
-          n: "\n",
-          r: "\r",
-          t: "\t",
-        };
-        if (escaped !== undefined && Object.hasOwn(simple, escaped)) {
-          out += simple[escaped];
-          index += 2;
-        } else if (
-          escaped === "u" &&
-          /^[0-9a-fA-F]{4}$/.test(this.text.slice(index + 2, index + 6))
-        ) {
-          out += String.fromCharCode(Number.parseInt(this.text.slice(index + 2, index + 6), 16));
-          index += 6;
-        } else {
-          this.position = index;
-          return this.syntax("invalid escape");
-        }
-        runStart = index;
-        continue;
+      const escaped = this.text[index + 1];
+      if (escaped !== undefined && Object.hasOwn(SIMPLE_ESCAPES, escaped)) {
+        out += SIMPLE_ESCAPES[escaped];
+        index += 2;
+      } else if (
+        escaped === "u" &&
+        /^[0-9a-fA-F]{4}$/.test(this.text.slice(index + 2, index + 6))
+      ) {
+        out += String.fromCharCode(Number.parseInt(this.text.slice(index + 2, index + 6), 16));
+        index += 6;
+      } else {
+        this.position = index;
+        return this.syntax("invalid escape");
       }
-      index += 1;
     }
   }
 

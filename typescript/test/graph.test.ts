@@ -1,0 +1,223 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { GraphError } from "../src/errors.js";
+import type { Executor, ExecutorJob } from "../src/executors/protocol.js";
+import { CapabilityGraph, parseRequestText } from "../src/graph.js";
+
+const ACME = {
+  providerId: "acme",
+  name: "Acme",
+  version: "1",
+  capabilities: [
+    {
+      id: "route.validation",
+      name: "Request validation",
+      description: "Validate input.",
+      tags: ["http"],
+    },
+  ],
+};
+
+async function errorOf(action: () => Promise<unknown>): Promise<unknown> {
+  try {
+    await action();
+  } catch (error) {
+    assert.ok(error instanceof GraphError, `not a GraphError: ${String(error)}`);
+    return error.toJSON();
+  }
+  assert.fail("no error");
+}
+
+/** An executor that runs until it is stopped, and records what happened to it. */
+function blockingExecutor(name?: string) {
+  const events: string[] = [];
+  const executor: Executor = {
+    ...(name === undefined ? {} : { name }),
+    execute(job: ExecutorJob) {
+      events.push("started");
+      return new Promise((_resolve, reject) => {
+        job.signal.addEventListener("abort", () => {
+          // The stop takes a little while; the pipeline must wait for it.
+          setTimeout(() => {
+            events.push("stopped");
+            reject(new Error("stopped"));
+          }, 30);
+        });
+      });
+    },
+    async close() {
+      events.push("closed");
+    },
+  };
+  return { executor, events };
+}
+
+test("a match running when the graph closes ends with CG_GRAPH_CLOSED after its executor stopped", async () => {
+  const { executor, events } = blockingExecutor();
+  const graph = await CapabilityGraph.open({ providers: [{ definition: ACME }] }, { executor });
+  const running = errorOf(() => graph.match({ request: "validate" }));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  await graph.close();
+  assert.deepEqual(await running, {
+    code: "CG_GRAPH_CLOSED",
+    phase: "lifecycle",
+    message: "Graph is closed",
+  });
+  assert.deepEqual(events, ["started", "stopped", "closed"]);
+});
+
+test("a cancelled match is CG_MODEL_CANCELLED, reported once the executor has stopped", async () => {
+  const { executor, events } = blockingExecutor();
+  const graph = await CapabilityGraph.open({ providers: [{ definition: ACME }] }, { executor });
+  const cancel = new AbortController();
+  const running = errorOf(async () => {
+    try {
+      return await graph.match({ request: "validate" }, { signal: cancel.signal });
+    } finally {
+      events.push("reported");
+    }
+  });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  cancel.abort();
+  assert.deepEqual(await running, {
+    code: "CG_MODEL_CANCELLED",
+    phase: "match",
+    message: "Match was cancelled",
+    nextAction: "retry",
+  });
+  assert.deepEqual(events, ["started", "stopped", "reported"]);
+  await graph.close();
+});
+
+test("a signal already aborted never reaches the executor", async () => {
+  const { executor, events } = blockingExecutor();
+  const graph = await CapabilityGraph.open({ providers: [{ definition: ACME }] }, { executor });
+  const error = await errorOf(() =>
+    graph.match({ request: "validate" }, { signal: AbortSignal.abort() }),
+  );
+  assert.equal((error as { code: string }).code, "CG_MODEL_CANCELLED");
+  assert.deepEqual(events, []);
+  await graph.close();
+});
+
+test("an SDK executor is described by its name, or as custom when the name is not an executor name", async () => {
+  for (const [name, expected] of [
+    ["my-ranker", "my-ranker"],
+    ["not a name!", "custom"],
+    [undefined, "custom"],
+  ] as const) {
+    const { executor } = blockingExecutor(name);
+    const graph = await CapabilityGraph.open({ providers: [] }, { executor });
+    assert.deepEqual((await graph.describe()).model, { configured: true, executor: expected });
+    await graph.close();
+  }
+});
+
+test("an executor error keeps a model code with the default action when its action is not allowed", async () => {
+  const executor: Executor = {
+    async execute() {
+      throw Object.assign(new Error("SECRET upstream text"), {
+        code: "CG_MODEL_REFUSED",
+        nextAction: "retry",
+      });
+    },
+  };
+  const graph = await CapabilityGraph.open({ providers: [{ definition: ACME }] }, { executor });
+  assert.deepEqual(await errorOf(() => graph.match({ request: "validate" })), {
+    code: "CG_MODEL_REFUSED",
+    phase: "match",
+    message: "Model refused the request",
+    nextAction: "fix_input",
+  });
+  await graph.close();
+});
+
+test("a request text with a duplicate member name is refused at the object's pointer", async () => {
+  const graph = await CapabilityGraph.open({ providers: [{ definition: ACME }] });
+  assert.deepEqual(
+    await errorOf(() => graph.call("list_capabilities", '{"tags": [{"a": 1, "a": 2}]}')),
+    {
+      code: "CG_INPUT_INVALID",
+      phase: "query",
+      message: "/tags/0 an object has a duplicate key",
+      nextAction: "fix_input",
+    },
+  );
+  await graph.close();
+});
+
+test("an integer literal beyond 2^53 in a request text is refused although it rounds into range", async () => {
+  const graph = await CapabilityGraph.open({ providers: [{ definition: ACME }] });
+  assert.deepEqual(
+    await errorOf(() => graph.call("list_capabilities", '{"limit": 9007199254740993}')),
+    {
+      code: "CG_INPUT_INVALID",
+      phase: "query",
+      message: "/limit integers must stay within +/-2^53",
+      nextAction: "fix_input",
+    },
+  );
+  assert.deepEqual(await errorOf(() => graph.call("list_capabilities", '{"limit": 1e300}')), {
+    code: "CG_INPUT_INVALID",
+    phase: "query",
+    message: "/limit must be at most 500",
+    nextAction: "fix_input",
+  });
+  await graph.close();
+});
+
+test("changing the host's inline definition after open does not change the graph", async () => {
+  const definition = structuredClone(ACME);
+  const graph = await CapabilityGraph.open({ providers: [{ definition }] });
+  const before = await graph.describe();
+  definition.capabilities.length = 0;
+  definition.name = "Changed";
+  assert.deepEqual(await graph.describe(), before);
+  await graph.close();
+});
+
+test("the revision of a definition is r: and 16 hex digits of SHA-256 over its canonical JSON", async () => {
+  const graph = await CapabilityGraph.open({
+    providers: [{ definition: { version: "1", providerId: "a", capabilities: [], name: "A" } }],
+  });
+  // SHA-256 of {"capabilities":[],"name":"A","providerId":"a","version":"1"}.
+  const { createHash } = await import("node:crypto");
+  const expected = `r:${createHash("sha256").update('{"capabilities":[],"name":"A","providerId":"a","version":"1"}').digest("hex").slice(0, 16)}`;
+  const described = await graph.describe();
+  assert.equal(described.providers[0]?.revision, expected);
+  const graphRevision = `r:${createHash("sha256").update(`{"a":"${expected}"}`).digest("hex").slice(0, 16)}`;
+  assert.equal(described.revision, graphRevision);
+  await graph.close();
+});
+
+test("a language value JSON cannot carry is refused as input", async () => {
+  const graph = await CapabilityGraph.open({ providers: [{ definition: ACME }] });
+  const error = await errorOf(() => graph.call("list_capabilities", { tags: [new Date(0)] }));
+  assert.equal((error as { code: string }).code, "CG_INPUT_INVALID");
+  await graph.close();
+});
+
+test("parseRequestText tells a usage fault from a request fault", () => {
+  assert.deepEqual(parseRequestText("list_capabilities", "{not json"), {
+    kind: "not-json",
+    reason: "syntax",
+  });
+  assert.deepEqual(parseRequestText("list_capabilities", Buffer.from([0xff])), {
+    kind: "not-json",
+    reason: "utf8",
+  });
+  assert.throws(
+    () => parseRequestText("match_capabilities", '{"request": "x", "request": "y"}'),
+    (error: unknown) =>
+      error instanceof GraphError &&
+      JSON.stringify(error.toJSON()) ===
+        '{"code":"CG_INPUT_INVALID","phase":"match","message":"/ an object has a duplicate key","nextAction":"fix_input"}',
+  );
+  assert.throws(
+    () => parseRequestText("no_such_tool", `[${"1".repeat(401)}]`),
+    (error: unknown) =>
+      error instanceof GraphError &&
+      error.phase === "query" &&
+      error.message === "/0 integers must stay within +/-2^53",
+  );
+});

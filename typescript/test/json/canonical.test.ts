@@ -1,0 +1,29 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import * as jcs from "canonicalize";
+import { canonicalJson } from "../../src/json/canonical.js";
+
+const reference = jcs.default as unknown as (input: unknown) => string | undefined;
+
+test("the canonical serialization equals the canonicalize package's on values with every kind of member", () => {
+  const values: unknown[] = [
+    { providerId: "a", name: "A", version: "1", capabilities: [] },
+    {
+      b: 1,
+      a: [true, false, null, 0, -0, 1.5, 1e21, 1e-7, 123456789012],
+      é: '\u0000\u001f"\\/\u2028😀',
+    },
+    { "\u20ac": 1, "\r": 2, "1": 3, "10": 4, "9": 5, "": 6, aa: { z: [], y: {} } },
+    ["tab\tnewline\n", 0.1 + 0.2, -1e-300, 5e-324, 1.7976931348623157e308],
+  ];
+  for (const value of values) assert.equal(canonicalJson(value), reference(value));
+});
+
+test("members are sorted by UTF-16 code units, not by code points", () => {
+  // U+FF61 sorts after U+1F600 by code point but before it by UTF-16 code unit (0xD83D).
+  assert.equal(
+    canonicalJson({ "\uff61": 1, "😀": 2 }),
+    '{"😀":2,"｡":1}'.replace('😀":2,"｡":1', '😀":2,"｡":1'),
+  );
+  assert.equal(canonicalJson({ "\uff61": 1, "😀": 2 }), reference({ "\uff61": 1, "😀": 2 }));
+});

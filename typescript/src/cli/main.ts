@@ -72,7 +72,7 @@ async function programHelp(): Promise<string> {
   const lines = [
     `usage: ${PROGRAM} [-h] [--config FILE] [--version] COMMAND ...`,
     "",
-    "Discover provider capabilities: query a capability graph, serve it over MCP, and check its configuration.",
+    "Discover provider capabilities: query a capability graph, serve it over MCP, and maintain its configuration.",
     "",
     "commands:",
   ];

@@ -8,7 +8,7 @@ import { OPERATIONS } from "../_generated/operations.js";
 import { GraphError, graphError } from "../errors.js";
 import type { CapabilityGraph } from "../graph.js";
 import { callTool, failure, Interrupt, openGraph } from "./graph-call.js";
-import { EXIT, type Io } from "./io.js";
+import { EXIT, type Io, StreamFailure } from "./io.js";
 import { CONFIG_OPTION, type CommandSpec, commandHelp, parseCommand, UsageError } from "./parse.js";
 
 export const CALL_SPEC: CommandSpec = {
@@ -59,11 +59,16 @@ async function judgeText(tool: string, text: string | Uint8Array, option: string
 async function readStream(stream: Readable, limit: number): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of stream) {
-    const buffer = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
-    chunks.push(buffer);
-    size += buffer.length;
-    if (size >= limit) break;
+  try {
+    for await (const chunk of stream) {
+      const buffer = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
+      chunks.push(buffer);
+      size += buffer.length;
+      if (size >= limit) break;
+    }
+  } catch {
+    // stdin closed or failing: exit 74 ([CG-CLI-7]).
+    throw new StreamFailure("stdin");
   }
   return Buffer.concat(chunks).subarray(0, limit);
 }

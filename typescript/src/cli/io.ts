@@ -15,14 +15,16 @@ export const EXIT = {
   interrupted: 130,
 } as const;
 
-/** stdout failed: the command ends with exit status 74. */
+/** A standard stream the command needs failed: the command ends with exit status 74. */
 export class StreamFailure extends Error {
+  readonly stream: "stdin" | "stdout";
   /** The reader of stdout went away (EPIPE): nothing is written on stderr about it. */
   readonly readerGone: boolean;
 
-  constructor(readerGone: boolean) {
-    super("stdout failed");
+  constructor(stream: "stdin" | "stdout", readerGone = false) {
+    super(`${stream} failed`);
     this.name = "StreamFailure";
+    this.stream = stream;
     this.readerGone = readerGone;
   }
 }
@@ -59,7 +61,7 @@ export class Io {
   /** Write to stdout; throws StreamFailure when stdout fails. */
   async out(text: string): Promise<void> {
     const error = await write(this.stdout, text);
-    if (error !== undefined) throw new StreamFailure(error.code === "EPIPE");
+    if (error !== undefined) throw new StreamFailure("stdout", error.code === "EPIPE");
   }
 
   /** Write to stderr; a failure of stderr itself is ignored (the exit status is unchanged). */

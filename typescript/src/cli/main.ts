@@ -264,7 +264,10 @@ export async function run(
       return EXIT.usage;
     }
     if (error instanceof StreamFailure) {
-      if (!error.readerGone) await io.err(`${PROGRAM}: cannot write to stdout\n`);
+      if (!error.readerGone) {
+        const action = error.stream === "stdin" ? "read stdin" : "write to stdout";
+        await io.err(`${PROGRAM}: cannot ${action}\n`);
+      }
       return EXIT.stream;
     }
     if (error instanceof GraphError) {

@@ -39,6 +39,9 @@ const MCP_SPEC: CommandSpec = {
   examples: ["mcp --config graph/capability-graph.json"],
 };
 
+/** What a defect of this implementation prints, whatever it was ([CG-CLI-5]). */
+const DEFECT_LINE = `${PROGRAM}: internal error (a defect of this implementation)\n`;
+
 /** The commands besides the graph commands, with their one-line help. */
 const OTHER_COMMANDS: readonly CommandSpec[] = [CALL_SPEC, MCP_SPEC, DOCTOR_SPEC, EXPLAIN_SPEC];
 
@@ -274,7 +277,7 @@ export async function run(
       await io.envelope(error.toJSON());
       return EXIT.graphError;
     }
-    await io.err(`${PROGRAM}: internal error (a defect of this implementation)\n`);
+    await io.err(DEFECT_LINE);
     return EXIT.defect;
   }
 }
@@ -290,6 +293,14 @@ function invokedAsProgram(): boolean {
 }
 
 if (invokedAsProgram()) {
+  // A failure outside the command's own flow (an event handler, a stray promise) is a defect
+  // too: the same fixed line, never a traceback ([CG-CLI-5]).
+  const defect = () => {
+    process.stderr.write(DEFECT_LINE);
+    process.exit(EXIT.defect);
+  };
+  process.on("uncaughtException", defect);
+  process.on("unhandledRejection", defect);
   const status = await run(process.argv.slice(2), process.stdin, process.stdout, process.stderr);
   // Every write has completed (run awaits them); exit now rather than wait for handles a graph
   // or an executor may still hold.

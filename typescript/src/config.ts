@@ -9,8 +9,8 @@ import type { ModelSection } from "./executors/protocol.js";
 import { executorFactory } from "./executors/registry.js";
 import { readBoundedFile } from "./files.js";
 import { canonicalJson } from "./json/canonical.js";
-import { firstPureFault, isPlainObject } from "./json/pure.js";
-import { parseJsonBytes } from "./json/text.js";
+import { firstPureFault, integralBeyondRange, isPlainObject } from "./json/pure.js";
+import { type JsonPath, parseJsonBytes, pathKey } from "./json/text.js";
 import { pureFaultMessage, schemaFaultMessage } from "./messages.js";
 
 /** A configuration file is at most 1 MiB ([CG-CFG-1]). */
@@ -48,7 +48,14 @@ export interface HostConfig {
 }
 
 export type ConfigFileRead =
-  | { readonly ok: true; readonly value: unknown; readonly baseDir: string; readonly path: string }
+  | {
+      readonly ok: true;
+      readonly value: unknown;
+      readonly baseDir: string;
+      readonly path: string;
+      /** How to judge the integers of this configuration ([CG-CONV-6]): from its literals. */
+      readonly outOfRangeInteger: (path: () => JsonPath, value: number) => boolean;
+    }
   | {
       readonly ok: false;
       readonly error: GraphError;
@@ -100,7 +107,14 @@ export async function readConfigFile(path: string, cwd: string): Promise<ConfigF
         return fail("has an integer literal that is too long");
     }
   }
-  return { ok: true, value: parsed.value, baseDir: dirname(absolute), path: absolute };
+  const literals = parsed.bigIntegers;
+  return {
+    ok: true,
+    value: parsed.value,
+    baseDir: dirname(absolute),
+    path: absolute,
+    outOfRangeInteger: (path) => literals.size > 0 && literals.has(pathKey(path())),
+  };
 }
 
 const skipInlineDefinitions = (path: ReadonlyArray<string | number>) =>
@@ -111,9 +125,13 @@ const skipInlineDefinitions = (path: ReadonlyArray<string | number>) =>
  * inline definitions excepted ([CG-CFG-3]); repeated scope entries ([CG-CFG-6]); the executor
  * options the schema cannot express. Throws CG_CONFIG_INVALID with a pointer message.
  */
-export function checkConfig(value: unknown, baseDir: string): HostConfig {
+export function checkConfig(
+  value: unknown,
+  baseDir: string,
+  outOfRangeInteger: (path: () => JsonPath, value: number) => boolean = integralBeyondRange,
+): HostConfig {
   if (!isPlainObject(value)) throw configFault("/ must be an object");
-  const pure = firstPureFault(value, { skip: skipInlineDefinitions });
+  const pure = firstPureFault(value, { skip: skipInlineDefinitions, outOfRangeInteger });
   if (pure !== undefined) throw configFault(pureFaultMessage(value, pure));
   if (!validateConfig(value))
     throw configFault(schemaFaultMessage(value, validateConfig.errors ?? []));

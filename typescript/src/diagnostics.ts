@@ -76,7 +76,7 @@ export async function diagnose(options: DiagnosticsOptions): Promise<Diagnostics
   }
   let config: HostConfig;
   try {
-    config = checkConfig(read.value, read.baseDir);
+    config = checkConfig(read.value, read.baseDir, read.outOfRangeInteger);
   } catch (error) {
     if (!(error instanceof GraphError)) throw error;
     add("config", "fail", `${describeError(error)} in ${read.path}`);

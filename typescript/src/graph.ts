@@ -38,7 +38,13 @@ import {
   integralBeyondRange,
   isPlainObject,
 } from "./json/pure.js";
-import { type JsonPath, parseJsonBytes, parseJsonText, pathKey } from "./json/text.js";
+import {
+  type JsonPath,
+  MAX_INTEGER_DIGITS,
+  parseJsonBytes,
+  parseJsonText,
+  pathKey,
+} from "./json/text.js";
 import { type LoadedProvider, loadSource } from "./load.js";
 import { runMatch } from "./match.js";
 import { pureFaultMessage, schemaFaultMessage, textFaultMessage } from "./messages.js";
@@ -122,13 +128,15 @@ export class CapabilityGraph {
     const cwd = options.cwd ?? process.cwd();
     let value = config;
     let baseDir = cwd;
+    let outOfRangeInteger = integralBeyondRange;
     if (typeof config === "string") {
       const read = await readConfigFile(config, cwd);
       if (!read.ok) throw read.error;
       value = read.value;
       baseDir = read.baseDir;
+      outOfRangeInteger = read.outOfRangeInteger;
     }
-    const hostConfig = checkConfig(value, baseDir);
+    const hostConfig = checkConfig(value, baseDir, outOfRangeInteger);
     const providers = await loadAll(hostConfig);
     const assembly = assembleSnapshot(providers, hostConfig);
     if (!assembly.ok) throw assembly.error;
@@ -180,7 +188,7 @@ export class CapabilityGraph {
     let request = args;
     let outOfRangeInteger = integralBeyondRange;
     if (typeof args === "string") {
-      const parsed = parseJsonText(args);
+      const parsed = parseJsonText(args, { maxIntegerDigits: MAX_INTEGER_DIGITS });
       if (!parsed.ok)
         throw pointerError("CG_INPUT_INVALID", phase, textFaultMessage(parsed.fault, "request"));
       request = parsed.value;
@@ -503,7 +511,9 @@ export type RequestTextOutcome =
  */
 export function parseRequestText(tool: string, text: string | Uint8Array): RequestTextOutcome {
   const phase = OPERATIONS.find((operation) => operation.tool === tool)?.phase ?? "query";
-  const parsed = typeof text === "string" ? parseJsonText(text) : parseJsonBytes(text);
+  const options = { maxIntegerDigits: MAX_INTEGER_DIGITS };
+  const parsed =
+    typeof text === "string" ? parseJsonText(text, options) : parseJsonBytes(text, options);
   if (parsed.ok) {
     return {
       kind: "parsed",

@@ -37,8 +37,16 @@ export function pathKey(path: JsonPath): string {
   return JSON.stringify(path);
 }
 
-/** An integer literal with more digits than this is refused while parsing ([CG-MSG-13]). */
+/** In a request text, an integer literal with more digits than this is refused while parsing ([CG-MSG-13]). */
 export const MAX_INTEGER_DIGITS = 400;
+
+export interface ParseOptions {
+  /**
+   * Refuse integer literals with more digits than this (request texts: MAX_INTEGER_DIGITS).
+   * Files (configurations, definitions) have no such limit: their size is bounded instead.
+   */
+  readonly maxIntegerDigits?: number;
+}
 
 const MAX_SAFE_MAGNITUDE = 2n ** 53n;
 /** Characters a JSON string holds as they are: anything but a quote, a backslash or a C0 control. */
@@ -57,7 +65,7 @@ const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Decode UTF-8 bytes strictly, then parse. A byte order mark is refused ([CG-CONV-7]). */
-export function parseJsonBytes(bytes: Uint8Array): ParseOutcome {
+export function parseJsonBytes(bytes: Uint8Array, options: ParseOptions = {}): ParseOutcome {
   if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
     return { ok: false, fault: { kind: "bom" } };
   }
@@ -67,13 +75,13 @@ export function parseJsonBytes(bytes: Uint8Array): ParseOutcome {
   } catch {
     return { ok: false, fault: { kind: "utf8", offset: firstInvalidUtf8Offset(bytes) } };
   }
-  return parseJsonText(text);
+  return parseJsonText(text, options);
 }
 
 /** Parse a JSON text given as a string. */
-export function parseJsonText(text: string): ParseOutcome {
+export function parseJsonText(text: string, options: ParseOptions = {}): ParseOutcome {
   if (text.charCodeAt(0) === 0xfeff) return { ok: false, fault: { kind: "bom" } };
-  return new Parser(text).parse();
+  return new Parser(text, options.maxIntegerDigits ?? Number.POSITIVE_INFINITY).parse();
 }
 
 interface Frame {
@@ -116,7 +124,10 @@ class Parser {
   private position = 0;
   private readonly bigIntegers = new Set<string>();
 
-  constructor(private readonly text: string) {}
+  constructor(
+    private readonly text: string,
+    private readonly maxIntegerDigits: number,
+  ) {}
 
   parse(): ParseOutcome {
     try {
@@ -249,14 +260,17 @@ class Parser {
     const isInteger = found[1] === undefined && found[2] === undefined;
     if (!isInteger) return Number(literal);
     const digits = literal.startsWith("-") ? literal.length - 1 : literal.length;
-    if (digits > MAX_INTEGER_DIGITS)
+    if (digits > this.maxIntegerDigits)
       throw new Fault({ kind: "long-integer", path: placePath(place) });
     if (digits >= 16) {
       const exact = BigInt(literal);
       if ((exact < 0n ? -exact : exact) > MAX_SAFE_MAGNITUDE)
         this.bigIntegers.add(pathKey(placePath(place)));
     }
-    return Number(literal);
+    // An integer literal stays an integer: one beyond the double range is kept as the largest
+    // finite double of its sign, never as Infinity (which would read as a non-JSON number).
+    const value = Number(literal);
+    return Number.isFinite(value) ? value : Math.sign(value) * Number.MAX_VALUE;
   }
 
   private string(): string {

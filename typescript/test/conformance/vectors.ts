@@ -15,6 +15,8 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
+import { OPERATIONS } from "../../src/_generated/operations.js";
+import * as validators from "../../src/_generated/validators.js";
 import { GraphError } from "../../src/errors.js";
 import { CapabilityGraph } from "../../src/graph.js";
 import { conformanceRoot } from "../support.js";
@@ -109,6 +111,29 @@ export function materialize(vector: Vector): { folder: string; configPath: strin
 }
 
 type Observation = { readonly error: Record<string, unknown> } | { readonly result: unknown };
+
+/** Every result validates against its tool's result schema, every error object against error.schema.json ([CG-CONV-10]). */
+function checkContractShape(tool: string | undefined, observed: Observation): void {
+  if ("error" in observed) {
+    if (!validators.validateError(observed.error))
+      throw new Mismatch(`error object violates error.schema.json`);
+    return;
+  }
+  const operation = OPERATIONS.find((candidate) => candidate.tool === tool);
+  if (operation === undefined) return;
+  const name = `validate${operation.result
+    .replace(/\.schema\.json$/, "")
+    .split("-")
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join("")}`;
+  const validate = (validators as unknown as Record<string, validators.ContractValidator>)[name];
+  if (validate === undefined) throw new Mismatch(`no validator ${name}`);
+  if (!validate(observed.result)) {
+    throw new Mismatch(
+      `${tool} result violates ${operation.result}: ${JSON.stringify(validate.errors?.[0])}`,
+    );
+  }
+}
 
 async function observe(action: () => Promise<unknown>): Promise<Observation> {
   try {
@@ -288,6 +313,7 @@ export async function runVector(vector: Vector): Promise<void> {
         return null;
       });
       emitted.push(JSON.stringify(observed));
+      checkContractShape(undefined, observed);
       expectOutcome(vector.expect, observed, new Map(), "open");
     } else if (vector.call !== undefined) {
       const call = vector.call;
@@ -296,10 +322,12 @@ export async function runVector(vector: Vector): Promise<void> {
         return graph.call(call.tool, call.arguments);
       });
       emitted.push(JSON.stringify(observed));
+      checkContractShape(call.tool, observed);
       expectOutcome(vector.expect, observed, new Map(), "call");
     } else if (vector.steps !== undefined) {
       const captures = new Map<string, unknown>();
       const handles = new Map<string, { promise: Promise<Observation>; cancel: AbortController }>();
+      const toolOf = new Map<string, string>();
       for (const [index, step] of vector.steps.entries()) {
         const where = `step ${index} (${step.op})`;
         let observed: Observation | undefined;
@@ -315,6 +343,7 @@ export async function runVector(vector: Vector): Promise<void> {
             const args = replaceCaptured(step.arguments, captures);
             const current = graph as CapabilityGraph;
             if (step.handle !== undefined) {
+              toolOf.set(step.handle, step.tool as string);
               const cancel = new AbortController();
               handles.set(step.handle, {
                 promise: observe(() =>
@@ -367,6 +396,15 @@ export async function runVector(vector: Vector): Promise<void> {
             throw new Mismatch(`${where}: unknown op`);
         }
         emitted.push(JSON.stringify(observed));
+        if (step.op === "call" || step.op === "await")
+          checkContractShape(step.tool ?? toolOf.get(step.handle ?? ""), observed);
+        if (
+          step.op === "reload" &&
+          "result" in observed &&
+          !validators.validateReloadResult(observed.result)
+        ) {
+          throw new Mismatch(`${where}: reload result violates reload-result.schema.json`);
+        }
         expectOutcome(step.expect, observed, captures, where);
       }
     }

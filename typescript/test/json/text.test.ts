@@ -8,12 +8,18 @@ test("a duplicate member name is a fault at the path of its object, never last-w
 });
 
 test("an integer literal of more than 400 digits is a fault at its path", () => {
-  const outcome = parseJsonText(`{"limit": ${"9".repeat(401)}}`);
+  const outcome = parseJsonText(`{"limit": ${"9".repeat(401)}}`, { maxIntegerDigits: 400 });
   assert.deepEqual(outcome, { ok: false, fault: { kind: "long-integer", path: ["limit"] } });
 });
 
+test("a file's integer literal of any length parses; its range is judged later", () => {
+  const outcome = parseJsonText(`{"maxInputBytes": ${"9".repeat(401)}}`);
+  assert.ok(outcome.ok);
+  assert.deepEqual([...outcome.bigIntegers], [pathKey(["maxInputBytes"])]);
+});
+
 test("an integer literal of exactly 400 digits parses", () => {
-  assert.equal(parseJsonText(`[${"9".repeat(400)}]`).ok, true);
+  assert.equal(parseJsonText(`[${"9".repeat(400)}]`, { maxIntegerDigits: 400 }).ok, true);
 });
 
 test("2^53 + 1 is remembered as out of range although the number rounds to 2^53", () => {

@@ -1,0 +1,119 @@
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, test } from "node:test";
+import { validateMaintenanceReport } from "../src/_generated/validators.js";
+import { diagnose } from "../src/diagnostics.js";
+
+let folder: string;
+beforeEach(() => {
+  folder = mkdtempSync(join(tmpdir(), "cg-doctor-"));
+});
+afterEach(() => rmSync(folder, { recursive: true, force: true }));
+
+function write(name: string, value: unknown): string {
+  const path = join(folder, name);
+  mkdirSync(join(path, ".."), { recursive: true });
+  writeFileSync(path, typeof value === "string" ? value : JSON.stringify(value));
+  return path;
+}
+
+const provider = (providerId: string, documents: unknown[] = []) => ({
+  providerId,
+  name: providerId.toUpperCase(),
+  version: "1",
+  capabilities: [{ id: "a", name: "A", description: "Capability a.", documents }],
+});
+
+async function report(configPath: string) {
+  const result = await diagnose({ configPath });
+  const { configError, ...json } = result;
+  assert.ok(validateMaintenanceReport(json), "the report is a valid MaintenanceReport");
+  return { ...json, configError: configError?.toJSON() };
+}
+
+test("an unreadable configuration fails the config check, names the cause for the host and carries the unreadable error", async () => {
+  const result = await report(join(folder, "missing.json"));
+  assert.equal(result.status, "failed");
+  assert.deepEqual(result.checks[0], {
+    id: "config",
+    status: "fail",
+    message: `Cannot read the configuration: ${join(folder, "missing.json")} does not exist`,
+  });
+  assert.deepEqual(
+    result.checks.slice(1).map((check) => check.status),
+    ["skip"],
+  );
+  assert.deepEqual(result.configError, {
+    code: "CG_CONFIG_INVALID",
+    phase: "config",
+    message: "Cannot read a valid bounded JSON configuration file",
+    nextAction: "check_config",
+  });
+});
+
+test("every source is checked even after one fails, and the open check is skipped", async () => {
+  write("good.json", provider("good"));
+  const config = write("capability-graph.json", {
+    providers: [{ path: "absent.json" }, { path: "good.json" }],
+  });
+  const result = await report(config);
+  assert.equal(result.status, "failed");
+  const byId = Object.fromEntries(result.checks.map((check) => [check.id, check.status]));
+  assert.deepEqual(byId, {
+    config: "ok",
+    "source.0": "fail",
+    "source.1": "ok",
+    relations: "skip",
+    "documents.1": "ok",
+    executor: "skip",
+    open: "skip",
+  });
+  assert.equal(result.configError, undefined);
+});
+
+test("a declared document that cannot be read fails its documents check", async () => {
+  write("p/guide.md", "# Guide\n");
+  write(
+    "p/p.json",
+    provider("p", [
+      { id: "guide", title: "Guide", path: "guide.md" },
+      { id: "gone", title: "Gone", path: "gone.md" },
+    ]),
+  );
+  const config = write("capability-graph.json", { providers: [{ path: "p/p.json" }] });
+  const result = await report(config);
+  assert.equal(result.status, "failed");
+  const documents = result.checks.find((check) => check.id === "documents.0");
+  assert.equal(documents?.status, "fail");
+  assert.match(
+    documents?.message ?? "",
+    /1 local document readable.*p::a gone \(gone\.md\): CG_DOCUMENT_NOT_FOUND/,
+  );
+});
+
+test("a healthy configuration reports ok with the revision the graph opens with", async () => {
+  write("p.json", provider("p"));
+  const config = write("capability-graph.json", {
+    providers: [{ path: "p.json" }],
+    model: { executor: "lexical" },
+  });
+  const result = await report(config);
+  assert.equal(result.status, "ok");
+  assert.deepEqual(
+    result.checks.map((check) => [check.id, check.status]),
+    [
+      ["config", "ok"],
+      ["source.0", "ok"],
+      ["relations", "ok"],
+      ["documents.0", "ok"],
+      ["executor", "ok"],
+      ["open", "ok"],
+    ],
+  );
+  assert.match(
+    result.checks.at(-1)?.message ?? "",
+    /^The graph opens: revision r:[0-9a-f]{16}, 1 provider and 1 capability in scope$/,
+  );
+});

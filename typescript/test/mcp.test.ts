@@ -165,3 +165,64 @@ test("the server exits 0 when the client closes stdin", () => {
   assert.equal(done.status, 0);
   assert.equal(done.stdout, "");
 });
+
+test("notifications/cancelled for a running match: no answer to it, and the server goes on", async () => {
+  // A scripted executor that answers only after 60 s (`then` is the executor annex's member).
+  const config = graphFolder(
+    JSON.parse(
+      '{"executor": "scripted", "steps": [{"sleepMs": 60000, "then": {"return": {"status": "no_match", "candidates": []}}}]}',
+    ),
+  );
+  const server = spawn(process.execPath, [CLI, "mcp", "--config", config], {
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const exited = once(server, "exit");
+  const lines: string[] = [];
+  let buffer = "";
+  server.stdout.setEncoding("utf8");
+  server.stdout.on("data", (chunk: string) => {
+    buffer += chunk;
+    const parts = buffer.split("\n");
+    buffer = parts.pop() ?? "";
+    lines.push(...parts);
+  });
+  const send = (message: object) => server.stdin.write(`${JSON.stringify(message)}\n`);
+  const answered = async (count: number) => {
+    for (let waited = 0; lines.length < count && waited < 400; waited += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  send({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "t", version: "1" },
+    },
+  });
+  await answered(1);
+  send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  send({
+    jsonrpc: "2.0",
+    id: 2,
+    method: "tools/call",
+    params: { name: "match_capabilities", arguments: { request: "anything" } },
+  });
+  send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2 } });
+  send({
+    jsonrpc: "2.0",
+    id: 3,
+    method: "tools/call",
+    params: { name: "describe_graph", arguments: {} },
+  });
+  await answered(2);
+  server.stdin.end();
+  const [code] = await exited;
+  assert.equal(code, 0);
+  assert.deepEqual(
+    lines.map((line) => JSON.parse(line).id),
+    [1, 3],
+  );
+});

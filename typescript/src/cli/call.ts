@@ -115,11 +115,6 @@ async function fileRequest(
   path: string,
   io: Io,
 ): Promise<string> {
-  const operation = OPERATIONS.find((candidate) => candidate.tool === tool);
-  if (operation === undefined) {
-    // An unknown tool is reported before the size of its arguments ([CG-PREC-2]).
-    throw graphError("CG_INPUT_INVALID", "query", "unknownTool");
-  }
   const describe = await graph.describe();
   const budgets = describe.budgets as { maxInputBytes: number };
   const limit = budgets.maxInputBytes + 1;
@@ -134,6 +129,9 @@ async function fileRequest(
     }
   }
   if (bytes.length > budgets.maxInputBytes) {
+    // An unknown tool is reported before the size of its arguments ([CG-PREC-2], [CG-BUD-8]).
+    const operation = OPERATIONS.find((candidate) => candidate.tool === tool);
+    if (operation === undefined) throw graphError("CG_INPUT_INVALID", "query", "unknownTool");
     throw graphError("CG_INPUT_TOO_LARGE", operation.phase);
   }
   return judgeText(tool, bytes, "--arguments-file");

@@ -118,9 +118,12 @@ function assignPositionals(spec: CommandSpec, loose: string[]): Map<string, stri
     const remainingRequired = spec.positionals
       .slice(index + 1)
       .filter((later) => later.optional !== true).length;
-    const available = loose.length - at - remainingRequired;
-    let take = positional.repeatable === true ? available : Math.min(1, available);
-    if (take < 0) take = 0;
+    // Left to right; a repeatable positional leaves one value to each required one after it.
+    const remaining = loose.length - at;
+    const take =
+      positional.repeatable === true
+        ? Math.max(0, remaining - remainingRequired)
+        : Math.min(1, remaining);
     if (take === 0 && positional.optional !== true) {
       throw new UsageError(`the following argument is required: ${positional.metavar}`, spec.name);
     }

@@ -180,6 +180,18 @@ test("--arguments-file accepts - for stdin", () => {
   assert.equal(done.stderr, NOT_FOUND);
 });
 
+test("--arguments-file within budget is judged as a text before the tool name", () => {
+  const config = graphFolder();
+  const request = join(dirname(config), "request.json");
+  writeFileSync(request, '{"limit": 1, "limit": 2}');
+  const done = cli(["call", "no_such_tool", "--arguments-file", request, "--config", config]);
+  assert.equal(done.status, 1);
+  assert.equal(
+    done.stderr,
+    '{"ok":false,"error":{"code":"CG_INPUT_INVALID","phase":"query","message":"/ an object has a duplicate key","nextAction":"fix_input"}}\n',
+  );
+});
+
 test("--arguments-file that is a directory is a usage error", () => {
   const config = graphFolder();
   const done = cli([

@@ -71,7 +71,10 @@ test("positionals are assigned in order; a missing one and an extra one are usag
     request("read", ["acme::a", "guide"]),
     '{"capabilityId":"acme::a","documentId":"guide"}',
   );
-  assert.throws(() => request("read", ["acme::a"]), UsageError);
+  assert.throws(
+    () => request("read", ["acme::a"]),
+    (error: unknown) => error instanceof UsageError && error.message.endsWith("DOCUMENT_ID"),
+  );
   assert.throws(() => request("read", ["acme::a", "guide", "more"]), UsageError);
 });
 

@@ -1,6 +1,6 @@
 // The host configuration ([CG-CFG-1] .. [CG-CFG-9]) and steps 1 to 3 of open ([CG-OPEN-1]).
 import { createHash } from "node:crypto";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { BUDGET_DEFAULTS, type BudgetName, SCHEMA_DEFAULTS } from "./_generated/defaults.js";
 import type { HostConfig as HostConfigValue } from "./_generated/types/config.js";
 import { validateConfig } from "./_generated/validators.js";
@@ -199,8 +199,4 @@ export function configuredTimeoutMs(config: HostConfig): number {
   return SCHEMA_DEFAULTS[
     "config.schema.json#/$defs/ScriptedExecutorConfig/properties/timeoutMs"
   ] as number;
-}
-
-export function isAbsolutePath(path: string): boolean {
-  return isAbsolute(path);
 }

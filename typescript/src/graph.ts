@@ -28,7 +28,7 @@ import {
 } from "./_generated/validators.js";
 import { checkConfig, configuredTimeoutMs, type HostConfig, readConfigFile } from "./config.js";
 import { readDocumentFile } from "./documents.js";
-import { type GraphError, graphError, type Phase, pointerError } from "./errors.js";
+import { type GraphError, graphError, pointerError } from "./errors.js";
 import type { ContextValue, Executor } from "./executors/protocol.js";
 import { executorFactory } from "./executors/registry.js";
 import {
@@ -260,9 +260,9 @@ export class CapabilityGraph {
     if (executor === undefined || this.#executorName === undefined)
       throw graphError("CG_MODEL_NOT_CONFIGURED", "match");
     const named = request.providers === undefined ? undefined : new Set(request.providers);
-    const catalog = snapshot.catalog.filter(
-      (entry) => named === undefined || named.has(entry.providerId),
-    );
+    const catalog = snapshot
+      .catalog()
+      .filter((entry) => named === undefined || named.has(entry.providerId));
     if (catalog.length > this.#config.budgets.maxCatalogEntries) {
       throw graphError("CG_CATALOG_TOO_LARGE", "match");
     }
@@ -495,8 +495,6 @@ function checkContext(
   }
   return structuredClone(context) as Record<string, ContextValue>;
 }
-
-export type { Phase };
 
 export type RequestTextOutcome =
   | { readonly kind: "parsed"; readonly text: string; readonly value: unknown }

@@ -20,8 +20,11 @@ export interface Snapshot {
   readonly revision: string;
   /** Every in-scope capability in listing order ([CG-LIST-1]). */
   readonly listing: readonly CapabilityEntry[];
-  /** The listing as match catalog entries ([CG-MATCH-1]), frozen so executors may cache per entry. */
-  readonly catalog: readonly CatalogEntry[];
+  /**
+   * The listing as match catalog entries ([CG-MATCH-1]), frozen so executors may cache per
+   * entry; built on the first match, since static queries never need it.
+   */
+  readonly catalog: () => readonly CatalogEntry[];
 }
 
 /** Whether a provider id is in scope: not excluded by a configured scope ([CG-SCOPE-1]). */
@@ -95,7 +98,7 @@ export function assembleSnapshot(
         Object.fromEntries(scoped.map((provider) => [provider.providerId, provider.revision])),
       ),
       listing,
-      catalog: listing.map(catalogEntryOf),
+      catalog: memoize(() => listing.map(catalogEntryOf)),
     },
   };
 }
@@ -158,4 +161,12 @@ function catalogEntryOf(capability: CapabilityEntry): CatalogEntry {
     tags: Object.freeze([...capability.tags]),
     ...(capability.whenToUse === undefined ? {} : { whenToUse: capability.whenToUse }),
   });
+}
+
+function memoize<T>(compute: () => T): () => T {
+  let value: { readonly computed: T } | undefined;
+  return () => {
+    value ??= { computed: compute() };
+    return value.computed;
+  };
 }

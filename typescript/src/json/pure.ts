@@ -192,8 +192,3 @@ export function stringByteLength(text: string): number {
   }
   return total;
 }
-
-/** The compact serialization itself (section 1.2); JSON.stringify follows the same rules. */
-export function compactJson(value: unknown): string {
-  return JSON.stringify(value);
-}

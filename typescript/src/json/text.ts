@@ -86,7 +86,8 @@ export function parseJsonText(text: string, options: ParseOptions = {}): ParseOu
 
 interface Frame {
   readonly container: unknown[] | Record<string, unknown>;
-  readonly keys: Set<string> | undefined;
+  /** An object (members) rather than an array (items). */
+  readonly isObject: boolean;
   /** The key or index under which the next value of this frame is stored. */
   slot: string | number;
   /** The frame holding this container, and the slot it is stored under there. */
@@ -154,12 +155,12 @@ class Parser {
       if (char === "{") {
         this.position += 1;
         const container: Record<string, unknown> = {};
-        opened = { container, keys: new Set(), slot: "", parent: holder, parentSlot: place.slot };
+        opened = { container, isObject: true, slot: "", parent: holder, parentSlot: place.slot };
         value = container;
       } else if (char === "[") {
         this.position += 1;
         const container: unknown[] = [];
-        opened = { container, keys: undefined, slot: 0, parent: holder, parentSlot: place.slot };
+        opened = { container, isObject: false, slot: 0, parent: holder, parentSlot: place.slot };
         value = container;
       } else {
         value = this.scalar(place);
@@ -169,12 +170,12 @@ class Parser {
       if (opened !== undefined) {
         stack.push(opened);
         this.skipWhitespace();
-        const empty = opened.keys === undefined ? "]" : "}";
+        const empty = opened.isObject ? "}" : "]";
         if (this.text[this.position] === empty) {
           this.position += 1;
           stack.pop();
         } else {
-          if (opened.keys !== undefined) this.memberName(opened);
+          if (opened.isObject) this.memberName(opened);
           continue;
         }
       }
@@ -187,11 +188,11 @@ class Parser {
           return result;
         }
         const next = this.text[this.position];
-        const close = top.keys === undefined ? "]" : "}";
+        const close = top.isObject ? "}" : "]";
         if (next === ",") {
           this.position += 1;
           this.skipWhitespace();
-          if (top.keys === undefined) top.slot = (top.container as unknown[]).length;
+          if (!top.isObject) top.slot = (top.container as unknown[]).length;
           else this.memberName(top);
           break;
         }
@@ -206,7 +207,7 @@ class Parser {
   }
 
   private store(frame: Frame, value: unknown): void {
-    if (frame.keys === undefined) (frame.container as unknown[]).push(value);
+    if (!frame.isObject) (frame.container as unknown[]).push(value);
     else if (frame.slot === "__proto__") {
       // An ordinary member, never the prototype.
       Object.defineProperty(frame.container, frame.slot, {
@@ -223,8 +224,10 @@ class Parser {
     this.skipWhitespace();
     if (this.text[this.position] !== '"') this.syntax("expected a member name");
     const name = this.string();
-    if (frame.keys?.has(name)) throw new Fault({ kind: "duplicate", path: framePath(frame) });
-    frame.keys?.add(name);
+    // Every earlier member is already stored in the object, so a repeated name is found there.
+    if (Object.hasOwn(frame.container, name)) {
+      throw new Fault({ kind: "duplicate", path: framePath(frame) });
+    }
     frame.slot = name;
     this.skipWhitespace();
     if (this.text[this.position] !== ":") this.syntax("expected ':'");

@@ -9,7 +9,7 @@ import nox
 
 nox.options.default_venv_backend = "venv"
 nox.options.error_on_missing_interpreters = True
-nox.options.sessions = ["lint", "spec", "codegen", "typing", "tests", "package"]
+nox.options.sessions = ["lint", "spec", "codegen", "typing", "tests", "package", "typescript"]
 #: The Python of the default sessions (what CI runs): nox's own interpreter when it is 3.11 (in
 #: CI a venv of the system Python, which proves the README's commands there), else python3.11.
 PYTHON = "3.11"
@@ -53,6 +53,36 @@ def tests(session: nox.Session) -> None:
     session.install(*_group("test"), *_group("codegen"))
     _install_test_support(session)
     session.run("python", "-m", "pytest", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def typescript(session: nox.Session) -> None:
+    """The TypeScript implementation (typescript/): npm ci, codegen drift check, build, type check,
+    lint, unit tests, then the conformance suite against it on all four surfaces (--strict: no
+    expected failures). Needs Node 20+ and npm on PATH. Arguments (e.g. -k 'cg.cli.*') replace
+    --strict and go to cg-conformance run."""
+    for program in ("node", "npm"):
+        if shutil.which(program) is None:
+            session.error(f"the typescript session needs {program} (Node 20 or later) on PATH")
+    session.install("./conformance/harness")
+    with session.chdir("typescript"):
+        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+        session.run("npm", "run", "codegen:check", external=True)
+        session.run("npm", "run", "build", external=True)
+        session.run("npm", "run", "typecheck", external=True)
+        session.run("npm", "run", "lint", external=True)
+        session.run("npm", "test", external=True)
+    session.run(
+        "cg-conformance",
+        "run",
+        "-i",
+        "typescript/conformance.json",
+        "--report-dir",
+        "cg-conformance-report-typescript",
+        # The whole suite must pass; a selection (-k, -s) certifies only what ran, so it is not
+        # held to --strict.
+        *(session.posargs or ["--strict"]),
+    )
 
 
 @nox.session(python=PYTHON)
@@ -165,8 +195,13 @@ def mutation(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def bench(session: nox.Session) -> None:
-    """Run the benchmarks and print ratios against their baselines."""
+    """Run the benchmarks and print ratios against their baselines (the TypeScript ones beside
+    the Python ones; they need Node 20+ and npm on PATH)."""
     _install_packages(session)
     session.install(*_group("test"))
     _install_test_support(session)
+    if shutil.which("npm") is not None:
+        with session.chdir("typescript"):
+            session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+            session.run("npm", "run", "build", external=True)
     session.run("python", "tools/bench/run.py", *session.posargs)

@@ -116,6 +116,31 @@ function operationsModule() {
   );
 }
 
+function explanationsModule() {
+  const taxonomy = readJson("taxonomy.json");
+  const texts = (entries) =>
+    Object.fromEntries(entries.map((entry) => [entry.id, { en: entry.en, zh: entry.zh }]));
+  const codes = Object.fromEntries(
+    taxonomy.codes.map((entry) => [entry.code, { en: entry.en, zh: entry.zh, since: entry.since }]),
+  );
+  return (
+    `${HEADER}// Source: taxonomy.json: the documentation texts of the error registry, for \`explain\`.\n\n` +
+    "export interface CodeTexts {\n" +
+    "  readonly summary: string;\n" +
+    "  readonly trigger: string;\n" +
+    "  readonly handling: string;\n" +
+    "}\n\n" +
+    "export interface CodeExplanation {\n" +
+    "  readonly en: CodeTexts;\n" +
+    "  readonly zh: CodeTexts;\n" +
+    "  readonly since: string;\n" +
+    "}\n\n" +
+    `export const PHASE_TEXTS: Readonly<Record<string, { readonly en: string; readonly zh: string }>> = ${literal(texts(taxonomy.phases))};\n\n` +
+    `export const ACTION_TEXTS: Readonly<Record<string, { readonly en: string; readonly zh: string }>> = ${literal(texts(taxonomy.nextActions))};\n\n` +
+    `export const EXPLANATIONS: Readonly<Record<string, CodeExplanation>> = ${literal(codes)};\n`
+  );
+}
+
 function schemaFiles() {
   return readdirSync(schemaDir)
     .filter((name) => name.endsWith(".schema.json"))
@@ -293,6 +318,7 @@ async function allModules() {
   const modules = new Map();
   modules.set("taxonomy.ts", taxonomyModule());
   modules.set("operations.ts", operationsModule());
+  modules.set("explanations.ts", explanationsModule());
   modules.set("member-names.ts", memberNamesModule(schemas));
   modules.set("defaults.ts", defaultsModule(schemas));
   modules.set("validators.ts", validatorModule(schemas));

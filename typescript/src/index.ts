@@ -47,3 +47,15 @@ export {
   parseRequestText,
   type RequestTextOutcome,
 } from "./graph.js";
+export {
+  type AnthropicTool,
+  anthropicTools,
+  type OpenAIChatTool,
+  type OpenAIResponsesTool,
+  openAIChatTools,
+  openAIResponsesTools,
+  ToolAdapter,
+  type ToolDefinition,
+  type ToolOutcome,
+  toolDefinitions,
+} from "./tools.js";

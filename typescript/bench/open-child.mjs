@@ -1,0 +1,27 @@
+// One measurement of the `open` benchmark (tools/bench/bench_typescript.py), in a fresh process so
+// that peak RSS figures do not mask each other. argv: MODE (parse | open) and a provider file.
+// parse: JSON.parse of the file's bytes; open: CapabilityGraph.open of a configuration naming it
+// (modules imported before the clock starts). Prints {"seconds", "rss_mb"}.
+import { readFileSync } from "node:fs";
+
+const [mode, path] = process.argv.slice(2);
+let seconds;
+if (mode === "parse") {
+  const bytes = readFileSync(path);
+  const started = performance.now();
+  JSON.parse(bytes.toString("utf8"));
+  seconds = (performance.now() - started) / 1000;
+} else {
+  const { CapabilityGraph } = await import("../dist/src/index.js");
+  const budgets = {
+    maxCapabilities: 10000000,
+    maxDefinitionBytes: 1073741824,
+    maxResultBytes: 268435456,
+  };
+  const started = performance.now();
+  const graph = await CapabilityGraph.open({ providers: [{ path }], budgets });
+  seconds = (performance.now() - started) / 1000;
+  await graph.close();
+}
+const rss_mb = process.resourceUsage().maxRSS / 1024;
+process.stdout.write(`${JSON.stringify({ seconds, rss_mb })}\n`);

@@ -1,0 +1,308 @@
+#!/usr/bin/env node
+// The `capability-graph` command ([CG-CLI-1] .. [CG-CLI-12], spec section 12): the dispatcher
+// `run(argv, stdin, stdout, stderr)` and, when this module is the program, the process around it.
+//
+// Graph commands (one per row of the generated operation table) and `call` open the graph, call
+// one tool and project the outcome: the result as one JSON line on stdout and exit 0, or nothing
+// on stdout, the envelope {"ok":false,"error":E} on stderr and exit 1. Usage errors exit 2. The
+// core and the MCP SDK are imported only by the commands that need them, so `--help`, `explain`
+// and the usage errors start quickly.
+import { realpathSync } from "node:fs";
+import type { Readable, Writable } from "node:stream";
+import { pathToFileURL } from "node:url";
+import type { Operation } from "../_generated/operations.js";
+import { GraphError } from "../errors.js";
+import type { CapabilityGraph } from "../graph.js";
+import { packageVersion } from "../version.js";
+import { CALL_SPEC, callCommand } from "./call.js";
+import { DOCTOR_SPEC, reportJson, reportText } from "./doctor.js";
+import { EXPLAIN_SPEC, explain } from "./explain.js";
+import { callTool, configPath, failure, Interrupt, openGraph } from "./graph-call.js";
+import { EXIT, Io, StreamFailure } from "./io.js";
+import type { MaintenanceIo } from "./maintenance.js";
+import {
+  CONFIG_OPTION,
+  type CommandSpec,
+  commandHelp,
+  PROGRAM,
+  parseCommand,
+  synopsis,
+  UsageError,
+} from "./parse.js";
+import { GRAPH_COMMANDS, graphCommandSpec, RAW_OPTION, requestText, takesRaw } from "./requests.js";
+
+const MCP_SPEC: CommandSpec = {
+  name: "mcp",
+  help: "Serve the graph over MCP on stdin/stdout.",
+  options: [CONFIG_OPTION],
+  positionals: [],
+  examples: ["mcp --config graph/capability-graph.json"],
+};
+
+/** What a defect of this implementation prints, whatever it was ([CG-CLI-5]). */
+const DEFECT_LINE = `${PROGRAM}: internal error (a defect of this implementation)\n`;
+
+/** The commands besides the graph commands, with their one-line help. */
+const OTHER_COMMANDS: readonly CommandSpec[] = [CALL_SPEC, MCP_SPEC, DOCTOR_SPEC, EXPLAIN_SPEC];
+
+type MaintenanceCommand = (args: readonly string[], io: MaintenanceIo) => Promise<number>;
+
+/**
+ * The maintenance commands that write files (spec sections 12.3, 12.4), with their own parsers
+ * and reports; imported only when one of them runs, so they cost nothing to the others.
+ */
+const MAINTENANCE_COMMANDS: ReadonlyMap<string, () => Promise<MaintenanceCommand>> = new Map([
+  ["init", async () => (await import("./init.js")).runInit],
+  ["mcp-install", async () => (await import("./mcp-install.js")).runMcpInstall],
+  ["mcp-uninstall", async () => (await import("./mcp-install.js")).runMcpUninstall],
+]);
+
+async function maintenanceSummaries(): Promise<Array<[string, string]>> {
+  const { INIT_SPEC } = await import("./init.js");
+  const { MCP_INSTALL_SPEC, MCP_UNINSTALL_SPEC } = await import("./mcp-install.js");
+  return [INIT_SPEC, MCP_INSTALL_SPEC, MCP_UNINSTALL_SPEC].map((spec) => [spec.name, spec.summary]);
+}
+
+function commandNames(): string[] {
+  return [
+    ...GRAPH_COMMANDS.keys(),
+    ...OTHER_COMMANDS.map((spec) => spec.name),
+    ...MAINTENANCE_COMMANDS.keys(),
+  ];
+}
+
+async function programHelp(): Promise<string> {
+  const lines = [
+    `usage: ${PROGRAM} [-h] [--config FILE] [--version] COMMAND ...`,
+    "",
+    "Discover provider capabilities: query a capability graph, serve it over MCP, and maintain its configuration.",
+    "",
+    "commands:",
+  ];
+  for (const operation of GRAPH_COMMANDS.values()) {
+    lines.push(`  ${operation.cli.command.padEnd(14)} ${operation.cli.help}`);
+  }
+  for (const spec of OTHER_COMMANDS) lines.push(`  ${spec.name.padEnd(14)} ${spec.help}`);
+  for (const [name, summary] of await maintenanceSummaries()) {
+    lines.push(`  ${name.padEnd(14)} ${summary}`);
+  }
+  lines.push(
+    "",
+    "options:",
+    "  -h, --help     show this help message and exit",
+    `  --config FILE  ${CONFIG_OPTION.help}`,
+    "  --version      print the version and exit",
+    "",
+    `Run '${PROGRAM} COMMAND --help' for a command's options and examples.`,
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+async function graphCommand(operation: Operation, args: string[], io: Io): Promise<number> {
+  const spec = graphCommandSpec(operation);
+  const parsed = parseCommand(spec, args);
+  if (parsed.help) {
+    await io.out(commandHelp(spec));
+    return EXIT.ok;
+  }
+  const request = requestText(operation, parsed); // usage errors come before the graph opens
+  const interrupt = new Interrupt(operation);
+  try {
+    let graph: CapabilityGraph;
+    try {
+      graph = await openGraph(parsed);
+    } catch (error) {
+      if (error instanceof GraphError) return failure(io, error);
+      throw error;
+    }
+    try {
+      const outcome = await callTool(graph, operation.tool, request, interrupt);
+      if ("error" in outcome) return failure(io, outcome.error);
+      if (takesRaw(operation) && parsed.options.has(RAW_OPTION.flag)) {
+        // The body exactly as read_document returns it in `text`, nothing added ([CG-CLI-12]).
+        await io.out(String(outcome.result.text ?? ""));
+      } else {
+        await io.out(`${JSON.stringify(outcome.result)}\n`);
+      }
+      return EXIT.ok;
+    } finally {
+      await graph.close();
+    }
+  } finally {
+    interrupt.dispose();
+  }
+}
+
+async function doctorCommand(args: string[], io: Io): Promise<number> {
+  const parsed = parseCommand(DOCTOR_SPEC, args);
+  if (parsed.help) {
+    await io.out(commandHelp(DOCTOR_SPEC));
+    return EXIT.ok;
+  }
+  const { diagnose } = await import("../diagnostics.js");
+  const report = await diagnose({ configPath: configPath(parsed), cwd: process.cwd() });
+  await io.out(parsed.options.has("--json") ? reportJson(report) : reportText(report));
+  if (report.configError !== undefined) await io.envelope(report.configError.toJSON());
+  return report.status === "ok" ? EXIT.ok : EXIT.graphError;
+}
+
+async function explainCommand(args: string[], io: Io): Promise<number> {
+  const parsed = parseCommand(EXPLAIN_SPEC, args);
+  if (parsed.help) {
+    await io.out(commandHelp(EXPLAIN_SPEC));
+    return EXIT.ok;
+  }
+  const code = parsed.positionals.get("code")?.[0];
+  await io.out(explain(code, parsed.options.has("--json")));
+  return EXIT.ok;
+}
+
+async function mcpCommand(args: string[], io: Io): Promise<number> {
+  const parsed = parseCommand(MCP_SPEC, args);
+  if (parsed.help) {
+    await io.out(commandHelp(MCP_SPEC));
+    return EXIT.ok;
+  }
+  let graph: CapabilityGraph;
+  try {
+    graph = await openGraph(parsed);
+  } catch (error) {
+    // Nothing on stdout, the envelope on stderr, exit 1 ([CG-MCP-3]).
+    if (error instanceof GraphError) return failure(io, error);
+    throw error;
+  }
+  const { serveMcp } = await import("../mcp.js");
+  return serveMcp(graph, { stdin: io.stdin, stdout: io.stdout });
+}
+
+async function runMaintenance(
+  load: () => Promise<MaintenanceCommand>,
+  args: string[],
+  io: Io,
+): Promise<number> {
+  const command = await load();
+  return command(args, {
+    stdout: (text) => io.out(text),
+    stderr: (text) => io.err(text),
+    cwd: process.cwd(),
+    env: process.env,
+  });
+}
+
+/** Split the options before the command (`--config`, `--version`, `--help`) from the rest. */
+function dispatch(argv: readonly string[], io: Io): Promise<number> {
+  const leading: string[] = [];
+  let index = 0;
+  while (index < argv.length && (argv[index] as string).startsWith("-")) {
+    const token = argv[index] as string;
+    if (token === "--version") return io.out(`${PROGRAM} ${packageVersion()}\n`).then(() => 0);
+    if (token === "-h" || token === "--help")
+      return programHelp()
+        .then((text) => io.out(text))
+        .then(() => 0);
+    if (token === CONFIG_OPTION.flag) {
+      const value = argv[index + 1];
+      if (value === undefined) throw new UsageError("argument --config: expected one argument");
+      leading.push(token, value);
+      index += 2;
+    } else if (token.startsWith(`${CONFIG_OPTION.flag}=`)) {
+      leading.push(token);
+      index += 1;
+    } else {
+      throw new UsageError("an option is not recognized; see --help for the options");
+    }
+  }
+  const command = argv[index];
+  if (command === undefined) throw new UsageError("a COMMAND is required");
+  const args = [...leading, ...argv.slice(index + 1)];
+  const operation = GRAPH_COMMANDS.get(command);
+  if (operation !== undefined) return graphCommand(operation, args, io);
+  const maintenance = MAINTENANCE_COMMANDS.get(command);
+  if (maintenance !== undefined) return runMaintenance(maintenance, args, io);
+  switch (command) {
+    case CALL_SPEC.name:
+      return callCommand(args, io);
+    case MCP_SPEC.name:
+      return mcpCommand(args, io);
+    case DOCTOR_SPEC.name:
+      return doctorCommand(args, io);
+    case EXPLAIN_SPEC.name:
+      return explainCommand(args, io);
+    default:
+      // The unknown command is not repeated; only the CLI's own names are ([CG-CLI-10]).
+      throw new UsageError(`unknown command; the choices are ${commandNames().join(", ")}`);
+  }
+}
+
+function specOf(name: string | undefined): CommandSpec | undefined {
+  if (name === undefined) return undefined;
+  const operation = GRAPH_COMMANDS.get(name);
+  if (operation !== undefined) return graphCommandSpec(operation);
+  return OTHER_COMMANDS.find((spec) => spec.name === name);
+}
+
+/**
+ * Run one command line. Returns the exit status; never throws: a usage error is exit 2, a failed
+ * stdout 74, and anything unexpected — a defect of this implementation, never a contract outcome
+ * — one fixed line on stderr and exit 70 ([CG-CLI-5]).
+ */
+export async function run(
+  argv: readonly string[],
+  stdin: Readable,
+  stdout: Writable,
+  stderr: Writable,
+): Promise<number> {
+  const io = new Io(stdin, stdout, stderr);
+  try {
+    return await dispatch(argv, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      const spec = specOf(error.command);
+      const usage =
+        spec === undefined
+          ? `usage: ${PROGRAM} [-h] [--config FILE] [--version] COMMAND ...`
+          : synopsis(spec);
+      const where = spec === undefined ? PROGRAM : `${PROGRAM} ${spec.name}`;
+      await io.err(`${usage}\n${where}: error: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    if (error instanceof StreamFailure) {
+      if (!error.readerGone) {
+        const action = error.stream === "stdin" ? "read stdin" : "write to stdout";
+        await io.err(`${PROGRAM}: cannot ${action}\n`);
+      }
+      return EXIT.stream;
+    }
+    if (error instanceof GraphError) {
+      await io.envelope(error.toJSON());
+      return EXIT.graphError;
+    }
+    await io.err(DEFECT_LINE);
+    return EXIT.defect;
+  }
+}
+
+function invokedAsProgram(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(script)).href;
+  } catch {
+    return false;
+  }
+}
+
+if (invokedAsProgram()) {
+  // A failure outside the command's own flow (an event handler, a stray promise) is a defect
+  // too: the same fixed line, never a traceback ([CG-CLI-5]).
+  const defect = () => {
+    process.stderr.write(DEFECT_LINE);
+    process.exit(EXIT.defect);
+  };
+  process.on("uncaughtException", defect);
+  process.on("unhandledRejection", defect);
+  const status = await run(process.argv.slice(2), process.stdin, process.stdout, process.stderr);
+  // Every write has completed (run awaits them); exit now rather than wait for handles a graph
+  // or an executor may still hold.
+  process.exit(status);
+}

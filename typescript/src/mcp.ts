@@ -1,0 +1,267 @@
+// The MCP server ([CG-MCP-1] .. [CG-MCP-5]): the five tools of the operation table served over
+// stdio on the official @modelcontextprotocol/sdk. The server only projects: a result becomes
+// `structuredContent` plus one text item holding it as JSON; a GraphError becomes `isError: true`
+// with exactly one text item holding the error object as JSON and no `structuredContent`.
+//
+// The transport is our own line reader over stdin/stdout rather than the SDK's
+// StdioServerTransport, for one reason: a request text must keep one meaning ([CG-CONV-4],
+// [CG-CONV-6], [CG-MSG-13]). A JSON parser that keeps the last of two duplicate members, or rounds
+// a long integer literal, would hide the fault, so the server hands the graph the raw text of each
+// `tools/call` `arguments` member, and the graph judges it like any other request text.
+import type { Readable, Writable } from "node:stream";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  ListToolsRequestSchema,
+  McpError,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
+import { OPERATIONS } from "./_generated/operations.js";
+import { GraphError } from "./errors.js";
+import type { CapabilityGraph, JsonObject } from "./graph.js";
+import { toolDefinitions } from "./tools.js";
+import { packageVersion } from "./version.js";
+
+/** The server name every client sees ([CG-MCP-1]). */
+export const SERVER_NAME = "capability-graph";
+
+/** Exit status when a standard stream the server needs fails ([CG-CLI-7]). */
+const EXIT_STREAM_FAILED = 74;
+
+const TOOL_NAMES = new Set(OPERATIONS.map((operation) => operation.tool));
+
+/**
+ * The text of the value at `params.arguments` inside one JSON-RPC message text, or undefined
+ * when the message has no such member. The text already passed JSON.parse, so it is well-formed;
+ * like JSON.parse, the last of repeated `params` or `arguments` members wins, so the text found is
+ * the one the parsed message carries.
+ */
+export function argumentsText(line: string): string | undefined {
+  const params = memberSpan(line, skipWhitespace(line, 0), "params");
+  if (params === undefined) return undefined;
+  const span = memberSpan(line, params[0], "arguments");
+  return span === undefined ? undefined : line.slice(span[0], span[1]);
+}
+
+function skipWhitespace(text: string, index: number): number {
+  let at = index;
+  while (at < text.length && " \t\n\r".includes(text.charAt(at))) at += 1;
+  return at;
+}
+
+/** The end of the string starting at `index` (its opening quote), past the closing quote. */
+function skipString(text: string, index: number): number {
+  let at = index + 1;
+  while (at < text.length) {
+    const char = text.charAt(at);
+    if (char === "\\") at += 2;
+    else if (char === '"') return at + 1;
+    else at += 1;
+  }
+  return at;
+}
+
+/** The end of the JSON value starting at `index`. */
+function skipValue(text: string, index: number): number {
+  const first = text.charAt(index);
+  if (first === '"') return skipString(text, index);
+  if (first === "{" || first === "[") {
+    let depth = 0;
+    let at = index;
+    while (at < text.length) {
+      const char = text.charAt(at);
+      if (char === '"') {
+        at = skipString(text, at);
+        continue;
+      }
+      if (char === "{" || char === "[") depth += 1;
+      else if (char === "}" || char === "]") {
+        depth -= 1;
+        if (depth === 0) return at + 1;
+      }
+      at += 1;
+    }
+    return at;
+  }
+  let at = index;
+  while (at < text.length && !",}] \t\n\r".includes(text.charAt(at))) at += 1;
+  return at;
+}
+
+/** The [start, end) span of the value of the last member `name` of the object at `index`. */
+function memberSpan(text: string, index: number, name: string): [number, number] | undefined {
+  if (text.charAt(index) !== "{") return undefined;
+  let found: [number, number] | undefined;
+  let at = skipWhitespace(text, index + 1);
+  while (at < text.length && text.charAt(at) === '"') {
+    const keyEnd = skipString(text, at);
+    const key: unknown = JSON.parse(text.slice(at, keyEnd));
+    at = skipWhitespace(text, keyEnd) + 1; // past the colon
+    const valueStart = skipWhitespace(text, at);
+    const valueEnd = skipValue(text, valueStart);
+    if (key === name) found = [valueStart, valueEnd];
+    at = skipWhitespace(text, valueEnd);
+    if (text.charAt(at) === ",") at = skipWhitespace(text, at + 1);
+  }
+  return found;
+}
+
+/**
+ * MCP over one pair of byte streams, one JSON-RPC message per line. It remembers the raw
+ * `arguments` text of each `tools/call` request by request id until the handler takes it.
+ */
+class LineTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  readonly #input: Readable;
+  readonly #output: Writable;
+  readonly #pending = new Map<RequestId, string>();
+  #buffer = "";
+  #closed = false;
+  /** Set when stdout failed: the client went away or the stream is broken. */
+  outputFailed = false;
+
+  constructor(input: Readable, output: Writable) {
+    this.#input = input;
+    this.#output = output;
+  }
+
+  async start(): Promise<void> {
+    this.#input.setEncoding("utf8");
+    this.#input.on("data", (chunk: string) => this.#receive(chunk));
+    this.#input.on("end", () => void this.close());
+    this.#input.on("error", () => void this.close());
+    this.#output.on("error", () => {
+      this.outputFailed = true;
+      void this.close();
+    });
+  }
+
+  #receive(chunk: string): void {
+    this.#buffer += chunk;
+    let newline = this.#buffer.indexOf("\n");
+    while (newline !== -1) {
+      const line = this.#buffer.slice(0, newline).replace(/\r$/, "");
+      this.#buffer = this.#buffer.slice(newline + 1);
+      if (line.trim() !== "") this.#deliver(line);
+      newline = this.#buffer.indexOf("\n");
+    }
+  }
+
+  #deliver(line: string): void {
+    let message: JSONRPCMessage;
+    try {
+      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+    } catch {
+      // Not a JSON-RPC message: the MCP layer's fault, reported like the SDK's own transport
+      // does (to onerror, never on stdout).
+      this.onerror?.(new Error("a line of stdin is not a JSON-RPC message"));
+      return;
+    }
+    if ("method" in message && message.method === "tools/call" && "id" in message) {
+      const text = argumentsText(line);
+      if (text !== undefined) this.#pending.set(message.id, text);
+    }
+    this.onmessage?.(message);
+  }
+
+  /** The raw `arguments` text of the `tools/call` request `id`, once. */
+  takeArguments(id: RequestId): string | undefined {
+    const text = this.#pending.get(id);
+    this.#pending.delete(id);
+    return text;
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    // A request the SDK answered without running the handler (invalid params) leaves its text.
+    if ("id" in message && !("method" in message) && message.id !== undefined) {
+      this.#pending.delete(message.id);
+    }
+    if (this.#closed || this.outputFailed) return;
+    const text = `${JSON.stringify(message)}\n`;
+    await new Promise<void>((resolve) => {
+      this.#output.write(text, (error) => {
+        if (error) this.outputFailed = true;
+        resolve();
+      });
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#input.pause();
+    this.onclose?.();
+  }
+}
+
+function toolResult(result: JsonObject) {
+  return {
+    content: [{ type: "text" as const, text: JSON.stringify(result) }],
+    structuredContent: result,
+  };
+}
+
+function toolError(error: GraphError) {
+  return {
+    content: [{ type: "text" as const, text: JSON.stringify(error.toJSON()) }],
+    isError: true,
+  };
+}
+
+/** An MCP server (not yet connected) serving the tools of `graph`. */
+function createServer(graph: CapabilityGraph, transport: LineTransport): Server {
+  const server = new Server(
+    { name: SERVER_NAME, version: packageVersion() },
+    { capabilities: { tools: {} } },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolDefinitions() }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const raw = transport.takeArguments(extra.requestId);
+    const { name } = request.params;
+    if (!TOOL_NAMES.has(name)) {
+      // A protocol error, never an isError result ([CG-MCP-4]); the name is not repeated.
+      throw new McpError(ErrorCode.InvalidParams, "Unknown tool");
+    }
+    try {
+      const result = await graph.call(name, raw ?? request.params.arguments ?? {}, {
+        signal: extra.signal,
+      });
+      return toolResult(result);
+    } catch (error) {
+      if (error instanceof GraphError) return toolError(error);
+      throw error;
+    }
+  });
+  return server;
+}
+
+export interface McpStreams {
+  stdin: Readable;
+  stdout: Writable;
+}
+
+/**
+ * Serve `graph` over MCP on the given streams until the client closes stdin (exit status 0) or
+ * stops reading stdout (exit status 74). The graph is closed before this resolves.
+ */
+export async function serveMcp(graph: CapabilityGraph, streams: McpStreams): Promise<number> {
+  const transport = new LineTransport(streams.stdin, streams.stdout);
+  const server = createServer(graph, transport);
+  const ended = new Promise<void>((resolve) => {
+    server.onclose = () => resolve();
+  });
+  // A fault of the MCP layer (a line that is not a message) never ends the session and never
+  // reaches stdout.
+  server.onerror = () => {};
+  await server.connect(transport);
+  await ended;
+  await graph.close();
+  return transport.outputFailed ? EXIT_STREAM_FAILED : 0;
+}

@@ -57,6 +57,21 @@ def _copy_project(project: str, destination: Path) -> Path:
     return Path(shutil.copytree(ROOT / project, destination / project, ignore=ignore))
 
 
+def _extract(sdist: Path, into: Path) -> None:
+    """Unpack our own sdist. The "data" filter (refuse links out, absolute names, devices) exists
+    from Python 3.11.4 on; Debian's 3.11.2, on which CI runs, lacks it, so there every member is
+    checked here to stay inside ``into`` before anything is written."""
+    with tarfile.open(sdist) as archive:
+        if hasattr(tarfile, "data_filter"):
+            archive.extractall(into, filter="data")
+            return
+        for member in archive.getmembers():
+            target = (into / member.name).resolve()
+            assert target.is_relative_to(into.resolve()), member.name
+            assert member.isfile() or member.isdir(), member.name
+        archive.extractall(into)
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Path]]:
     """Per project: a wheel built from the checkout, its sdist, and a wheel built from that sdist
@@ -68,8 +83,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Path]
         wheel = Path(next(WheelBuilder(root).build(directory=str(out), versions=["standard"])))
         sdist = Path(next(SdistBuilder(root).build(directory=str(out), versions=["standard"])))
         unpacked = tmp_path_factory.mktemp("from-sdist")
-        with tarfile.open(sdist) as archive:
-            archive.extractall(unpacked, filter="data")
+        _extract(sdist, unpacked)
         (source,) = unpacked.iterdir()
         from_sdist_dir = tmp_path_factory.mktemp("wheel-from-sdist")
         builder = WheelBuilder(str(source))

@@ -43,6 +43,7 @@ CONFIG_FAULTS_BEYOND_SCHEMAS = (
     "names a provider that is not loaded",
     "must not repeat items",
     "must be an existing directory",
+    "nests sleepMs steps more than 16 deep",  # executors.md section 7: no schema counts depth
 )
 
 

@@ -418,3 +418,17 @@ def test_concurrent_first_matches_share_one_flowcast_import_and_close_leaves_no_
     assert outcomes == [MatchOutcome("unknown", [])] * 10
     assert len(imports) == 1
     assert [t.name for t in threading.enumerate() if t.name == "cg-codex"] == []
+
+
+def test_a_last_message_link_is_not_followed_and_is_output_invalid(
+    fake: FakeCodex, tmp_path: Path
+) -> None:
+    target = tmp_path / "elsewhere.json"
+    target.write_text('{"status": "unknown", "candidates": []}', encoding="utf-8")
+    fake.behave(exec={"last_message_link": str(target)})
+    assert match() == model_error(ErrorCode.CG_MODEL_OUTPUT_INVALID)
+
+
+def test_a_last_message_fifo_is_not_waited_on_and_is_output_invalid(fake: FakeCodex) -> None:
+    fake.behave(exec={"last_message_fifo": True})
+    assert match() == model_error(ErrorCode.CG_MODEL_OUTPUT_INVALID)

@@ -440,3 +440,43 @@ def test_concurrent_first_matches_share_one_preparation_and_close_leaves_no_thre
     assert len(preparations) == graphs  # one per executor, not one per concurrent first match
     # close() waited for its preparation: nothing of the executor is left running.
     assert [t.name for t in threading.enumerate() if t.name == "cg-openai"] == []
+
+
+@pytest.mark.parametrize("status", [301, 302, 307, 308])
+def test_a_redirect_is_not_followed_and_is_unavailable_check_config(key: str, status: int) -> None:
+    # executors.md section 9: the bearer key never goes to another place.
+    with ChatServer(answer(MATCHED)) as elsewhere:
+        moved = Reply(
+            status=status, body=b"", headers={"Location": elsewhere.url + "/chat/completions"}
+        )
+        with ChatServer(moved) as server:
+            result = match(server.url)
+    assert result == model_error(ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.CHECK_CONFIG)
+    assert len(server.requests) == 1
+    assert elsewhere.requests == []
+
+
+@pytest.mark.parametrize("value", [f"sk-{SECRET}\nx", f"sk-{SECRET} x", f"sk-{SECRET}\u00e9"])
+def test_a_key_that_cannot_be_a_header_value_is_check_config_and_sends_nothing(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.setenv(KEY_ENV, value)
+    with ChatServer(answer(MATCHED)) as server:
+        assert match(server.url) == model_error(
+            ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.CHECK_CONFIG
+        )
+    assert server.requests == []
+
+
+def test_a_base_url_the_client_cannot_use_is_check_config(key: str) -> None:
+    # The BaseUrl pattern admits a bracketed literal that is no IP address.
+    assert match("http://[::1:]:80/v1") == model_error(
+        ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.CHECK_CONFIG
+    )
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:99999/v1", "http://[/v1", "http://a:0/v1"])
+def test_a_base_url_with_a_bad_port_or_bracket_is_config_invalid(url: str) -> None:
+    with pytest.raises(GraphError) as info:
+        build_executor({**BASE, "baseUrl": url})
+    assert info.value.to_json()["message"] == URL_RULE

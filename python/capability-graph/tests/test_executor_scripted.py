@@ -306,3 +306,12 @@ def test_build_executor_and_the_config_schema_agree(model: Any) -> None:
         code = error.code
     assert code in (None, "CG_CONFIG_INVALID")
     assert (code is None) == by_schema
+
+
+def test_an_executor_name_outside_the_executor_name_pattern_is_custom() -> None:
+    # CG-MODEL-13: the name must validate as ids.schema.json's ExecutorName (lowercase), or
+    # results holding it would violate their schema (CG-CONV-10).
+    class Uppercase:
+        name = "MyRanker"
+
+    assert describe_executor(Uppercase()) == "custom"

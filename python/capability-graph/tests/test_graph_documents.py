@@ -14,6 +14,7 @@ from capability_graph_testing.common import (
     capability,
     error_of,
     expected,
+    inline,
     provider,
     schema_validator,
 )
@@ -183,3 +184,23 @@ def test_missing_document_root_names_its_provider_field(folder: Path) -> None:
         "message": "/providers/1/documentRoot must be an existing directory",
         "nextAction": "check_config",
     }
+
+
+@pytest.mark.parametrize(
+    ("url", "media_type"),
+    [
+        ("https://example.com/guide.md?x=1#top", "text/markdown"),
+        ("https://example.com/guide.m%64", "text/plain"),  # escapes are not decoded
+        ("https://guide.md", "text/plain"),  # no path: the host name gives no suffix
+        ("https://guide.md?a=b.md", "text/plain"),
+    ],
+)
+def test_a_url_documents_media_type_comes_from_its_path_as_written(
+    url: str, media_type: str
+) -> None:
+    document = {"id": "ref", "title": "Ref", "url": url}
+    config = inline(provider("acme", capability("a", documents=[document])))
+    with BlockingCapabilityGraph.open(config) as graph:
+        result = graph.call("resolve_capabilities", {"ids": ["acme::a"]})
+    (metadata,) = result["capabilities"][0]["documents"]
+    assert metadata["mediaType"] == media_type

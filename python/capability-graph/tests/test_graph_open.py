@@ -472,3 +472,35 @@ def test_open_accepts_the_generated_host_config_model() -> None:
     model = HostConfig.model_validate(inline(provider("acme", capability("a"))))
     with open_blocking(model) as graph:
         assert [i.id for i in graph.list().items] == ["acme::a"]
+
+
+# -- integer literals in files (CG-CONV-13) -------------------------------------------------
+
+
+@pytest.mark.parametrize("digits", [20, 401, 5000])
+def test_a_definition_file_integer_beyond_2_53_is_the_range_fault_before_the_schema(
+    tmp_path: Path, digits: int
+) -> None:
+    literal = "9" * digits
+    (tmp_path / "acme.json").write_text(
+        '{"providerId": "acme", "name": "A", "version": ' + literal + ', "capabilities": []}',
+        encoding="utf-8",
+    )
+    config = write(tmp_path / "c.json", {"providers": [{"path": "acme.json"}]})
+    assert open_error(config) == expected(
+        "CG_DEFINITION_INVALID", "load", "/version integers must stay within +/-2^53"
+    )
+
+
+@pytest.mark.parametrize("sign", ["", "-"])
+def test_a_configuration_file_integer_of_thousands_of_digits_is_the_range_fault(
+    tmp_path: Path, sign: str
+) -> None:
+    path = tmp_path / "c.json"
+    path.write_text(
+        '{"providers": [], "budgets": {"maxInputBytes": ' + sign + "7" * 5000 + "}}",
+        encoding="utf-8",
+    )
+    assert open_error(path) == expected(
+        "CG_CONFIG_INVALID", "config", "/budgets/maxInputBytes integers must stay within +/-2^53"
+    )

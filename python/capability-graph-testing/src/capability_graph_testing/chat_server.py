@@ -22,6 +22,7 @@ class Reply:
     status: int = 200
     body: Any = None  # dict/list -> JSON; bytes/str -> sent as is
     delay_s: float = 0.0  # wait before answering (cut short when the server stops)
+    headers: dict[str, str] = field(default_factory=dict)  # e.g. a redirect's Location
 
 
 @dataclass
@@ -101,6 +102,8 @@ class ChatServer:
                     self.send_response(reply.status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
+                    for name, value in reply.headers.items():
+                        self.send_header(name, value)
                     self.end_headers()
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):

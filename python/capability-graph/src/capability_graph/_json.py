@@ -89,18 +89,19 @@ def parse_pure_json(data: bytes, *, check_values: bool = True, allow_null: bool 
         raise NotPureJson("not valid UTF-8") from None
     if text.startswith("\ufeff"):
         raise NotPureJson("a byte order mark is not JSON")
+    integers = _FileIntegers()
     if allow_null:
-        value = _loads(text, _unique_pairs_with_nulls)
+        value = _loads(text, _unique_pairs_with_nulls, integers)
         if _SURROGATE_ESCAPE.search(data):
             _check_strings(value)
-        return value
+        return value  # the configuration's own check judges its integers (CG-CONV-13)
     try:
-        value = _loads(text, _unique_pairs)
+        value = _loads(text, _unique_pairs, integers)
     except _NullFound:
-        value = _loads(text, _unique_pairs_with_nulls)
+        value = _loads(text, _unique_pairs_with_nulls, integers)
         check_pure_value(value)  # names the pointer of the first null (or other problem)
-    if check_values:
-        check_pure_value(value)
+    if check_values or integers.out_of_range:
+        check_pure_value(value)  # names the pointer of the first integer out of range
     elif _SURROGATE_ESCAPE.search(data):
         _check_strings(value)
     return value
@@ -113,9 +114,31 @@ def _unique_pairs_with_nulls(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-def _loads(text: str, hook: Any) -> Any:
+class _FileIntegers:
+    """The integer literals of a configuration or definition file (CG-CONV-13): one of more than
+    MAX_INTEGER_DIGITS digits is never converted (whatever the runtime could) but stands for a
+    value just outside +/-2^53, so that the range rule reports it at its pointer, as any other
+    integer out of range; ``out_of_range`` says whether a walk is needed to find it."""
+
+    def __init__(self) -> None:
+        self.out_of_range = False
+
+    def __call__(self, literal: str) -> int:
+        negative = literal.startswith("-")
+        if len(literal) - negative > MAX_INTEGER_DIGITS:
+            self.out_of_range = True
+            return -(MAX_SAFE_INTEGER + 1) if negative else MAX_SAFE_INTEGER + 1
+        value = int(literal)
+        if not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+            self.out_of_range = True
+        return value
+
+
+def _loads(text: str, hook: Any, integers: _FileIntegers) -> Any:
     try:
-        return json.loads(text, object_pairs_hook=hook, parse_constant=_reject_constant)
+        return json.loads(
+            text, object_pairs_hook=hook, parse_constant=_reject_constant, parse_int=integers
+        )
     except (NotPureJson, _NullFound):
         raise
     except RecursionError:

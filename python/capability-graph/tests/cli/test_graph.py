@@ -185,11 +185,32 @@ def _sdk_error(config: Path, argv: list[str]) -> dict[str, str]:
 
 def test_call_arguments_file_reads_the_request_from_a_file(config: Path, tmp_path: Path) -> None:
     arguments = tmp_path / "arguments.json"
-    arguments.write_text('\ufeff{"ids": ["acme::a"]}', encoding="utf-8")
+    arguments.write_text('{"ids": ["acme::a"]}', encoding="utf-8")
     run = cli(
         "--config", str(config), "call", "resolve_capabilities", "--arguments-file", str(arguments)
     )
     assert run.json() == graph_call(config, "resolve_capabilities", {"ids": ["acme::a"]})
+
+
+def test_an_arguments_file_beginning_with_a_byte_order_mark_is_a_usage_error(
+    config: Path, tmp_path: Path
+) -> None:
+    # CG-CLI-8: a byte order mark is not JSON, in a file as in every request text (CG-CONV-7).
+    arguments = tmp_path / "arguments.json"
+    arguments.write_text('\ufeff{"ids": ["acme::a"]}', encoding="utf-8")
+    run = cli(
+        "--config", str(config), "call", "resolve_capabilities", "--arguments-file", str(arguments)
+    )
+    assert (run.status, run.stdout) == (2, "")
+    assert "a byte order mark is not JSON" in run.stderr
+
+
+def test_inline_arguments_beginning_with_a_byte_order_mark_are_a_usage_error(
+    config: Path,
+) -> None:
+    run = cli("--config", str(config), "call", "describe_graph", "--arguments", "\ufeff{}")
+    assert (run.status, run.stdout) == (2, "")
+    assert "a byte order mark is not JSON" in run.stderr
 
 
 def test_invalid_config_is_an_envelope(tmp_path: Path) -> None:

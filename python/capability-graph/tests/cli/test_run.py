@@ -34,7 +34,7 @@ from capability_graph_testing.surfaces import (
 def test_call_arguments_file_dash_reads_the_stdin_given_to_run(config: Path) -> None:
     run = cli(
         "--config", str(config), "call", "list_capabilities", "--arguments-file", "-",
-        stdin=b'\xef\xbb\xbf{"limit": 1}',
+        stdin=b'{"limit": 1}',
     )  # fmt: skip
     assert run.json() == graph_call(config, "list_capabilities", {"limit": 1})
 

@@ -56,7 +56,7 @@ EXECUTOR_NAMES: Final = tuple(_BUILTIN)
 # Keys every executor accepts besides its own options.
 COMMON_KEYS: Final = ("executor", "timeoutMs")
 
-_SAFE_NAME: Final = re.compile(r"[A-Za-z][A-Za-z0-9._-]{0,63}")
+_SAFE_NAME: Final = re.compile(r"[a-z][a-z0-9._-]{0,63}")  # ids.schema.json#/$defs/ExecutorName
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,8 +134,8 @@ def describe_executor(executor: object) -> str:
     """The executor name shown in ``describe`` and in match results.
 
     A built-in executor's name, or a custom executor's ``name`` when it is a plain identifier
-    (``^[A-Za-z][A-Za-z0-9._-]{0,63}$``); anything else is reported as ``custom`` so that a
-    foreign object cannot put arbitrary text into a result.
+    (``^[a-z][a-z0-9._-]{0,63}$``, the ExecutorName pattern); anything else is reported as
+    ``custom`` so that a foreign object cannot put arbitrary text into a result.
     """
     try:
         name = getattr(executor, "name", None)

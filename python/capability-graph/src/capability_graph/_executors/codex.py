@@ -38,6 +38,7 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any, Final
 
 from .._errors import GraphError
@@ -227,8 +228,16 @@ def _binary_identity(binary: str, platform: str) -> tuple[Any, ...] | None:
 
 def _read_answer(path: Path, max_output_bytes: int) -> object:
     invalid = _error(ErrorCode.CG_MODEL_OUTPUT_INVALID)
+    # Only a regular file the run wrote: a link or a fifo planted in the folder is neither
+    # followed nor waited on (executors.md section 10).
     try:
-        with open(path, "rb") as handle:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        raise invalid from None
+    try:
+        with os.fdopen(fd, "rb") as handle:
+            if not S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise invalid
             data = handle.read(max_output_bytes + 1)
     except OSError:
         raise invalid from None

@@ -20,6 +20,7 @@ import os
 import re
 import ssl
 import time
+import urllib.parse
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
@@ -41,8 +42,12 @@ T = TypeVar("T")
 _ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 # config.schema.json#/$defs/BaseUrl and OpenAIExecutorConfig.model, verbatim.
 _BASE_URL: Final = re.compile(
-    r"[hH][tT][tT][pP][sS]?://[^\x00-\x20\x7f-\x9f/?#@\\]+(?:/[^\x00-\x20\x7f-\x9f?#]*)?"
+    r"[hH][tT][tT][pP][sS]?://(?:[^\x00-\x20\x7f-\x9f/?#@\\\[\]:]+|\[[0-9A-Fa-f:.]+\])"
+    r"(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?"
+    r"(?:/[^\x00-\x20\x7f-\x9f?#]*)?"
 )
+# An API key goes into an HTTP header: only visible ASCII can be sent unchanged (executors.md 9).
+_HEADER_SAFE_KEY: Final = re.compile(r"[\x21-\x7e]+")
 _MODEL_NAME: Final = re.compile(r"[^\x00-\x1f\x7f-\x9f]+")
 # The HTTP body around the answer (JSON escaping, ids, usage) may exceed the answer itself.
 _TRANSPORT_FACTOR: Final = 4
@@ -115,7 +120,11 @@ class OpenAICompatExecutor:
 
     async def match(self, job: MatchJob) -> object:
         api_key = os.environ.get(self.api_key_env)
-        if not api_key:
+        if not api_key or _HEADER_SAFE_KEY.fullmatch(api_key) is None:
+            # Unset, empty, or not sendable as a header value: a configuration fault, and no
+            # request is sent (a header the client would reject or alter must not leave).
+            raise _unavailable(NextAction.CHECK_CONFIG)
+        if not _usable_url(self.base_url):
             raise _unavailable(NextAction.CHECK_CONFIG)
         sdk, tls = await self._prepare()
         timeout = max(job.deadline - time.monotonic(), 0.001) + _SDK_TIMEOUT_MARGIN_S
@@ -125,7 +134,9 @@ class OpenAICompatExecutor:
                 base_url=self.base_url,
                 max_retries=0,
                 timeout=timeout,
-                http_client=sdk.DefaultAsyncHttpxClient(verify=tls),
+                # A redirect is never followed: the bearer key must not be sent to another
+                # place (executors.md 9); a 3xx answer is the baseUrl's fault, check_config.
+                http_client=sdk.DefaultAsyncHttpxClient(verify=tls, follow_redirects=False),
             ) as client:
                 body = await self._request(client, job)
         except GraphError:
@@ -172,6 +183,17 @@ class OpenAICompatExecutor:
                     raise _error(ErrorCode.CG_MODEL_OUTPUT_TOO_LARGE)
                 chunks.append(chunk)
         return b"".join(chunks)
+
+
+def _usable_url(base_url: str) -> bool:
+    """Whether the HTTP client can use ``base_url``: the BaseUrl pattern admits a bracketed
+    literal that is no IP address (``http://[::1:]``), which is a configuration fault too."""
+    try:
+        parts = urllib.parse.urlsplit(base_url)
+        _ = parts.port
+    except ValueError:
+        return False
+    return bool(parts.hostname)
 
 
 def _import_sdk() -> tuple[Any, ssl.SSLContext] | None:
@@ -233,6 +255,8 @@ def _project_openai_error(sdk: Any, exc: BaseException) -> GraphError:
         return _error(ErrorCode.CG_MODEL_REFUSED)
     if isinstance(exc, sdk.APIStatusError):
         status = exc.status_code
+        if 300 <= status < 400:  # a redirect, not followed
+            return _unavailable(NextAction.CHECK_CONFIG)
         if status in (400, 413, 422) and _is_context_error(exc):
             return _error(ErrorCode.CG_MODEL_CONTEXT_EXCEEDED)
         if status in (401, 403):

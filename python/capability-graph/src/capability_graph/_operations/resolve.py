@@ -99,7 +99,17 @@ def _document_metadata(document: Mapping[str, Any]) -> dict[str, Any]:
         metadata["mediaType"] = media_type_for(document["path"])
         metadata["kind"] = "file"
     else:
-        metadata["mediaType"] = media_type_for(document["url"].split("?")[0].split("#")[0])
+        metadata["mediaType"] = media_type_for(_url_path(document["url"]))
         metadata["kind"] = "url"
         metadata["url"] = document["url"]
     return metadata
+
+
+def _url_path(url: str) -> str:
+    """The path of an ``HttpUrl`` as written (CG-DEF-7): after the authority, before any query
+    or fragment, percent-escapes not decoded; ``""`` for a URL without a path, whose host name
+    never gives a suffix. (No URL parser: the pattern admits hosts a parser would refuse.)"""
+    rest = url.split("://", 1)[1]
+    rest = rest.split("#", 1)[0].split("?", 1)[0]
+    slash = rest.find("/")
+    return rest[slash:] if slash >= 0 else ""

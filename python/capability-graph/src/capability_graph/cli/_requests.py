@@ -97,9 +97,11 @@ def _call_request(args: argparse.Namespace) -> tuple[str, Any]:
 
 def _parse_arguments(tool: str, data: bytes, what: str) -> Any:
     try:
-        text = data.decode("utf-8-sig")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise Usage(f"argument {what}: not UTF-8 text") from None
+    if text.startswith("\ufeff"):  # CG-CLI-8: a byte order mark is not JSON, as everywhere
+        raise Usage(f"argument {what}: a byte order mark is not JSON")
     try:
         return _parse_request(tool, text)
     except MalformedJson:

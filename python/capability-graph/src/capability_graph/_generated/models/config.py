@@ -145,13 +145,13 @@ BaseUrl = TypeAliasType(
         Field(
             examples=["https://api.openai.com/v1", "http://127.0.0.1:8911/v1"],
             max_length=2048,
-            pattern="^[hH][tT][tT][pP][sS]?://[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\]+(?:/[^\\x00-\\x20\\x7f-\\x9f?#]*)?$",
+            pattern="^[hH][tT][tT][pP][sS]?://(?:[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\\\[\\]:]+|\\[[0-9A-Fa-f:.]+\\])(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(?:/[^\\x00-\\x20\\x7f-\\x9f?#]*)?$",
             title="BaseUrl",
         ),
     ],
 )
 """
-The base URL of an OpenAI-compatible API: http or https, without user information, query, fragment or whitespace.
+The base URL of an OpenAI-compatible API: http or https, without user information, query, fragment or whitespace; the host is a name or a bracketed IP literal, the port (when given) 1 to 65535 without leading zeros.
 """
 
 

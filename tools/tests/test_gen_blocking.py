@@ -51,7 +51,10 @@ def _with_count(import_lines: str) -> str:
     method ``count`` returning ``Counted``."""
     return (
         gen_blocking.SOURCE.read_text(encoding="utf-8")
-        .replace("from ._results import (", f"{import_lines}\nfrom ._results import (")
+        .replace(
+            "if TYPE_CHECKING:\n    from ._results import (",
+            f"{import_lines}\nif TYPE_CHECKING:\n    from ._results import (",
+        )
         .replace(
             "    async def close(self) -> None:",
             "    async def count(self) -> Counted:\n"

@@ -57,34 +57,37 @@ def twin_methods(source: ast.Module, runner: ast.Module) -> list[ast.AsyncFuncti
     ]
 
 
-def _bindings(source: ast.Module) -> dict[str, str]:
+def _bindings(source: ast.Module) -> dict[str, tuple[str, bool]]:
     """The import line that binds each module-level name of the async class's module, as the
-    generated module (one package level deeper) must write it."""
-    lines: dict[str, str] = {}
-    for node in _statements(source.body):
+    generated module (one package level deeper) must write it, and whether ``_graph.py`` binds
+    it for type checking only (under ``if TYPE_CHECKING:``)."""
+    lines: dict[str, tuple[str, bool]] = {}
+    for node, checking in _statements(source.body):
         if isinstance(node, ast.ImportFrom):
             module = "." * (node.level + 1 if node.level else 0) + (node.module or "")
             for alias in node.names:
                 bound = alias.asname or alias.name
                 renamed = f" as {alias.asname}" if alias.asname else ""
-                lines[bound] = f"from {module} import {alias.name}{renamed}"
+                lines[bound] = (f"from {module} import {alias.name}{renamed}", checking)
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                lines[alias.asname or alias.name.split(".")[0]] = f"import {alias.name}"
+                lines[alias.asname or alias.name.split(".")[0]] = (f"import {alias.name}", checking)
         else:
             for name in _defined(node):
-                lines[name] = f"from .._graph import {name}"
+                lines[name] = (f"from .._graph import {name}", checking)
     return lines
 
 
-def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
-    """The module-level statements, with those of ``if`` blocks (``if TYPE_CHECKING:``)."""
-    found: list[ast.stmt] = []
+def _statements(body: list[ast.stmt], checking: bool = False) -> list[tuple[ast.stmt, bool]]:
+    """The module-level statements, with those of ``if`` blocks, each with whether it is in an
+    ``if TYPE_CHECKING:`` block."""
+    found: list[tuple[ast.stmt, bool]] = []
     for node in body:
         if isinstance(node, ast.If):
-            found += _statements(node.body) + _statements(node.orelse)
+            inner = checking or ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+            found += _statements(node.body, inner) + _statements(node.orelse, checking)
         else:
-            found.append(node)
+            found.append((node, checking))
     return found
 
 
@@ -173,31 +176,53 @@ def _method(method: ast.AsyncFunctionDef) -> str:
 def render(source_text: str, runner_text: str) -> str:
     source = ast.parse(source_text)
     methods = twin_methods(source, ast.parse(runner_text))
-    used: list[ast.expr] = []
+    annotations: list[ast.expr] = []
+    defaults: list[ast.expr] = []
     for method in methods:
         args = method.args
         every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
-        used += [a.annotation for a in every if a is not None and a.annotation is not None]
-        used += [d for d in (*args.defaults, *args.kw_defaults) if d is not None]
-        used += [method.returns] if method.returns is not None else []
+        annotations += [a.annotation for a in every if a is not None and a.annotation is not None]
+        defaults += [d for d in (*args.defaults, *args.kw_defaults) if d is not None]
+        annotations += [method.returns] if method.returns is not None else []
     bindings = _bindings(source)
     imports = {f"from .._blocking import {RUNNER_CLASS}"}
-    for name in _names(used):
+    # A name _graph.py imports for type checking only is imported so by the twin too (its
+    # annotations are never evaluated): importing the twin must not import what _graph.py
+    # defers (the public models, and Pydantic with them).
+    checking_imports: set[str] = set()
+    runtime_names = _names(defaults)
+    for name in _names(annotations) | runtime_names:
         if name in bindings:
-            imports.add(bindings[name])
+            line, checking = bindings[name]
+            if checking and name not in runtime_names:
+                checking_imports.add(line)
+            else:
+                imports.add(line)
         elif not hasattr(builtins, name):
             raise GenerationError(f"blocking: {name} is not bound at the top of _graph.py")
+    checking_block = ""
+    if checking_imports:
+        imports.add("from typing import TYPE_CHECKING")
+        indented = (
+            _import_block(checking_imports).replace("\n", "\n    ").replace("\n    \n", "\n\n")
+        )
+        checking_block = f"\n\nif TYPE_CHECKING:\n    {indented}"
     body = "\n".join(_method(method) for method in methods)
     return (
         f'"""{HEADER}\n\nRegenerate with ``python tools/codegen.py`` after changing the '
         'public methods of\n``CapabilityGraph``; ``--check`` reports drift."""\n\n'
         "from __future__ import annotations\n\n"
-        f"{_import_block(imports)}\n\n"
+        f"{_import_block(imports)}{checking_block}\n\n"
         '__all__ = ["BlockingCapabilityGraph"]\n\n\n'
         f"class BlockingCapabilityGraph({RUNNER_CLASS}):\n"
         f"{_docstring(CLASS_DOCSTRING, '    ')}\n\n"
         f"{body}"
     )
+
+
+def _isort(name: str) -> tuple[int, str]:
+    """isort's order of imported names: constants, then classes, then the rest."""
+    return (0 if name.isupper() else 1 if name[:1].isupper() else 2, name)
 
 
 def _import_block(imports: set[str]) -> str:
@@ -207,7 +232,7 @@ def _import_block(imports: set[str]) -> str:
     for line in imports - set(plain):
         module, _, name = line.removeprefix("from ").partition(" import ")
         by_module.setdefault(module, []).append(name)
-    froms = {m: f"from {m} import {', '.join(sorted(n))}" for m, n in by_module.items()}
+    froms = {m: f"from {m} import {', '.join(sorted(n, key=_isort))}" for m, n in by_module.items()}
     absolute = [froms[m] for m in sorted(froms) if not m.startswith(".")]
     relative = [froms[m] for m in sorted(froms) if m.startswith(".")]
     return "\n\n".join("\n".join(group) for group in (plain, absolute, relative) if group)

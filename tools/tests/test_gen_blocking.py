@@ -71,9 +71,11 @@ def test_a_new_method_with_a_return_type_the_module_imports_reaches_the_twin() -
     assert "    def count(\n        self,\n    ) -> Counted:\n" in text
 
 
-def test_a_name_imported_for_type_checking_only_is_imported_by_the_twin() -> None:
+def test_a_name_imported_for_type_checking_only_is_imported_so_by_the_twin() -> None:
     text = _render(_with_count("if TYPE_CHECKING:\n    from ._types import Counted"))
-    assert "from .._types import Counted\n" in text
+    assert "\nif TYPE_CHECKING:\n    from .._results import " in text
+    assert "\n    from .._types import Counted\n" in text
+    assert "\nfrom .._types import" not in text
 
 
 def test_the_runners_own_methods_are_not_generated() -> None:

@@ -291,3 +291,18 @@ def test_every_field_of_the_public_models_has_a_description() -> None:
     for module in sorted(set(public.values())):
         missing += _undescribed_fields(GENERATED_MODELS / f"{module}.py")
     assert missing == []
+
+
+# --- the JSON path does not pay for the models ----------------------------------------------
+
+
+def test_importing_the_package_and_its_blocking_twin_does_not_import_pydantic() -> None:
+    script = (
+        "import sys\n"
+        "from capability_graph import BlockingCapabilityGraph, CapabilityGraph\n"
+        "print(sorted(name for name in sys.modules if name.split('.')[0] == 'pydantic'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout == "[]\n"

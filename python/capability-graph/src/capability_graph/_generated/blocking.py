@@ -6,12 +6,14 @@ Regenerate with ``python tools/codegen.py`` after changing the public methods of
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._blocking import BlockingGraphRunner
 from .._cancel import CancelToken
 from .._graph import Strings
-from .._results import DescribeResult, ListResult, MatchResult, ReadDocumentResult, RelationTraversal, ReloadResult, ResolveResult
+
+if TYPE_CHECKING:
+    from .._results import DescribeResult, ListResult, MatchResult, ReadDocumentResult, RelationTraversal, ReloadResult, ResolveResult
 
 __all__ = ["BlockingCapabilityGraph"]
 

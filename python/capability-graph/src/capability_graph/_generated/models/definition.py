@@ -267,7 +267,7 @@ class Capability(ContractModel):
     """
     tags: list[Tag] | MISSING = MISSING
     """
-    Free-form tags, unique within the capability.
+    Free-form tags; list can filter capabilities by them.
     """
     relations: list[RelationDeclaration] | MISSING = MISSING
     """

@@ -41,7 +41,7 @@ class ListResult(ContractModel):
     """
     items: list[CapabilitySummary]
     """
-    The capabilities of this page, in catalog order.
+    The capability summaries of this page.
     """
     next_cursor: Annotated[Cursor | MISSING, Field(alias="nextCursor")] = MISSING
     """

@@ -241,8 +241,10 @@ def bundle(name: str, schemas: dict[str, dict[str, Any]] | None = None) -> dict[
     ``$ref`` (in its own file or another) is copied under ``$defs`` (named by its title) and every
     ``$ref`` becomes local (``#/$defs/Name``, or ``#`` for the root). ``$id``/``$schema`` are
     dropped, so the result can be handed as is to MCP clients and function-calling APIs.
-    Raises ``BundleError`` when a ``$ref`` does not resolve."""
+    Raises ``BundleError`` when ``name`` or a ``$ref`` does not resolve."""
     schemas = load_schemas() if schemas is None else schemas
+    if name not in schemas:
+        raise BundleError(f"{name} (no such schema)")
     by_uri = {BASE_URI + n: s for n, s in schemas.items()}
     root_uri = BASE_URI + name
     names: dict[tuple[str, str], str] = {}

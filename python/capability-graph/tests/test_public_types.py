@@ -254,3 +254,55 @@ def test_every_generated_model_module_is_used_by_the_runtime() -> None:
     assert generated - used - set(UNIMPORTED_ALLOWED) == set()
     assert set(UNIMPORTED_ALLOWED) <= generated
     assert used <= generated
+
+
+# --- the API reference describes every field --------------------------------------------------
+
+
+def _undescribed_fields(path: Path) -> list[str]:
+    """``Class.field`` for each field of a generated model that no docstring follows (the
+    generator writes a property's schema ``description`` as the docstring under the field)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    missing = []
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        body = node.body
+        for index, statement in enumerate(body):
+            if not isinstance(statement, ast.AnnAssign) or not isinstance(
+                statement.target, ast.Name
+            ):
+                continue
+            after = body[index + 1] if index + 1 < len(body) else None
+            described = (
+                isinstance(after, ast.Expr)
+                and isinstance(after.value, ast.Constant)
+                and isinstance(after.value.value, str)
+                and after.value.value.strip() != ""
+            )
+            if not described:
+                missing.append(f"{node.name}.{statement.target.id}")
+    return missing
+
+
+def test_every_field_of_the_public_models_has_a_description() -> None:
+    public = capability_graph._results._LAZY_MODELS  # the table of public models
+    missing = []
+    for module in sorted(set(public.values())):
+        missing += _undescribed_fields(GENERATED_MODELS / f"{module}.py")
+    assert missing == []
+
+
+# --- the JSON path does not pay for the models ----------------------------------------------
+
+
+def test_importing_the_package_and_its_blocking_twin_does_not_import_pydantic() -> None:
+    script = (
+        "import sys\n"
+        "from capability_graph import BlockingCapabilityGraph, CapabilityGraph\n"
+        "print(sorted(name for name in sys.modules if name.split('.')[0] == 'pydantic'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout == "[]\n"

@@ -82,16 +82,37 @@ class EffectiveBudgets(ContractModel):
         frozen=True,
     )
     max_capabilities: Annotated[MaxCapabilities, Field(alias="maxCapabilities")]
+    """
+    Most capabilities the graph may load, over all providers.
+    """
     max_catalog_entries: Annotated[MaxCatalogEntries, Field(alias="maxCatalogEntries")]
+    """
+    Most catalog entries a match may hand to the model executor.
+    """
     max_result_bytes: Annotated[MaxResultBytes, Field(alias="maxResultBytes")]
+    """
+    Largest serialized result an operation may return.
+    """
     max_input_bytes: Annotated[MaxInputBytes, Field(alias="maxInputBytes")]
+    """
+    Largest serialized request an operation accepts.
+    """
     max_document_bytes: Annotated[MaxDocumentBytes, Field(alias="maxDocumentBytes")]
+    """
+    Largest document body read_document may return.
+    """
     max_definition_bytes: Annotated[
         MaxDefinitionBytes, Field(alias="maxDefinitionBytes")
     ]
+    """
+    Largest provider definition file the graph loads.
+    """
     max_model_output_bytes: Annotated[
         MaxModelOutputBytes, Field(alias="maxModelOutputBytes")
     ]
+    """
+    Largest serialized output the model executor may return.
+    """
 
 
 class Budgets(ContractModel):
@@ -107,17 +128,38 @@ class Budgets(ContractModel):
     max_capabilities: Annotated[MaxCapabilities, Field(alias="maxCapabilities")] = (
         100000
     )
+    """
+    Most capabilities the graph may load, over all providers.
+    """
     max_catalog_entries: Annotated[
         MaxCatalogEntries, Field(alias="maxCatalogEntries")
     ] = 5000
+    """
+    Most catalog entries a match may hand to the model executor.
+    """
     max_result_bytes: Annotated[MaxResultBytes, Field(alias="maxResultBytes")] = 1048576
+    """
+    Largest serialized result an operation may return.
+    """
     max_input_bytes: Annotated[MaxInputBytes, Field(alias="maxInputBytes")] = 65536
+    """
+    Largest serialized request an operation accepts.
+    """
     max_document_bytes: Annotated[MaxDocumentBytes, Field(alias="maxDocumentBytes")] = (
         1048576
     )
+    """
+    Largest document body read_document may return.
+    """
     max_definition_bytes: Annotated[
         MaxDefinitionBytes, Field(alias="maxDefinitionBytes")
     ] = 4194304
+    """
+    Largest provider definition file the graph loads.
+    """
     max_model_output_bytes: Annotated[
         MaxModelOutputBytes, Field(alias="maxModelOutputBytes")
     ] = 65536
+    """
+    Largest serialized output the model executor may return.
+    """

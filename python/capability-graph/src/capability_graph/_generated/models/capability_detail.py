@@ -23,7 +23,13 @@ class Relation(ContractModel):
         frozen=True,
     )
     kind: RelationKind
+    """
+    The kind of the relation.
+    """
     target: CapabilityId
+    """
+    The full id of the relation's target capability.
+    """
 
 
 class CapabilityDetail(ContractModel):
@@ -37,13 +43,34 @@ class CapabilityDetail(ContractModel):
         frozen=True,
     )
     id: CapabilityId
+    """
+    The capability's full id, 'providerId::capabilityId'.
+    """
     provider_id: Annotated[ProviderId, Field(alias="providerId")]
+    """
+    The id of the provider that declares the capability.
+    """
     name: DisplayName
+    """
+    The capability's human-readable name.
+    """
     description: Text
+    """
+    What the capability does.
+    """
     tags: list[Tag]
+    """
+    The capability's tags, in declaration order.
+    """
     when_to_use: Annotated[Text | MISSING, Field(alias="whenToUse")] = MISSING
+    """
+    When to use the capability; omitted when the definition does not declare it.
+    """
     relations: list[Relation]
     """
     The relations this capability declares, in declaration order, targets as full ids.
     """
     documents: list[DocumentMetadata]
+    """
+    Metadata of the capability's documents, in declaration order; never a local path.
+    """

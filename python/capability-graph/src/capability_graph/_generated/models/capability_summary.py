@@ -22,9 +22,21 @@ class CapabilitySummary(ContractModel):
         frozen=True,
     )
     id: CapabilityId
+    """
+    The capability's full id, 'providerId::capabilityId'.
+    """
     provider_id: Annotated[ProviderId, Field(alias="providerId")]
+    """
+    The id of the provider that declares the capability.
+    """
     name: DisplayName
+    """
+    The capability's human-readable name.
+    """
     description: Text
+    """
+    What the capability does.
+    """
     tags: list[Tag]
     """
     The capability's tags; empty when it declares none.

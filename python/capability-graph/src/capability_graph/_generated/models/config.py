@@ -43,7 +43,13 @@ class FileProviderSource(ContractModel):
         frozen=True,
     )
     path: LocalPath
+    """
+    The provider definition file.
+    """
     document_root: Annotated[LocalPath | MISSING, Field(alias="documentRoot")] = MISSING
+    """
+    The folder the provider's documents are read below; omitted: the folder of the definition file.
+    """
 
 
 class InlineProviderSource(ContractModel):
@@ -61,6 +67,9 @@ class InlineProviderSource(ContractModel):
     The provider definition itself (the ProviderDefinition schema). The configuration check accepts any value here: the definition is judged when its source loads, and its faults are CG_DEFINITION_INVALID or CG_RELATION_INVALID in phase load, like a definition file's (CG-CFG-3).
     """
     document_root: Annotated[LocalPath | MISSING, Field(alias="documentRoot")] = MISSING
+    """
+    The folder the provider's documents are read below; required to read a 'path' document.
+    """
 
 
 class DocumentBodiesMode(StrEnum):
@@ -94,6 +103,9 @@ class ScriptedReturnStep(ContractModel):
         dict[str, Any] | list[Any] | StrictStr | StrictFloat | StrictBool,
         Field(alias="return"),
     ]
+    """
+    The value to return as the executor output.
+    """
 
 
 class ScriptedRaise(ContractModel):
@@ -107,8 +119,17 @@ class ScriptedRaise(ContractModel):
         frozen=True,
     )
     code: Annotated[StrictStr, Field(min_length=1)]
+    """
+    The error code to raise (any string, known or not).
+    """
     next_action: Annotated[StrictStr | MISSING, Field(alias="nextAction")] = MISSING
+    """
+    The next action to raise (any string, legal or not).
+    """
     message: StrictStr | MISSING = MISSING
+    """
+    The message to raise (any string, safe or not).
+    """
 
 
 class ScriptedRaiseExceptionStep(ContractModel):
@@ -122,6 +143,9 @@ class ScriptedRaiseExceptionStep(ContractModel):
         frozen=True,
     )
     raise_exception: Annotated[StrictStr, Field(alias="raiseException")]
+    """
+    The text of the plain exception to raise; it never reaches the caller.
+    """
 
 
 class LexicalExecutorConfig(ContractModel):
@@ -135,7 +159,13 @@ class LexicalExecutorConfig(ContractModel):
         frozen=True,
     )
     executor: Literal["lexical"]
+    """
+    The executor: 'lexical'.
+    """
     timeout_ms: Annotated[TimeoutMs, Field(alias="timeoutMs")] = 60000
+    """
+    The match deadline in milliseconds; a match overrides it with its own timeoutMs.
+    """
 
 
 BaseUrl = TypeAliasType(
@@ -182,6 +212,9 @@ class CodexExecutorConfig(ContractModel):
         frozen=True,
     )
     executor: Literal["codex"]
+    """
+    The executor: 'codex'.
+    """
     model: Annotated[
         StrictStr | MISSING,
         Field(examples=["o4-mini"], pattern="^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$"),
@@ -190,6 +223,9 @@ class CodexExecutorConfig(ContractModel):
     The model name passed to Codex (--model); omitted: Codex's default.
     """
     timeout_ms: Annotated[TimeoutMs, Field(alias="timeoutMs")] = 60000
+    """
+    The match deadline in milliseconds; a match overrides it with its own timeoutMs.
+    """
 
 
 ProviderSource = TypeAliasType(
@@ -214,6 +250,9 @@ class Scope(ContractModel):
         frozen=True,
     )
     providers: list[ProviderId]
+    """
+    The ids of the providers in scope.
+    """
 
 
 DocumentBodies = TypeAliasType(
@@ -238,6 +277,9 @@ class ScriptedRaiseStep(ContractModel):
         frozen=True,
     )
     raise_: Annotated[ScriptedRaise, Field(alias="raise")]
+    """
+    The GraphError to raise.
+    """
 
 
 class OpenAIExecutorConfig(ContractModel):
@@ -251,7 +293,13 @@ class OpenAIExecutorConfig(ContractModel):
         frozen=True,
     )
     executor: Literal["openai"]
+    """
+    The executor: 'openai'.
+    """
     base_url: Annotated[BaseUrl, Field(alias="baseUrl")]
+    """
+    The base URL of the OpenAI-compatible API.
+    """
     model: Annotated[
         StrictStr,
         Field(max_length=256, min_length=1, pattern="^[^\\x00-\\x1f\\x7f-\\x9f]+$"),
@@ -260,7 +308,13 @@ class OpenAIExecutorConfig(ContractModel):
     The model name sent to the endpoint: 1..256 printable characters.
     """
     api_key_env: Annotated[EnvVarName, Field(alias="apiKeyEnv")]
+    """
+    The name of the environment variable that holds the API key, read at match time.
+    """
     timeout_ms: Annotated[TimeoutMs, Field(alias="timeoutMs")] = 60000
+    """
+    The match deadline in milliseconds; a match overrides it with its own timeoutMs.
+    """
 
 
 class DocumentPolicy(ContractModel):
@@ -274,6 +328,9 @@ class DocumentPolicy(ContractModel):
         frozen=True,
     )
     bodies: DocumentBodies = "all"
+    """
+    'all' (the default), 'none', or the ids of the providers whose document bodies may be returned.
+    """
 
 
 class HostConfig(ContractModel):
@@ -291,9 +348,21 @@ class HostConfig(ContractModel):
     The provider sources, loaded in order; an empty list opens an empty graph.
     """
     scope: Scope | MISSING = MISSING
+    """
+    The providers that queries may see; omitted: every loaded provider.
+    """
     documents: DocumentPolicy | MISSING = MISSING
+    """
+    Which document bodies read_document may return; omitted: all of them.
+    """
     budgets: Budgets | MISSING = MISSING
+    """
+    The budgets of the graph; an omitted budget takes its default.
+    """
     model: ModelConfig | MISSING = MISSING
+    """
+    The model executor used by match; omitted: match fails with CG_MODEL_NOT_CONFIGURED.
+    """
 
 
 ModelConfig = TypeAliasType(
@@ -319,8 +388,17 @@ class ScriptedExecutorConfig(ContractModel):
         frozen=True,
     )
     executor: Literal["scripted"]
+    """
+    The executor: 'scripted'.
+    """
     steps: list[ScriptedStep]
+    """
+    The steps, one per match, in order; the last one repeats.
+    """
     timeout_ms: Annotated[TimeoutMs, Field(alias="timeoutMs")] = 60000
+    """
+    The match deadline in milliseconds; a match overrides it with its own timeoutMs.
+    """
 
 
 ScriptedStep = TypeAliasType(
@@ -346,7 +424,13 @@ class ScriptedSleepStep(ContractModel):
         frozen=True,
     )
     sleep_ms: Annotated[StrictInt, Field(alias="sleepMs", ge=0, le=600000)]
+    """
+    How long to sleep, in milliseconds.
+    """
     then: ScriptedStep
+    """
+    The step to do after sleeping.
+    """
 
 
 HostConfig.model_rebuild()

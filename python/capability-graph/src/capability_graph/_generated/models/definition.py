@@ -103,9 +103,15 @@ class RelationDeclaration(ContractModel):
     kind: Annotated[
         StrictStr, Field(examples=["requires", "parent", "specializes", "related"])
     ]
+    """
+    The kind of the relation: 'requires', 'parent', 'specializes' or 'related'.
+    """
     target: Annotated[
         StrictStr, Field(examples=["schema.request", "billing::invoice.create"])
     ]
+    """
+    The target: a local capability id of this provider or a full 'providerId::capabilityId'.
+    """
 
 
 DocumentPath = TypeAliasType(
@@ -168,10 +174,25 @@ class FileDocumentDeclaration(ContractModel):
         frozen=True,
     )
     id: DocumentId
+    """
+    The document's id, unique within its capability.
+    """
     title: DisplayName
+    """
+    The document's title.
+    """
     role: DocumentRole | MISSING = MISSING
+    """
+    What the document is for, e.g. 'guide' or 'reference'.
+    """
     locale: Locale | MISSING = MISSING
+    """
+    The document's language, a BCP 47 tag.
+    """
     path: DocumentPath
+    """
+    The document's path, relative to the provider's document root.
+    """
 
 
 class UrlDocumentDeclaration(ContractModel):
@@ -185,10 +206,25 @@ class UrlDocumentDeclaration(ContractModel):
         frozen=True,
     )
     id: DocumentId
+    """
+    The document's id, unique within its capability.
+    """
     title: DisplayName
+    """
+    The document's title.
+    """
     role: DocumentRole | MISSING = MISSING
+    """
+    What the document is for, e.g. 'guide' or 'reference'.
+    """
     locale: Locale | MISSING = MISSING
+    """
+    The document's language, a BCP 47 tag.
+    """
     url: HttpUrl
+    """
+    The document's URL; never fetched.
+    """
 
 
 DocumentDeclaration = TypeAliasType(
@@ -214,12 +250,33 @@ class Capability(ContractModel):
         frozen=True,
     )
     id: LocalCapabilityId
+    """
+    The capability's id inside this provider.
+    """
     name: DisplayName
+    """
+    The capability's human-readable name.
+    """
     description: Text
+    """
+    What the capability does.
+    """
     when_to_use: Annotated[Text | MISSING, Field(alias="whenToUse")] = MISSING
+    """
+    When to use the capability.
+    """
     tags: list[Tag] | MISSING = MISSING
+    """
+    Free-form tags; list can filter capabilities by them.
+    """
     relations: list[RelationDeclaration] | MISSING = MISSING
+    """
+    The capability's explicit relations to other capabilities.
+    """
     documents: list[DocumentDeclaration] | MISSING = MISSING
+    """
+    The capability's documents.
+    """
 
 
 class ProviderDefinition(ContractModel):
@@ -233,9 +290,21 @@ class ProviderDefinition(ContractModel):
         frozen=True,
     )
     provider_id: Annotated[ProviderId, Field(alias="providerId")]
+    """
+    The provider's id, unique in a graph.
+    """
     name: DisplayName
+    """
+    The provider's human-readable name.
+    """
     version: VersionLabel
+    """
+    The provider's own version label.
+    """
     description: Text | MISSING = MISSING
+    """
+    What the provider offers.
+    """
     capabilities: list[Capability]
     """
     The capabilities of this provider; an empty list is a legal, empty catalog.

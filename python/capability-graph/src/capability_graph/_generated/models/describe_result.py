@@ -24,12 +24,27 @@ class ProviderInfo(ContractModel):
         frozen=True,
     )
     provider_id: Annotated[ProviderId, Field(alias="providerId")]
+    """
+    The provider's id.
+    """
     name: DisplayName
+    """
+    The provider's human-readable name.
+    """
     version: VersionLabel
+    """
+    The provider's own version label.
+    """
     revision: Revision
+    """
+    The provider's revision.
+    """
     capability_count: Annotated[
         StrictInt, Field(alias="capabilityCount", ge=0, le=10000000)
     ]
+    """
+    How many capabilities the provider declares.
+    """
 
 
 class ModelInfo(ContractModel):
@@ -43,7 +58,13 @@ class ModelInfo(ContractModel):
         frozen=True,
     )
     configured: StrictBool
+    """
+    Whether a model executor is configured.
+    """
     executor: ExecutorName | MISSING = MISSING
+    """
+    The configured executor's name; omitted when none is configured.
+    """
 
 
 class DescribeResult(ContractModel):
@@ -57,10 +78,22 @@ class DescribeResult(ContractModel):
         frozen=True,
     )
     revision: Revision
+    """
+    The graph revision, over the providers in scope.
+    """
     providers: list[ProviderInfo]
     """
     The loaded providers in scope.
     """
     scope: Scope
+    """
+    The trusted scope in force.
+    """
     model: ModelInfo
+    """
+    Whether match can run, and with which executor.
+    """
     budgets: EffectiveBudgets
+    """
+    The budgets in force.
+    """

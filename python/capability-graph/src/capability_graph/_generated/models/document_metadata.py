@@ -33,11 +33,29 @@ class FileDocumentMetadata(ContractModel):
         frozen=True,
     )
     id: DocumentId
+    """
+    The document's id, unique within its capability.
+    """
     title: DisplayName
+    """
+    The document's title.
+    """
     role: DocumentRole | MISSING = MISSING
+    """
+    What the document is for, e.g. 'guide' or 'reference'.
+    """
     locale: Locale | MISSING = MISSING
+    """
+    The document's language, a BCP 47 tag.
+    """
     media_type: Annotated[MediaType, Field(alias="mediaType")]
+    """
+    The document's media type, from its path or URL suffix.
+    """
     kind: Literal["file"]
+    """
+    'file': a local document, readable with read_document.
+    """
 
 
 class UrlDocumentMetadata(ContractModel):
@@ -51,12 +69,33 @@ class UrlDocumentMetadata(ContractModel):
         frozen=True,
     )
     id: DocumentId
+    """
+    The document's id, unique within its capability.
+    """
     title: DisplayName
+    """
+    The document's title.
+    """
     role: DocumentRole | MISSING = MISSING
+    """
+    What the document is for, e.g. 'guide' or 'reference'.
+    """
     locale: Locale | MISSING = MISSING
+    """
+    The document's language, a BCP 47 tag.
+    """
     media_type: Annotated[MediaType, Field(alias="mediaType")]
+    """
+    The document's media type, from its path or URL suffix.
+    """
     kind: Literal["url"]
+    """
+    'url': a reference document, never fetched.
+    """
     url: HttpUrl
+    """
+    The document's URL; open it yourself if needed.
+    """
 
 
 DocumentMetadata = TypeAliasType(

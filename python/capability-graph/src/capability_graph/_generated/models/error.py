@@ -21,7 +21,13 @@ class ErrorObject(ContractModel):
         frozen=True,
     )
     code: ErrorCode
+    """
+    The machine-readable error code.
+    """
     phase: Phase
+    """
+    Where in the lifecycle the error happened.
+    """
     message: Annotated[
         StrictStr,
         Field(max_length=300, min_length=1, pattern="^[^\\x00-\\x1f\\x7f-\\x9f]+$"),
@@ -30,3 +36,6 @@ class ErrorObject(ContractModel):
     A safe sentence of 1..300 characters without control characters.
     """
     next_action: Annotated[NextAction | MISSING, Field(alias="nextAction")] = MISSING
+    """
+    What the caller should do next.
+    """

@@ -32,6 +32,18 @@ class ListResult(ContractModel):
         frozen=True,
     )
     status: ListStatus
+    """
+    'ok', or 'empty' when the authorized catalog has no capability.
+    """
     revision: Revision
+    """
+    The graph revision the page was read from.
+    """
     items: list[CapabilitySummary]
+    """
+    The capability summaries of this page.
+    """
     next_cursor: Annotated[Cursor | MISSING, Field(alias="nextCursor")] = MISSING
+    """
+    Pass it as 'cursor' (with the same filters) for the next page; omitted on the last page.
+    """

@@ -38,5 +38,14 @@ class MatchCandidate(ContractModel):
         frozen=True,
     )
     id: CapabilityId
+    """
+    The full id of the selected capability.
+    """
     confidence: Confidence
+    """
+    How well the capability fits, from 0 to 1.
+    """
     reason: CandidateReason | MISSING = MISSING
+    """
+    Why the capability fits; omitted when the executor gives no reason.
+    """

@@ -33,6 +33,18 @@ class MatchResult(ContractModel):
         frozen=True,
     )
     status: MatchStatus
+    """
+    'matched', 'no_match' (nothing fits) or 'unknown' (could not decide).
+    """
     revision: Revision
+    """
+    The graph revision the catalog was read from.
+    """
     executor: ExecutorName
+    """
+    The name of the executor that decided.
+    """
     candidates: Annotated[list[MatchCandidate], Field(max_length=20)]
+    """
+    The selected capabilities, most confident first; empty unless 'matched'.
+    """

@@ -22,13 +22,25 @@ class ReadDocumentResult(ContractModel):
         frozen=True,
     )
     capability_id: Annotated[CapabilityId, Field(alias="capabilityId")]
+    """
+    The full id of the capability the document belongs to.
+    """
     document_id: Annotated[DocumentId, Field(alias="documentId")]
+    """
+    The document's id.
+    """
     media_type: Annotated[MediaType, Field(alias="mediaType")]
+    """
+    The document's media type.
+    """
     bytes: Annotated[StrictInt, Field(ge=0, le=1073741824)]
     """
     The size of the file in bytes (at most budgets.maxDocumentBytes).
     """
     sha256: Sha256
+    """
+    The SHA-256 of the body's UTF-8 bytes.
+    """
     text: StrictStr
     """
     The file's content decoded as UTF-8.

@@ -23,9 +23,21 @@ class ProviderReloaded(ContractModel):
         frozen=True,
     )
     provider_id: Annotated[ProviderId, Field(alias="providerId")]
+    """
+    The provider's id.
+    """
     ok: Literal[True]
+    """
+    true: the provider validated.
+    """
     revision: Revision
+    """
+    The provider's candidate revision.
+    """
     changed: StrictBool
+    """
+    Whether the candidate revision differs from the one that was serving.
+    """
 
 
 class ProviderReloadError(ContractModel):
@@ -39,9 +51,21 @@ class ProviderReloadError(ContractModel):
         frozen=True,
     )
     provider_id: Annotated[ProviderId, Field(alias="providerId")]
+    """
+    The provider's id.
+    """
     ok: Literal[False]
+    """
+    false: the provider failed to validate.
+    """
     revision: Revision
+    """
+    The provider revision that keeps serving.
+    """
     error: ErrorObject
+    """
+    Why the provider failed, e.g. CG_DEFINITION_INVALID or CG_RELATION_CYCLE.
+    """
 
 
 class ReloadSucceeded(ContractModel):
@@ -55,8 +79,17 @@ class ReloadSucceeded(ContractModel):
         frozen=True,
     )
     ok: Literal[True]
+    """
+    true: the candidate snapshot was published.
+    """
     revision: Revision
+    """
+    The graph revision now serving.
+    """
     providers: list[ProviderReloaded]
+    """
+    What happened to each provider of the candidate.
+    """
 
 
 ProviderReloadOutcome = TypeAliasType(
@@ -82,9 +115,21 @@ class ReloadFailed(ContractModel):
         frozen=True,
     )
     ok: Literal[False]
+    """
+    false: nothing was published; the previous snapshot keeps serving.
+    """
     error: ErrorObject
+    """
+    CG_RELOAD_FAILED; the causes are in 'providers'.
+    """
     revision: Revision
+    """
+    The graph revision that keeps serving.
+    """
     providers: list[ProviderReloadOutcome]
+    """
+    What happened to each provider of the candidate.
+    """
 
 
 ReloadResult = TypeAliasType(

@@ -48,3 +48,6 @@ class ResolveRequest(ContractModel):
     1..100 full capability ids ('providerId::capabilityId'), e.g. from list_capabilities or match_capabilities.
     """
     relations: RelationTraversal | MISSING = MISSING
+    """
+    Which relations to follow from the requested capabilities, and how far.
+    """

@@ -33,8 +33,17 @@ class Edge(ContractModel):
         frozen=True,
     )
     from_: Annotated[CapabilityId, Field(alias="from")]
+    """
+    The full id of the capability that declares the relation.
+    """
     kind: RelationKind
+    """
+    The kind of the relation.
+    """
     to: CapabilityId
+    """
+    The full id of the relation's target capability.
+    """
 
 
 class UnresolvedReason(StrEnum):
@@ -58,9 +67,21 @@ class UnresolvedRelation(ContractModel):
         frozen=True,
     )
     from_: Annotated[CapabilityId, Field(alias="from")]
+    """
+    The full id of the capability that declares the relation.
+    """
     kind: RelationKind
+    """
+    The kind of the relation.
+    """
     target: CapabilityId
+    """
+    The full id of the target that could not be returned.
+    """
     reason: UnresolvedReason
+    """
+    Why the target could not be returned.
+    """
 
 
 class ResolveResult(ContractModel):
@@ -74,10 +95,22 @@ class ResolveResult(ContractModel):
         frozen=True,
     )
     status: ResolveStatus
+    """
+    'ok', or 'partial' when some relation targets are unresolved.
+    """
     revision: Revision
+    """
+    The graph revision the capabilities were read from.
+    """
     capabilities: list[CapabilityDetail]
     """
     The requested capabilities first, in request order, then the ones reached, each once.
     """
     edges: list[Edge]
+    """
+    The relations followed between returned capabilities.
+    """
     unresolved: list[UnresolvedRelation]
+    """
+    The followed relations whose target could not be returned; empty when 'status' is 'ok'.
+    """

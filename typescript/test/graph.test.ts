@@ -318,3 +318,24 @@ test("an inline definition in a configuration file is judged on its literals: 1e
     rmSync(folder, { recursive: true, force: true });
   }
 });
+
+test("a url document's media type comes from the URL path only: no path is text/plain", async () => {
+  const documents = [
+    { id: "host", title: "Host", url: "https://guide.md" },
+    { id: "path", title: "Path", url: "https://example.org/guide.md" },
+  ];
+  const definition = { ...ACME, capabilities: [{ ...ACME.capabilities[0], documents }] };
+  const graph = await CapabilityGraph.open({ providers: [{ definition }] });
+  try {
+    const result = await graph.resolve({ ids: ["acme::route.validation"] });
+    assert.deepEqual(
+      result.capabilities[0]?.documents.map((document) => [document.id, document.mediaType]),
+      [
+        ["host", "text/plain"],
+        ["path", "text/markdown"],
+      ],
+    );
+  } finally {
+    await graph.close();
+  }
+});

@@ -190,7 +190,7 @@ const COMMON_OPTIONS: readonly OptionSpec[] = [
     value: "NAME",
     valid: {
       test: (value) => SERVER_NAME.test(value),
-      rule: "must be a server name: 1 to 64 of letters, digits, '_' and '-'",
+      rule: "must be 1..64 letters A-Z or a-z, digits, _ or -",
     },
     help: `the server's name in the client (default: ${DEFAULT_SERVER_NAME})`,
   },

@@ -220,7 +220,7 @@ describe("mcp-install: adding the entry", () => {
       );
       assert.equal(exit, 2);
       assert.equal(io.out, "");
-      assert.ok(io.err.includes("must be a server name"));
+      assert.ok(io.err.includes("option --name: must be 1..64 letters A-Z or a-z, digits, _ or -"));
       assert.ok(!io.err.includes("XYZZY") && !io.err.includes("X".repeat(65)));
       assert.equal(existsSync(path.join(cwd, "c.json")), false);
     }

@@ -1,14 +1,13 @@
 // The host configuration ([CG-CFG-1] .. [CG-CFG-9]) and steps 1 to 3 of open ([CG-OPEN-1]).
-import { createHash } from "node:crypto";
 import { dirname, resolve } from "node:path";
 import { BUDGET_DEFAULTS, type BudgetName, SCHEMA_DEFAULTS } from "./_generated/defaults.js";
 import type { HostConfig as HostConfigValue } from "./_generated/types/config.js";
 import { validateConfig } from "./_generated/validators.js";
+import { cursorKey } from "./cursor.js";
 import { type GraphError, graphError, pointerError } from "./errors.js";
 import type { ModelSection } from "./executors/protocol.js";
 import { executorFactory } from "./executors/registry.js";
 import { readBoundedFile } from "./files.js";
-import { canonicalJson } from "./json/canonical.js";
 import { firstPureFault, integralBeyondRange, isPlainObject } from "./json/pure.js";
 import { type JsonPath, parseJsonBytes, pathKey } from "./json/text.js";
 import { pureFaultMessage, schemaFaultMessage } from "./messages.js";
@@ -27,6 +26,11 @@ export interface SourceSpec {
   readonly path?: string;
   /** Inline sources: the definition as given (a private copy). */
   readonly definition?: unknown;
+  /**
+   * Inline sources: how to judge the definition's integers ([CG-CONV-6], [CG-CONV-13]) — from
+   * the configuration file's literals when it was read from a file, else from the numbers.
+   */
+  readonly outOfRangeInteger?: (path: () => JsonPath, value: number) => boolean;
   /** The configured documentRoot, absolute (not yet resolved to its real path). */
   readonly documentRoot?: string;
 }
@@ -43,7 +47,7 @@ export interface HostConfig {
   readonly bodies: DocumentBodies;
   readonly budgets: Budgets;
   readonly model: ModelSection | undefined;
-  /** The key of the cursors' MAC, derived from the canonical configuration ([CG-CUR-1]). */
+  /** The key of the cursors' MAC, derived from the configuration identity ([CG-CUR-5]). */
   readonly cursorKey: Buffer;
 }
 
@@ -161,10 +165,13 @@ export function checkConfig(
         ...(documentRoot === undefined ? {} : { documentRoot }),
       };
     }
+    const definitionPath = ["providers", index, "definition"];
     return {
       index,
       kind: "inline" as const,
       definition: source.definition,
+      outOfRangeInteger: (path: () => JsonPath, number: number) =>
+        outOfRangeInteger(() => [...definitionPath, ...path()], number),
       ...(documentRoot === undefined ? {} : { documentRoot }),
     };
   });
@@ -181,10 +188,7 @@ export function checkConfig(
     bodies,
     budgets,
     model: copy.model as ModelSection | undefined,
-    cursorKey: createHash("sha256")
-      .update("capability-graph cursor key\n")
-      .update(canonicalJson(copy))
-      .digest(),
+    cursorKey: cursorKey(copy),
   };
 }
 

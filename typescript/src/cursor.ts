@@ -1,12 +1,16 @@
-// Pagination cursors ([CG-CUR-1] .. [CG-CUR-4]): a payload binding the revision, the filters and
-// the position, authenticated with HMAC-SHA-256 truncated to 128 bits under a key derived from
-// the canonical host configuration, base64url without padding. The MAC is verified before the
-// payload is parsed.
+// Pagination cursors ([CG-CUR-1] .. [CG-CUR-5]): the payload `{"v":2,"r":REV,"f":FILTERS,"o":N}`
+// binding the revision, the filters and the position, authenticated with HMAC-SHA-256 truncated
+// to 128 bits under a key derived from the configuration identity, base64url without padding.
+// The layout and the key are normative, so a cursor crosses implementations. The length is
+// checked before decoding and the MAC is verified before the payload is parsed.
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { canonicalJson } from "./json/canonical.js";
 
 const MAC_BYTES = 16;
-const PAYLOAD_VERSION = 1;
+const PAYLOAD_VERSION = 2;
+/** A longer cursor is refused before it is decoded ([CG-CUR-5]). */
+const MAX_CURSOR_CHARS = 256;
+const KEY_LABEL = "capability-graph list cursor key";
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 export interface CursorFilters {
@@ -14,15 +18,59 @@ export interface CursorFilters {
   readonly tags: readonly string[] | undefined;
 }
 
-/** The filters as sets: order and repeats do not matter ([CG-LIST-2]). */
+/**
+ * The filters as sets ([CG-LIST-2]), sorted by code point: `providers` null when absent or
+ * empty, `tags` [] when absent ([CG-CUR-5]).
+ */
 export function filterKey(filters: CursorFilters): string {
-  const asSet = (items: readonly string[] | undefined) =>
-    items === undefined ? null : [...new Set(items)].sort();
+  const asSortedSet = (items: readonly string[]) => [...new Set(items)].sort(byCodePoint);
+  const providers =
+    filters.providers === undefined || filters.providers.length === 0
+      ? null
+      : asSortedSet(filters.providers);
   const canonical = canonicalJson({
-    providers: asSet(filters.providers),
-    tags: asSet(filters.tags),
+    providers,
+    tags: asSortedSet(filters.tags ?? []),
   });
   return createHash("sha256").update(canonical).digest("hex").slice(0, 16);
+}
+
+/** Code point order (the default sort compares UTF-16 code units). */
+function byCodePoint(a: string, b: string): number {
+  const left = [...a];
+  const right = [...b];
+  for (let i = 0; i < Math.min(left.length, right.length); i++) {
+    const difference = (left[i]?.codePointAt(0) ?? 0) - (right[i]?.codePointAt(0) ?? 0);
+    if (difference !== 0) return difference;
+  }
+  return left.length - right.length;
+}
+
+/**
+ * The MAC key ([CG-CUR-5]): SHA-256 of the label, one NUL byte and the JCS bytes of the
+ * configuration identity — the configuration as written with every inline `definition` value
+ * replaced by `true` (JCS writes whole numbers as integers).
+ */
+export function cursorKey(configuration: Readonly<Record<string, unknown>>): Buffer {
+  const providers = configuration.providers;
+  const identity = Array.isArray(providers)
+    ? {
+        ...configuration,
+        providers: providers.map((source: unknown) =>
+          source !== null &&
+          typeof source === "object" &&
+          !Array.isArray(source) &&
+          Object.hasOwn(source, "definition")
+            ? { ...(source as Record<string, unknown>), definition: true }
+            : source,
+        ),
+      }
+    : configuration;
+  return createHash("sha256")
+    .update(KEY_LABEL, "utf8")
+    .update(Buffer.from([0]))
+    .update(canonicalJson(identity))
+    .digest();
 }
 
 function mac(key: Buffer, payload: Buffer): Buffer {
@@ -53,7 +101,7 @@ export function readCursor(
   filters: string,
   selected: number,
 ): number | undefined {
-  if (!BASE64URL.test(cursor)) return undefined;
+  if (cursor.length > MAX_CURSOR_CHARS || !BASE64URL.test(cursor)) return undefined;
   const bytes = Buffer.from(cursor, "base64url");
   // Buffer's decoder skips what it cannot decode; only a canonical encoding is accepted.
   if (bytes.toString("base64url") !== cursor || bytes.length <= MAC_BYTES) return undefined;

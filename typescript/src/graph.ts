@@ -84,7 +84,7 @@ const REQUEST_VALIDATORS: Readonly<Record<string, ContractValidator>> = {
   "read-document-request.schema.json": validateReadDocumentRequest,
 };
 
-const EXECUTOR_NAME = /^[A-Za-z][A-Za-z0-9._-]{0,63}$/;
+const EXECUTOR_NAME = /^[a-z][a-z0-9._-]{0,63}$/;
 
 /** The providers of an open graph, loaded in source order. */
 async function loadAll(config: HostConfig): Promise<LoadedProvider[]> {
@@ -341,8 +341,16 @@ export class CapabilityGraph {
     const snapshot = this.#snapshot;
     if (request === undefined) return new Set(this.#config.sources.map((source) => source.index));
     if (!isPlainObject(request)) throw fault("/ must be an object");
-    if (Array.isArray(request.providers) && request.providers.length === 0) {
-      throw fault("/providers must be a non-empty array");
+    // Two messages cover every fault of `providers` (messages.md, [CG-MSG-10]): a value that is
+    // not a non-empty array, and the first item that is not the id of a loaded provider.
+    const providers = request.providers;
+    if (providers !== undefined) {
+      if (!Array.isArray(providers) || providers.length === 0)
+        throw fault("/providers must be a non-empty array");
+      for (const [position, providerId] of providers.entries()) {
+        if (typeof providerId !== "string" || !snapshot.byId.has(providerId))
+          throw fault(`/providers/${position} names a provider that is not loaded`);
+      }
     }
     const pure = firstPureFault(request);
     if (pure !== undefined) throw fault(pureFaultMessage(request, pure));

@@ -14,8 +14,8 @@ import type { Budgets, SourceSpec } from "./config.js";
 import { type GraphError, graphError, pointerError } from "./errors.js";
 import { readBoundedFile } from "./files.js";
 import { revisionOf } from "./json/canonical.js";
-import { firstPureFault, isPlainObject } from "./json/pure.js";
-import { parseJsonBytes } from "./json/text.js";
+import { firstPureFault, integralBeyondRange, isPlainObject } from "./json/pure.js";
+import { type JsonPath, parseJsonBytes, pathKey } from "./json/text.js";
 import {
   bestSchemaError,
   instancePath,
@@ -83,6 +83,7 @@ export async function loadSource(source: SourceSpec, budgets: Budgets): Promise<
     detail: detail ?? error.message,
   });
   let definition: unknown;
+  let outOfRangeInteger: (path: () => JsonPath, value: number) => boolean;
   if (source.kind === "file") {
     const path = source.path as string;
     const read = await readBoundedFile(path, budgets.maxDefinitionBytes);
@@ -105,10 +106,14 @@ export async function loadSource(source: SourceSpec, budgets: Budgets): Promise<
     const parsed = parseJsonBytes(read.bytes);
     if (!parsed.ok) return fail(definitionFault(textFaultMessage(parsed.fault, "file")));
     definition = parsed.value;
+    // A definition file's integers are judged on their literals ([CG-CONV-13]).
+    const literals = parsed.bigIntegers;
+    outOfRangeInteger = (path) => literals.size > 0 && literals.has(pathKey(path()));
   } else {
     definition = source.definition;
+    outOfRangeInteger = source.outOfRangeInteger ?? integralBeyondRange;
   }
-  const pure = firstPureFault(definition);
+  const pure = firstPureFault(definition, { outOfRangeInteger });
   if (pure !== undefined) return fail(definitionFault(pureFaultMessage(definition, pure)));
   // A private copy, so that later changes of the host's object do not change the graph.
   if (source.kind === "inline") definition = structuredClone(definition);

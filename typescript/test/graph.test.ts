@@ -1,4 +1,7 @@
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { GraphError } from "../src/errors.js";
 import type { Executor, ExecutorJob } from "../src/executors/protocol.js";
@@ -104,6 +107,7 @@ test("an SDK executor is described by its name, or as custom when the name is no
   for (const [name, expected] of [
     ["my-ranker", "my-ranker"],
     ["not a name!", "custom"],
+    ["MyRanker", "custom"],
     [undefined, "custom"],
   ] as const) {
     const { executor } = blockingExecutor(name);
@@ -220,4 +224,118 @@ test("parseRequestText tells a usage fault from a request fault", () => {
       error.phase === "query" &&
       error.message === "/0 integers must stay within +/-2^53",
   );
+});
+
+test("reload refuses a providers value that is not an array as not a non-empty array", async () => {
+  const graph = await CapabilityGraph.open({ providers: [{ definition: ACME }] });
+  try {
+    assert.deepEqual(await errorOf(() => graph.reload({ providers: "acme" } as never)), {
+      code: "CG_CONFIG_INVALID",
+      phase: "config",
+      message: "/providers must be a non-empty array",
+      nextAction: "check_config",
+    });
+  } finally {
+    await graph.close();
+  }
+});
+
+test("reload refuses a malformed id or a non-string item as a provider that is not loaded", async () => {
+  const graph = await CapabilityGraph.open({ providers: [{ definition: ACME }] });
+  try {
+    for (const providers of [["Bad"], ["acme", 7]]) {
+      assert.deepEqual(await errorOf(() => graph.reload({ providers } as never)), {
+        code: "CG_CONFIG_INVALID",
+        phase: "config",
+        message: `/providers/${providers.length - 1} names a provider that is not loaded`,
+        nextAction: "check_config",
+      });
+    }
+  } finally {
+    await graph.close();
+  }
+});
+
+test("an inline definition with an integer beyond 2^53 is refused before its schema", async () => {
+  const definition = { ...ACME, version: 2 ** 60 };
+  assert.deepEqual(await errorOf(() => CapabilityGraph.open({ providers: [{ definition }] })), {
+    code: "CG_DEFINITION_INVALID",
+    phase: "load",
+    message: "/version integers must stay within +/-2^53",
+    nextAction: "check_config",
+  });
+});
+
+test("a definition file with an integer literal beyond 2^53 or over 400 digits is refused with the range message", async () => {
+  const folder = mkdtempSync(join(tmpdir(), "cg-integers-"));
+  try {
+    for (const literal of ["9007199254740993", "1".repeat(401)]) {
+      const text = JSON.stringify(ACME).replace('"version":"1"', `"version":${literal}`);
+      writeFileSync(join(folder, "acme.json"), text);
+      writeFileSync(join(folder, "capability-graph.json"), '{"providers":[{"path":"acme.json"}]}');
+      assert.deepEqual(
+        await errorOf(() => CapabilityGraph.open(join(folder, "capability-graph.json"))),
+        {
+          code: "CG_DEFINITION_INVALID",
+          phase: "load",
+          message: "/version integers must stay within +/-2^53",
+          nextAction: "check_config",
+        },
+      );
+    }
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+});
+
+test("an inline definition in a configuration file is judged on its literals: 1e300 is a number", async () => {
+  const folder = mkdtempSync(join(tmpdir(), "cg-integers-"));
+  try {
+    const text = JSON.stringify({ providers: [{ definition: ACME }] }).replace(
+      '"version":"1"',
+      '"version":1e300',
+    );
+    writeFileSync(join(folder, "capability-graph.json"), text);
+    const error = (await errorOf(() =>
+      CapabilityGraph.open(join(folder, "capability-graph.json")),
+    )) as { message: string };
+    assert.notEqual(error.message, "/version integers must stay within +/-2^53");
+    const overLong = JSON.stringify({ providers: [{ definition: ACME }] }).replace(
+      '"version":"1"',
+      '"version":9007199254740993',
+    );
+    writeFileSync(join(folder, "capability-graph.json"), overLong);
+    assert.deepEqual(
+      await errorOf(() => CapabilityGraph.open(join(folder, "capability-graph.json"))),
+      {
+        code: "CG_DEFINITION_INVALID",
+        phase: "load",
+        message: "/version integers must stay within +/-2^53",
+        nextAction: "check_config",
+      },
+    );
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+});
+
+test("a url document's media type comes from the URL path only: no path is text/plain", async () => {
+  const documents = [
+    { id: "host", title: "Host", url: "https://guide.md" },
+    { id: "path", title: "Path", url: "https://example.org/guide.md" },
+  ];
+  const definition = { ...ACME, capabilities: [{ ...ACME.capabilities[0], documents }] };
+  const graph = await CapabilityGraph.open({ providers: [{ definition }] });
+  try {
+    const result = await graph.resolve({ ids: ["acme::route.validation"] });
+    assert.deepEqual(
+      result.capabilities[0]?.documents.map((document) => [document.id, document.mediaType]),
+      [
+        ["host", "text/plain"],
+        ["path", "text/markdown"],
+      ],
+    );
+  } finally {
+    await graph.close();
+  }
 });

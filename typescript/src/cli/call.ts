@@ -51,7 +51,12 @@ async function judgeText(tool: string, text: string | Uint8Array, option: string
   const { parseRequestText } = await import("../graph.js");
   const outcome = parseRequestText(tool, text);
   if (outcome.kind === "parsed") return outcome.text;
-  const reason = outcome.reason === "utf8" ? "not UTF-8 text" : "not valid JSON";
+  const reason =
+    outcome.reason === "utf8"
+      ? "not UTF-8 text"
+      : outcome.reason === "bom"
+        ? "a byte order mark is not JSON"
+        : "not valid JSON";
   throw new UsageError(`argument ${option}: ${reason}`, CALL_SPEC.name);
 }
 

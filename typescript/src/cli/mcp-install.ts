@@ -50,7 +50,8 @@ export const CLI_MODULE = fileURLToPath(new URL("./main.js", import.meta.url));
 const CLI_MODULE_TAIL = "/dist/src/cli/main.js";
 
 const ENV_VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+/** A server name: 1 to 64 of A-Z a-z 0-9 _ -, any of them first (section 12). */
+const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 type JsonObject = Record<string, unknown>;
 
@@ -189,7 +190,7 @@ const COMMON_OPTIONS: readonly OptionSpec[] = [
     value: "NAME",
     valid: {
       test: (value) => SERVER_NAME.test(value),
-      rule: "must be a server name: a letter or digit, then up to 63 of letters, digits, '_' and '-'",
+      rule: "must be 1..64 letters A-Z or a-z, digits, _ or -",
     },
     help: `the server's name in the client (default: ${DEFAULT_SERVER_NAME})`,
   },

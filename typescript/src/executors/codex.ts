@@ -270,7 +270,9 @@ async function binaryIdentity(program: string): Promise<string> {
 
 /** Whether `codex --version` printed a version X.Y.Z at or above the floor. */
 export function meetsFloor(versionOutput: string): boolean {
-  const found = /(?<![0-9.])(\d+)\.(\d+)\.(\d+)/.exec(versionOutput);
+  // The version pattern of executors.md section 10: 1 to 6 digits per part, not inside a longer
+  // dotted number.
+  const found = /(?<![0-9.])([0-9]{1,6})\.([0-9]{1,6})\.([0-9]{1,6})(?![0-9.])/.exec(versionOutput);
   if (found === null) return false;
   const version = [Number(found[1]), Number(found[2]), Number(found[3])];
   for (let index = 0; index < 3; index += 1) {

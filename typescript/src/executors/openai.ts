@@ -37,6 +37,8 @@ const BODY_SLACK_BYTES = 64 * 1024;
 
 /** Statuses of a 4xx answer that mean "try again later" rather than "fix the configuration". */
 const RETRYABLE_CLIENT_STATUSES = new Set([408, 409, 429]);
+/** A key is sent unchanged as a header value: only U+0021..U+007E (executors.md section 9). */
+const HEADER_SAFE_KEY = /^[\u0021-\u007e]+$/;
 
 /** Statuses whose error body is read to recognize a context-window overflow. */
 const CONTEXT_STATUSES = new Set([400, 413, 422]);
@@ -61,7 +63,7 @@ export class OpenAIExecutor implements Executor {
 
   async execute(job: ExecutorJob): Promise<unknown> {
     const key = this.#environment()[this.#options.apiKeyEnv];
-    if (key === undefined || key === "") {
+    if (key === undefined || key === "" || !HEADER_SAFE_KEY.test(key)) {
       throw new ExecutorError("CG_MODEL_UNAVAILABLE", "check_config");
     }
     const endpoint = this.#endpoint;
@@ -198,8 +200,9 @@ function interpretCompletion(answer: HttpAnswer, maxOutputBytes: number): unknow
   const choice = firstChoice(completion);
   const message = isObject(choice.message) ? choice.message : undefined;
   const refusal = message?.refusal;
+  // Only a non-empty string is a refusal (executors.md section 9).
   if (
-    (refusal !== undefined && refusal !== null && refusal !== "" && refusal !== false) ||
+    (typeof refusal === "string" && refusal !== "") ||
     choice.finish_reason === "content_filter"
   ) {
     throw new ExecutorError("CG_MODEL_REFUSED");
@@ -219,11 +222,12 @@ function statusError(status: number, body: HttpAnswer["body"]): ExecutorError {
   if (CONTEXT_STATUSES.has(status) && body instanceof Buffer && speaksOfContext(body)) {
     return new ExecutorError("CG_MODEL_CONTEXT_EXCEEDED");
   }
-  if (RETRYABLE_CLIENT_STATUSES.has(status) || status >= 500) {
-    return new ExecutorError("CG_MODEL_UNAVAILABLE", "retry");
-  }
   // Other 4xx, and redirects (never followed): the endpoint or the model name is wrong.
-  return new ExecutorError("CG_MODEL_UNAVAILABLE", "check_config");
+  if (status >= 300 && status < 500 && !RETRYABLE_CLIENT_STATUSES.has(status)) {
+    return new ExecutorError("CG_MODEL_UNAVAILABLE", "check_config");
+  }
+  // 408, 409, 429, 5xx and any other status that is not 2xx (1xx included).
+  return new ExecutorError("CG_MODEL_UNAVAILABLE", "retry");
 }
 
 /** An OpenAI-style error body `{"error": {"code", "message"}}` about the context window. */

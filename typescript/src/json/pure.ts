@@ -27,10 +27,9 @@ export interface PureCheckOptions {
    */
   readonly skip?: (path: JsonPath) => "inside" | "entirely" | undefined;
   /**
-   * Whether a number is an integer outside -2^53..2^53 ([CG-CONV-6], requests only; undefined
-   * for definitions and configurations, where the rule does not apply). A request parsed from a
-   * text answers from its literals (`1e300` is a number, `9007199254740993` an integer); a
-   * language value from the number alone.
+   * Whether a number is an integer outside -2^53..2^53 ([CG-CONV-6]; files too, [CG-CONV-13]).
+   * A value parsed from a text answers from its literals (`1e300` is a number,
+   * `9007199254740993` an integer); a language value from the number alone.
    */
   readonly outOfRangeInteger?: (path: () => JsonPath, value: number) => boolean;
 }

@@ -192,6 +192,16 @@ test("--arguments-file within budget is judged as a text before the tool name", 
   );
 });
 
+test("--arguments-file beginning with a byte order mark is a usage error, exit 2", () => {
+  const config = graphFolder();
+  const request = join(dirname(config), "request.json");
+  writeFileSync(request, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("{}")]));
+  const done = cli(["call", "describe_graph", "--arguments-file", request, "--config", config]);
+  assert.equal(done.status, 2);
+  assert.equal(done.stdout, "");
+  assert.match(done.stderr, /argument --arguments-file: a byte order mark is not JSON\n$/);
+});
+
 test("--arguments-file that is a directory is a usage error", () => {
   const config = graphFolder();
   const done = cli([

@@ -186,6 +186,46 @@ describe("mcp-install: adding the entry", () => {
     ]);
   });
 
+  test("--name accepts 1 to 64 of letters, digits, '_' and '-' with any of them first", async () => {
+    for (const name of ["_graph", "-graph", "g", "a".repeat(64)]) {
+      const { cwd } = project();
+      const { exit } = await install(
+        cwd,
+        undefined,
+        "--client",
+        "cursor",
+        "--config-path",
+        "c.json",
+        "--name",
+        name,
+        "--json",
+      );
+      assert.equal(exit, 0);
+      assert.deepEqual(Object.keys(JSON.parse(read(path.join(cwd, "c.json"))).mcpServers), [name]);
+    }
+  });
+
+  test("a --name of 65 characters or with another character is a usage error that does not repeat it: exit 2", async () => {
+    for (const name of ["X".repeat(65), "my.XYZZY"]) {
+      const { cwd } = project();
+      const { exit, io } = await install(
+        cwd,
+        undefined,
+        "--client",
+        "cursor",
+        "--config-path",
+        "c.json",
+        "--name",
+        name,
+      );
+      assert.equal(exit, 2);
+      assert.equal(io.out, "");
+      assert.ok(io.err.includes("option --name: must be 1..64 letters A-Z or a-z, digits, _ or -"));
+      assert.ok(!io.err.includes("XYZZY") && !io.err.includes("X".repeat(65)));
+      assert.equal(existsSync(path.join(cwd, "c.json")), false);
+    }
+  });
+
   test("--dry-run reports planned and writes nothing", async () => {
     const { cwd } = project();
     const { exit, io } = await install(

@@ -111,6 +111,13 @@ describe("codex executor: prerequisites", () => {
     assert.equal(meetsFloor("codex"), false);
   });
 
+  test("the version is 1 to 6 digits per part and not part of a longer dotted number", () => {
+    assert.equal(meetsFloor("codex-cli 1.2.3.4"), false);
+    assert.equal(meetsFloor("codex-cli 0.46.0.1 then 0.50.0"), true);
+    assert.equal(meetsFloor("codex-cli 1234567.0.0"), false);
+    assert.equal(meetsFloor("codex-cli 0.999999.0"), true);
+  });
+
   test("a passed check is remembered for the same binary", async () => {
     const fake = fakeCodex({ exec: answerWith(JSON.stringify(MATCHED)) });
     const executor = executorFor(fake);

@@ -127,6 +127,17 @@ describe("openai executor: the request", () => {
     assert.equal(server.seen.length, 0);
   });
 
+  test("a key with a space or a Latin-1 character fails with check_config and sends no request", async () => {
+    for (const key of [`${KEY} tail`, `${KEY}\u00e9`, `${KEY}\u007f`]) {
+      const server = await serve((_request, response) => answerJson(response, 200, "{}"));
+      const error = await raised(
+        executorFor(server.baseUrl, { [KEY_ENV]: key }).execute(makeJob()),
+      );
+      assertCode(error, "CG_MODEL_UNAVAILABLE", "check_config");
+      assert.equal(server.seen.length, 0);
+    }
+  });
+
   test("an empty key environment variable fails with check_config and sends no request", async () => {
     const server = await serve((_request, response) => answerJson(response, 200, "{}"));
     const error = await raised(executorFor(server.baseUrl, { [KEY_ENV]: "" }).execute(makeJob()));
@@ -196,6 +207,15 @@ describe("openai executor: answers", () => {
       await outcomeOf(200, completion({ content: null, refusal: "I can't help with that." })),
       "CG_MODEL_REFUSED",
     );
+  });
+
+  test("a refusal that is not a non-empty string is no refusal: the content decides", async () => {
+    for (const refusal of [true, 1, {}, ""]) {
+      const server = await serve((_request, response) =>
+        answerJson(response, 200, completion({ content: JSON.stringify(MATCHED), refusal })),
+      );
+      assert.deepEqual(await executorFor(server.baseUrl).execute(makeJob()), MATCHED);
+    }
   });
 
   test("finish_reason content_filter is CG_MODEL_REFUSED", async () => {

@@ -67,7 +67,7 @@ export type TimeoutMs = number;
  */
 export type TimeoutMs1 = number;
 /**
- * The base URL of an OpenAI-compatible API: http or https, without user information, query, fragment or whitespace.
+ * The base URL of an OpenAI-compatible API: http or https, without user information, query, fragment or whitespace; the host is a name or a bracketed IP literal, the port (when given) 1 to 65535 without leading zeros.
  */
 export type BaseUrl = string;
 /**

@@ -82,6 +82,7 @@ export const OPERATIONS: readonly Operation[] = [
       ],
       "properties": {
         "revision": {
+          "description": "The graph revision, over the providers in scope.",
           "$ref": "#/$defs/Revision"
         },
         "providers": {
@@ -92,12 +93,15 @@ export const OPERATIONS: readonly Operation[] = [
           }
         },
         "scope": {
+          "description": "The trusted scope in force.",
           "$ref": "#/$defs/Scope"
         },
         "model": {
+          "description": "Whether match can run, and with which executor.",
           "$ref": "#/$defs/ModelInfo"
         },
         "budgets": {
+          "description": "The budgets in force.",
           "$ref": "#/$defs/EffectiveBudgets"
         }
       },
@@ -126,24 +130,31 @@ export const OPERATIONS: readonly Operation[] = [
           ],
           "properties": {
             "maxCapabilities": {
+              "description": "Most capabilities the graph may load, over all providers.",
               "$ref": "#/$defs/MaxCapabilities"
             },
             "maxCatalogEntries": {
+              "description": "Most catalog entries a match may hand to the model executor.",
               "$ref": "#/$defs/MaxCatalogEntries"
             },
             "maxResultBytes": {
+              "description": "Largest serialized result an operation may return.",
               "$ref": "#/$defs/MaxResultBytes"
             },
             "maxInputBytes": {
+              "description": "Largest serialized request an operation accepts.",
               "$ref": "#/$defs/MaxInputBytes"
             },
             "maxDocumentBytes": {
+              "description": "Largest document body read_document may return.",
               "$ref": "#/$defs/MaxDocumentBytes"
             },
             "maxDefinitionBytes": {
+              "description": "Largest provider definition file the graph loads.",
               "$ref": "#/$defs/MaxDefinitionBytes"
             },
             "maxModelOutputBytes": {
+              "description": "Largest serialized output the model executor may return.",
               "$ref": "#/$defs/MaxModelOutputBytes"
             }
           }
@@ -216,9 +227,11 @@ export const OPERATIONS: readonly Operation[] = [
           ],
           "properties": {
             "configured": {
+              "description": "Whether a model executor is configured.",
               "type": "boolean"
             },
             "executor": {
+              "description": "The configured executor's name; omitted when none is configured.",
               "$ref": "#/$defs/ExecutorName"
             }
           }
@@ -247,18 +260,23 @@ export const OPERATIONS: readonly Operation[] = [
           ],
           "properties": {
             "providerId": {
+              "description": "The provider's id.",
               "$ref": "#/$defs/ProviderId"
             },
             "name": {
+              "description": "The provider's human-readable name.",
               "$ref": "#/$defs/DisplayName"
             },
             "version": {
+              "description": "The provider's own version label.",
               "$ref": "#/$defs/VersionLabel"
             },
             "revision": {
+              "description": "The provider's revision.",
               "$ref": "#/$defs/Revision"
             },
             "capabilityCount": {
+              "description": "How many capabilities the provider declares.",
               "type": "integer",
               "minimum": 0,
               "maximum": 10000000
@@ -284,6 +302,7 @@ export const OPERATIONS: readonly Operation[] = [
           ],
           "properties": {
             "providers": {
+              "description": "The ids of the providers in scope.",
               "type": "array",
               "items": {
                 "$ref": "#/$defs/ProviderId"
@@ -436,18 +455,22 @@ export const OPERATIONS: readonly Operation[] = [
       ],
       "properties": {
         "status": {
+          "description": "'ok', or 'empty' when the authorized catalog has no capability.",
           "$ref": "#/$defs/ListStatus"
         },
         "revision": {
+          "description": "The graph revision the page was read from.",
           "$ref": "#/$defs/Revision"
         },
         "items": {
+          "description": "The capability summaries of this page.",
           "type": "array",
           "items": {
             "$ref": "#/$defs/CapabilitySummary"
           }
         },
         "nextCursor": {
+          "description": "Pass it as 'cursor' (with the same filters) for the next page; omitted on the last page.",
           "$ref": "#/$defs/Cursor"
         }
       },
@@ -494,15 +517,19 @@ export const OPERATIONS: readonly Operation[] = [
           ],
           "properties": {
             "id": {
+              "description": "The capability's full id, 'providerId::capabilityId'.",
               "$ref": "#/$defs/CapabilityId"
             },
             "providerId": {
+              "description": "The id of the provider that declares the capability.",
               "$ref": "#/$defs/ProviderId"
             },
             "name": {
+              "description": "The capability's human-readable name.",
               "$ref": "#/$defs/DisplayName"
             },
             "description": {
+              "description": "What the capability does.",
               "$ref": "#/$defs/Text"
             },
             "tags": {
@@ -644,6 +671,7 @@ export const OPERATIONS: readonly Operation[] = [
           }
         },
         "relations": {
+          "description": "Which relations to follow from the requested capabilities, and how far.",
           "$ref": "#/$defs/RelationTraversal"
         }
       },
@@ -708,9 +736,11 @@ export const OPERATIONS: readonly Operation[] = [
       ],
       "properties": {
         "status": {
+          "description": "'ok', or 'partial' when some relation targets are unresolved.",
           "$ref": "#/$defs/ResolveStatus"
         },
         "revision": {
+          "description": "The graph revision the capabilities were read from.",
           "$ref": "#/$defs/Revision"
         },
         "capabilities": {
@@ -721,12 +751,14 @@ export const OPERATIONS: readonly Operation[] = [
           }
         },
         "edges": {
+          "description": "The relations followed between returned capabilities.",
           "type": "array",
           "items": {
             "$ref": "#/$defs/Edge"
           }
         },
         "unresolved": {
+          "description": "The followed relations whose target could not be returned; empty when 'status' is 'ok'.",
           "type": "array",
           "items": {
             "$ref": "#/$defs/UnresolvedRelation"
@@ -771,24 +803,30 @@ export const OPERATIONS: readonly Operation[] = [
           ],
           "properties": {
             "id": {
+              "description": "The capability's full id, 'providerId::capabilityId'.",
               "$ref": "#/$defs/CapabilityId"
             },
             "providerId": {
+              "description": "The id of the provider that declares the capability.",
               "$ref": "#/$defs/ProviderId"
             },
             "name": {
+              "description": "The capability's human-readable name.",
               "$ref": "#/$defs/DisplayName"
             },
             "description": {
+              "description": "What the capability does.",
               "$ref": "#/$defs/Text"
             },
             "tags": {
+              "description": "The capability's tags, in declaration order.",
               "type": "array",
               "items": {
                 "$ref": "#/$defs/Tag"
               }
             },
             "whenToUse": {
+              "description": "When to use the capability; omitted when the definition does not declare it.",
               "$ref": "#/$defs/Text"
             },
             "relations": {
@@ -799,6 +837,7 @@ export const OPERATIONS: readonly Operation[] = [
               }
             },
             "documents": {
+              "description": "Metadata of the capability's documents, in declaration order; never a local path.",
               "type": "array",
               "items": {
                 "$ref": "#/$defs/DocumentMetadata"
@@ -868,12 +907,15 @@ export const OPERATIONS: readonly Operation[] = [
           ],
           "properties": {
             "from": {
+              "description": "The full id of the capability that declares the relation.",
               "$ref": "#/$defs/CapabilityId"
             },
             "kind": {
+              "description": "The kind of the relation.",
               "$ref": "#/$defs/RelationKind"
             },
             "to": {
+              "description": "The full id of the relation's target capability.",
               "$ref": "#/$defs/CapabilityId"
             }
           }
@@ -891,21 +933,27 @@ export const OPERATIONS: readonly Operation[] = [
           ],
           "properties": {
             "id": {
+              "description": "The document's id, unique within its capability.",
               "$ref": "#/$defs/DocumentId"
             },
             "title": {
+              "description": "The document's title.",
               "$ref": "#/$defs/DisplayName"
             },
             "role": {
+              "description": "What the document is for, e.g. 'guide' or 'reference'.",
               "$ref": "#/$defs/DocumentRole"
             },
             "locale": {
+              "description": "The document's language, a BCP 47 tag.",
               "$ref": "#/$defs/Locale"
             },
             "mediaType": {
+              "description": "The document's media type, from its path or URL suffix.",
               "$ref": "#/$defs/MediaType"
             },
             "kind": {
+              "description": "'file': a local document, readable with read_document.",
               "const": "file"
             }
           }
@@ -961,9 +1009,11 @@ export const OPERATIONS: readonly Operation[] = [
           ],
           "properties": {
             "kind": {
+              "description": "The kind of the relation.",
               "$ref": "#/$defs/RelationKind"
             },
             "target": {
+              "description": "The full id of the relation's target capability.",
               "$ref": "#/$defs/CapabilityId"
             }
           }
@@ -1036,15 +1086,19 @@ export const OPERATIONS: readonly Operation[] = [
           ],
           "properties": {
             "from": {
+              "description": "The full id of the capability that declares the relation.",
               "$ref": "#/$defs/CapabilityId"
             },
             "kind": {
+              "description": "The kind of the relation.",
               "$ref": "#/$defs/RelationKind"
             },
             "target": {
+              "description": "The full id of the target that could not be returned.",
               "$ref": "#/$defs/CapabilityId"
             },
             "reason": {
+              "description": "Why the target could not be returned.",
               "$ref": "#/$defs/UnresolvedReason"
             }
           }
@@ -1063,24 +1117,31 @@ export const OPERATIONS: readonly Operation[] = [
           ],
           "properties": {
             "id": {
+              "description": "The document's id, unique within its capability.",
               "$ref": "#/$defs/DocumentId"
             },
             "title": {
+              "description": "The document's title.",
               "$ref": "#/$defs/DisplayName"
             },
             "role": {
+              "description": "What the document is for, e.g. 'guide' or 'reference'.",
               "$ref": "#/$defs/DocumentRole"
             },
             "locale": {
+              "description": "The document's language, a BCP 47 tag.",
               "$ref": "#/$defs/Locale"
             },
             "mediaType": {
+              "description": "The document's media type, from its path or URL suffix.",
               "$ref": "#/$defs/MediaType"
             },
             "kind": {
+              "description": "'url': a reference document, never fetched.",
               "const": "url"
             },
             "url": {
+              "description": "The document's URL; open it yourself if needed.",
               "$ref": "#/$defs/HttpUrl"
             }
           }
@@ -1230,15 +1291,19 @@ export const OPERATIONS: readonly Operation[] = [
       ],
       "properties": {
         "status": {
+          "description": "'matched', 'no_match' (nothing fits) or 'unknown' (could not decide).",
           "$ref": "#/$defs/MatchStatus"
         },
         "revision": {
+          "description": "The graph revision the catalog was read from.",
           "$ref": "#/$defs/Revision"
         },
         "executor": {
+          "description": "The name of the executor that decided.",
           "$ref": "#/$defs/ExecutorName"
         },
         "candidates": {
+          "description": "The selected capabilities, most confident first; empty unless 'matched'.",
           "type": "array",
           "maxItems": 20,
           "items": {
@@ -1311,12 +1376,15 @@ export const OPERATIONS: readonly Operation[] = [
           ],
           "properties": {
             "id": {
+              "description": "The full id of the selected capability.",
               "$ref": "#/$defs/CapabilityId"
             },
             "confidence": {
+              "description": "How well the capability fits, from 0 to 1.",
               "$ref": "#/$defs/Confidence"
             },
             "reason": {
+              "description": "Why the capability fits; omitted when the executor gives no reason.",
               "$ref": "#/$defs/CandidateReason"
             }
           }
@@ -1438,12 +1506,15 @@ export const OPERATIONS: readonly Operation[] = [
       ],
       "properties": {
         "capabilityId": {
+          "description": "The full id of the capability the document belongs to.",
           "$ref": "#/$defs/CapabilityId"
         },
         "documentId": {
+          "description": "The document's id.",
           "$ref": "#/$defs/DocumentId"
         },
         "mediaType": {
+          "description": "The document's media type.",
           "$ref": "#/$defs/MediaType"
         },
         "bytes": {
@@ -1453,6 +1524,7 @@ export const OPERATIONS: readonly Operation[] = [
           "maximum": 1073741824
         },
         "sha256": {
+          "description": "The SHA-256 of the body's UTF-8 bytes.",
           "$ref": "#/$defs/Sha256"
         },
         "text": {

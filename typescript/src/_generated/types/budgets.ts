@@ -3,31 +3,31 @@
 // Source: schemas/budgets.schema.json.
 
 /**
- * Most capabilities a graph may load, over all providers (CG_CATALOG_TOO_LARGE at load). Hard cap 10,000,000.
+ * Most capabilities the graph may load, over all providers.
  */
 export type MaxCapabilities = number;
 /**
- * Most catalog entries a match may hand to the model executor (CG_CATALOG_TOO_LARGE in match). Hard cap 1,000,000.
+ * Most catalog entries a match may hand to the model executor.
  */
 export type MaxCatalogEntries = number;
 /**
- * Largest serialized result (CG_RESULT_TOO_LARGE). Hard cap 256 MiB.
+ * Largest serialized result an operation may return.
  */
 export type MaxResultBytes = number;
 /**
- * Largest serialized request (CG_INPUT_TOO_LARGE). Hard cap 64 MiB.
+ * Largest serialized request an operation accepts.
  */
 export type MaxInputBytes = number;
 /**
- * Largest document body that can be read (CG_DOCUMENT_TOO_LARGE). Hard cap 1 GiB.
+ * Largest document body read_document may return.
  */
 export type MaxDocumentBytes = number;
 /**
- * Largest provider definition file (CG_DEFINITION_INVALID). Hard cap 1 GiB.
+ * Largest provider definition file the graph loads.
  */
 export type MaxDefinitionBytes = number;
 /**
- * Largest serialized model executor output (CG_MODEL_OUTPUT_TOO_LARGE). Hard cap 16 MiB.
+ * Largest serialized output the model executor may return.
  */
 export type MaxModelOutputBytes = number;
 

@@ -3,19 +3,19 @@
 // Source: schemas/capability-summary.schema.json.
 
 /**
- * A full capability id, 'providerId::capabilityId' (exactly one '::'). Every query takes full ids.
+ * The capability's full id, 'providerId::capabilityId'.
  */
 export type CapabilityId = string;
 /**
- * A provider id: a lowercase ASCII letter, then up to 63 of a-z, 0-9, '.', '_', '-'.
+ * The id of the provider that declares the capability.
  */
 export type ProviderId = string;
 /**
- * A human-readable name: one line, 1..256 characters, no control characters.
+ * The capability's human-readable name.
  */
 export type DisplayName = string;
 /**
- * Descriptive text, 1..8192 characters; tab, line feed and carriage return are the only control characters allowed.
+ * What the capability does.
  */
 export type Text = string;
 /**

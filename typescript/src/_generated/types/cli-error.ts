@@ -3,7 +3,7 @@
 // Source: schemas/cli-error.schema.json.
 
 /**
- * A machine-readable error code; never reused or removed.
+ * The machine-readable error code.
  */
 export type ErrorCode =
   | "CG_CONFIG_INVALID"

@@ -7,15 +7,23 @@
  */
 export type ProviderSource = FileProviderSource | InlineProviderSource;
 /**
- * A trusted local file system path (absolute, or relative to the folder of the configuration file), without NUL.
+ * The provider definition file.
  */
 export type LocalPath = string;
+/**
+ * The folder the provider's documents are read below; omitted: the folder of the definition file.
+ */
+export type LocalPath1 = string;
+/**
+ * The folder the provider's documents are read below; required to read a 'path' document.
+ */
+export type LocalPath2 = string;
 /**
  * A provider id: a lowercase ASCII letter, then up to 63 of a-z, 0-9, '.', '_', '-'.
  */
 export type ProviderId = string;
 /**
- * 'all' (default), 'none', or the list of provider ids whose document bodies may be returned; any other body is CG_ACCESS_DENIED.
+ * 'all' (the default), 'none', or the ids of the providers whose document bodies may be returned.
  */
 export type DocumentBodies = DocumentBodiesMode | ProviderId[];
 /**
@@ -23,35 +31,35 @@ export type DocumentBodies = DocumentBodiesMode | ProviderId[];
  */
 export type DocumentBodiesMode = "all" | "none";
 /**
- * Most capabilities a graph may load, over all providers (CG_CATALOG_TOO_LARGE at load). Hard cap 10,000,000.
+ * Most capabilities the graph may load, over all providers.
  */
 export type MaxCapabilities = number;
 /**
- * Most catalog entries a match may hand to the model executor (CG_CATALOG_TOO_LARGE in match). Hard cap 1,000,000.
+ * Most catalog entries a match may hand to the model executor.
  */
 export type MaxCatalogEntries = number;
 /**
- * Largest serialized result (CG_RESULT_TOO_LARGE). Hard cap 256 MiB.
+ * Largest serialized result an operation may return.
  */
 export type MaxResultBytes = number;
 /**
- * Largest serialized request (CG_INPUT_TOO_LARGE). Hard cap 64 MiB.
+ * Largest serialized request an operation accepts.
  */
 export type MaxInputBytes = number;
 /**
- * Largest document body that can be read (CG_DOCUMENT_TOO_LARGE). Hard cap 1 GiB.
+ * Largest document body read_document may return.
  */
 export type MaxDocumentBytes = number;
 /**
- * Largest provider definition file (CG_DEFINITION_INVALID). Hard cap 1 GiB.
+ * Largest provider definition file the graph loads.
  */
 export type MaxDefinitionBytes = number;
 /**
- * Largest serialized model executor output (CG_MODEL_OUTPUT_TOO_LARGE). Hard cap 16 MiB.
+ * Largest serialized output the model executor may return.
  */
 export type MaxModelOutputBytes = number;
 /**
- * The model executor used by match, chosen by 'executor'. Omitted: match fails with CG_MODEL_NOT_CONFIGURED and static queries keep working.
+ * The model executor used by match; omitted: match fails with CG_MODEL_NOT_CONFIGURED.
  */
 export type ModelConfig = ScriptedExecutorConfig | LexicalExecutorConfig | OpenAIExecutorConfig | CodexExecutorConfig;
 /**
@@ -59,27 +67,31 @@ export type ModelConfig = ScriptedExecutorConfig | LexicalExecutorConfig | OpenA
  */
 export type ScriptedStep = ScriptedReturnStep | ScriptedRaiseStep | ScriptedRaiseExceptionStep | ScriptedSleepStep;
 /**
- * A match deadline in milliseconds, 1..600000.
+ * The step to do after sleeping.
+ */
+export type ScriptedStep1 = ScriptedReturnStep | ScriptedRaiseStep | ScriptedRaiseExceptionStep | ScriptedSleepStep;
+/**
+ * The match deadline in milliseconds; a match overrides it with its own timeoutMs.
  */
 export type TimeoutMs = number;
 /**
- * A match deadline in milliseconds, 1..600000.
+ * The match deadline in milliseconds; a match overrides it with its own timeoutMs.
  */
 export type TimeoutMs1 = number;
 /**
- * The base URL of an OpenAI-compatible API: http or https, without user information, query, fragment or whitespace; the host is a name or a bracketed IP literal, the port (when given) 1 to 65535 without leading zeros.
+ * The base URL of the OpenAI-compatible API.
  */
 export type BaseUrl = string;
 /**
- * The name of an environment variable: a letter or '_', then up to 127 of letters, digits and '_'.
+ * The name of the environment variable that holds the API key, read at match time.
  */
 export type EnvVarName = string;
 /**
- * A match deadline in milliseconds, 1..600000.
+ * The match deadline in milliseconds; a match overrides it with its own timeoutMs.
  */
 export type TimeoutMs2 = number;
 /**
- * A match deadline in milliseconds, 1..600000.
+ * The match deadline in milliseconds; a match overrides it with its own timeoutMs.
  */
 export type TimeoutMs3 = number;
 
@@ -101,7 +113,7 @@ export interface HostConfig {
  */
 export interface FileProviderSource {
   path: LocalPath;
-  documentRoot?: LocalPath;
+  documentRoot?: LocalPath1;
 }
 /**
  * An inline provider definition. Reading one of its 'path' documents without a 'documentRoot' is CG_DOCUMENT_ROOT_REQUIRED.
@@ -113,22 +125,25 @@ export interface InlineProviderSource {
   definition: {
     [k: string]: unknown | undefined;
   };
-  documentRoot?: LocalPath;
+  documentRoot?: LocalPath2;
 }
 /**
- * The trusted scope: the providers that queries may see. Omitted: every loaded provider. Requests can only narrow it; nothing in a request, least of all context, widens it.
+ * The providers that queries may see; omitted: every loaded provider.
  */
 export interface Scope {
+  /**
+   * The ids of the providers in scope.
+   */
   providers: ProviderId[];
 }
 /**
- * Which document bodies read_document may return.
+ * Which document bodies read_document may return; omitted: all of them.
  */
 export interface DocumentPolicy {
   bodies?: DocumentBodies;
 }
 /**
- * Trusted host budgets: positive integers up to hard caps; an omitted budget takes its default. Requests can never raise them, and exceeding one is an error, never a silent truncation. Anything else (zero, negative, above the cap, not an integer) is CG_CONFIG_INVALID.
+ * The budgets of the graph; an omitted budget takes its default.
  */
 export interface Budgets {
   maxCapabilities?: MaxCapabilities;
@@ -143,7 +158,13 @@ export interface Budgets {
  * The deterministic test executor of the spec: each match consumes the next step and the last step repeats.
  */
 export interface ScriptedExecutorConfig {
+  /**
+   * The executor: 'scripted'.
+   */
   executor: "scripted";
+  /**
+   * The steps, one per match, in order; the last one repeats.
+   */
   steps: ScriptedStep[];
   timeoutMs?: TimeoutMs;
 }
@@ -151,6 +172,9 @@ export interface ScriptedExecutorConfig {
  * Return this value as the executor output. It is deliberately not validated here (any JSON value but null), so that vectors can drive CG_MODEL_OUTPUT_INVALID and CG_MODEL_INVALID_SELECTION; valid output follows executor-output.schema.json.
  */
 export interface ScriptedReturnStep {
+  /**
+   * The value to return as the executor output.
+   */
   return: {} | unknown[] | string | number | boolean;
 }
 /**
@@ -160,30 +184,48 @@ export interface ScriptedRaiseStep {
   raise: ScriptedRaise;
 }
 /**
- * The error an executor raises.
+ * The GraphError to raise.
  */
 export interface ScriptedRaise {
+  /**
+   * The error code to raise (any string, known or not).
+   */
   code: string;
+  /**
+   * The next action to raise (any string, legal or not).
+   */
   nextAction?: string;
+  /**
+   * The message to raise (any string, safe or not).
+   */
   message?: string;
 }
 /**
  * Raise a plain exception (not a GraphError) with this text; it must surface as CG_MODEL_UNAVAILABLE without the text.
  */
 export interface ScriptedRaiseExceptionStep {
+  /**
+   * The text of the plain exception to raise; it never reaches the caller.
+   */
   raiseException: string;
 }
 /**
  * Sleep 'sleepMs' milliseconds (honouring deadlines, cancellation and close), then do the step 'then'.
  */
 export interface ScriptedSleepStep {
+  /**
+   * How long to sleep, in milliseconds.
+   */
   sleepMs: number;
-  then: ScriptedStep;
+  then: ScriptedStep1;
 }
 /**
  * Offline lexical ranking (BM25-style) over name, description, whenToUse and tags; 'no_match' below its threshold.
  */
 export interface LexicalExecutorConfig {
+  /**
+   * The executor: 'lexical'.
+   */
   executor: "lexical";
   timeoutMs?: TimeoutMs1;
 }
@@ -191,6 +233,9 @@ export interface LexicalExecutorConfig {
  * Any OpenAI-compatible chat completions endpoint with JSON-schema structured output. The API key is read at match time from the environment variable named by 'apiKeyEnv' (a key is never written in the configuration); an unset or empty variable is CG_MODEL_UNAVAILABLE with check_config.
  */
 export interface OpenAIExecutorConfig {
+  /**
+   * The executor: 'openai'.
+   */
   executor: "openai";
   baseUrl: BaseUrl;
   /**
@@ -204,6 +249,9 @@ export interface OpenAIExecutorConfig {
  * The Codex CLI ('codex exec', found on PATH) in a read-only sandbox and an empty temporary working folder, through flowcast. Unmet platform, version (the implementation's minimum) or sandbox prerequisites are CG_MODEL_EXECUTOR_UNSAFE; it never falls back to an unsandboxed run.
  */
 export interface CodexExecutorConfig {
+  /**
+   * The executor: 'codex'.
+   */
   executor: "codex";
   /**
    * The model name passed to Codex (--model); omitted: Codex's default.

@@ -3,25 +3,37 @@
 // Source: schemas/definition.schema.json.
 
 /**
- * A provider id: a lowercase ASCII letter, then up to 63 of a-z, 0-9, '.', '_', '-'.
+ * The provider's id, unique in a graph.
  */
 export type ProviderId = string;
 /**
- * A human-readable name: one line, 1..256 characters, no control characters.
+ * The provider's human-readable name.
  */
 export type DisplayName = string;
 /**
- * The provider's own version label: free text, one line, 1..64 characters.
+ * The provider's own version label.
  */
 export type VersionLabel = string;
 /**
- * Descriptive text, 1..8192 characters; tab, line feed and carriage return are the only control characters allowed.
+ * What the provider offers.
  */
 export type Text = string;
 /**
- * A capability id inside its provider: a lowercase ASCII letter, then up to 127 of a-z, 0-9, '.', '_', '-'. Dots are part of the id, never a separator.
+ * The capability's id inside this provider.
  */
 export type LocalCapabilityId = string;
+/**
+ * The capability's human-readable name.
+ */
+export type DisplayName1 = string;
+/**
+ * What the capability does.
+ */
+export type Text1 = string;
+/**
+ * When to use the capability.
+ */
+export type Text2 = string;
 /**
  * A free-form tag: 1..64 characters without whitespace or control characters.
  */
@@ -31,23 +43,43 @@ export type Tag = string;
  */
 export type DocumentDeclaration = FileDocumentDeclaration | UrlDocumentDeclaration;
 /**
- * A document id, unique within its capability: an ASCII letter, then up to 127 of A-Z, a-z, 0-9, '.', '_', '-'.
+ * The document's id, unique within its capability.
  */
 export type DocumentId = string;
 /**
- * What the document is for, e.g. 'guide', 'reference', 'example', 'tutorial'.
+ * The document's title.
+ */
+export type DisplayName2 = string;
+/**
+ * What the document is for, e.g. 'guide' or 'reference'.
  */
 export type DocumentRole = string;
 /**
- * A BCP 47 language tag such as 'en' or 'zh-Hans-CN'.
+ * The document's language, a BCP 47 tag.
  */
 export type Locale = string;
 /**
- * A relative POSIX path of 1..1024 characters: '/'-separated non-empty segments, no leading '/', no '.' or '..' segment, no backslash, colon, NUL or other control character (CG-DEF-5). The pattern is the shape check and admits '.' segments; a '.' segment is refused at load after it, with the CG-MSG-10 message of CG-DEF-5.
+ * The document's path, relative to the provider's document root.
  */
 export type DocumentPath = string;
 /**
- * An absolute http or https URL without user information or whitespace, at most 2048 characters.
+ * The document's id, unique within its capability.
+ */
+export type DocumentId1 = string;
+/**
+ * The document's title.
+ */
+export type DisplayName3 = string;
+/**
+ * What the document is for, e.g. 'guide' or 'reference'.
+ */
+export type DocumentRole1 = string;
+/**
+ * The document's language, a BCP 47 tag.
+ */
+export type Locale1 = string;
+/**
+ * The document's URL; never fetched.
  */
 export type HttpUrl = string;
 
@@ -69,18 +101,33 @@ export interface ProviderDefinition {
  */
 export interface Capability {
   id: LocalCapabilityId;
-  name: DisplayName;
-  description: Text;
-  whenToUse?: Text;
+  name: DisplayName1;
+  description: Text1;
+  whenToUse?: Text2;
+  /**
+   * Free-form tags; list can filter capabilities by them.
+   */
   tags?: Tag[];
+  /**
+   * The capability's explicit relations to other capabilities.
+   */
   relations?: RelationDeclaration[];
+  /**
+   * The capability's documents.
+   */
   documents?: DocumentDeclaration[];
 }
 /**
  * An explicit relation from this capability. 'kind' must be a RelationKind and 'target' a local capability id of this provider or a full 'providerId::capabilityId' of another one; a bad kind or a malformed, missing-local, self or duplicate target is CG_RELATION_INVALID (checked after this schema, so the schema only requires strings). A target in a provider that is not loaded or not in scope is reported by queries as 'partial', not as a load error.
  */
 export interface RelationDeclaration {
+  /**
+   * The kind of the relation: 'requires', 'parent', 'specializes' or 'related'.
+   */
   kind: string;
+  /**
+   * The target: a local capability id of this provider or a full 'providerId::capabilityId'.
+   */
   target: string;
 }
 /**
@@ -88,7 +135,7 @@ export interface RelationDeclaration {
  */
 export interface FileDocumentDeclaration {
   id: DocumentId;
-  title: DisplayName;
+  title: DisplayName2;
   role?: DocumentRole;
   locale?: Locale;
   path: DocumentPath;
@@ -97,9 +144,9 @@ export interface FileDocumentDeclaration {
  * A reference document: returned as metadata, never fetched (reading it is CG_DOCUMENT_REFERENCE_ONLY).
  */
 export interface UrlDocumentDeclaration {
-  id: DocumentId;
-  title: DisplayName;
-  role?: DocumentRole;
-  locale?: Locale;
+  id: DocumentId1;
+  title: DisplayName3;
+  role?: DocumentRole1;
+  locale?: Locale1;
   url: HttpUrl;
 }

@@ -3,51 +3,59 @@
 // Source: schemas/describe-result.schema.json.
 
 /**
- * A content revision: 'r:' and the first 16 lowercase hex digits of a SHA-256 over RFC 8785 (JSON Canonicalization Scheme) bytes: of a provider's definition as loaded, or, for the graph, of the object {providerId: providerRevision} of the providers in scope.
+ * The graph revision, over the providers in scope.
  */
 export type Revision = string;
 /**
- * A provider id: a lowercase ASCII letter, then up to 63 of a-z, 0-9, '.', '_', '-'.
+ * The provider's id.
  */
 export type ProviderId = string;
 /**
- * A human-readable name: one line, 1..256 characters, no control characters.
+ * The provider's human-readable name.
  */
 export type DisplayName = string;
 /**
- * The provider's own version label: free text, one line, 1..64 characters.
+ * The provider's own version label.
  */
 export type VersionLabel = string;
 /**
- * The name of a model executor ('scripted', 'lexical', 'openai', 'codex', or the name of an SDK-provided executor).
+ * The provider's revision.
+ */
+export type Revision1 = string;
+/**
+ * A provider id: a lowercase ASCII letter, then up to 63 of a-z, 0-9, '.', '_', '-'.
+ */
+export type ProviderId1 = string;
+/**
+ * The configured executor's name; omitted when none is configured.
  */
 export type ExecutorName = string;
 /**
- * Most capabilities a graph may load, over all providers (CG_CATALOG_TOO_LARGE at load). Hard cap 10,000,000.
+ * Most capabilities the graph may load, over all providers.
  */
 export type MaxCapabilities = number;
 /**
- * Most catalog entries a match may hand to the model executor (CG_CATALOG_TOO_LARGE in match). Hard cap 1,000,000.
+ * Most catalog entries a match may hand to the model executor.
  */
 export type MaxCatalogEntries = number;
 /**
- * Largest serialized result (CG_RESULT_TOO_LARGE). Hard cap 256 MiB.
+ * Largest serialized result an operation may return.
  */
 export type MaxResultBytes = number;
 /**
- * Largest serialized request (CG_INPUT_TOO_LARGE). Hard cap 64 MiB.
+ * Largest serialized request an operation accepts.
  */
 export type MaxInputBytes = number;
 /**
- * Largest document body that can be read (CG_DOCUMENT_TOO_LARGE). Hard cap 1 GiB.
+ * Largest document body read_document may return.
  */
 export type MaxDocumentBytes = number;
 /**
- * Largest provider definition file (CG_DEFINITION_INVALID). Hard cap 1 GiB.
+ * Largest provider definition file the graph loads.
  */
 export type MaxDefinitionBytes = number;
 /**
- * Largest serialized model executor output (CG_MODEL_OUTPUT_TOO_LARGE). Hard cap 16 MiB.
+ * Largest serialized output the model executor may return.
  */
 export type MaxModelOutputBytes = number;
 
@@ -71,24 +79,33 @@ export interface ProviderInfo {
   providerId: ProviderId;
   name: DisplayName;
   version: VersionLabel;
-  revision: Revision;
+  revision: Revision1;
+  /**
+   * How many capabilities the provider declares.
+   */
   capabilityCount: number;
 }
 /**
- * The trusted scope: the providers that queries may see. Omitted: every loaded provider. Requests can only narrow it; nothing in a request, least of all context, widens it.
+ * The trusted scope in force.
  */
 export interface Scope {
-  providers: ProviderId[];
+  /**
+   * The ids of the providers in scope.
+   */
+  providers: ProviderId1[];
 }
 /**
- * Whether match can run: 'configured' is false when no executor is configured ('executor' is then omitted).
+ * Whether match can run, and with which executor.
  */
 export interface ModelInfo {
+  /**
+   * Whether a model executor is configured.
+   */
   configured: boolean;
   executor?: ExecutorName;
 }
 /**
- * The budgets in force, every one present (defaults filled in), as reported by describe.
+ * The budgets in force.
  */
 export interface EffectiveBudgets {
   maxCapabilities: MaxCapabilities;

@@ -7,27 +7,47 @@
  */
 export type DocumentMetadata = FileDocumentMetadata | UrlDocumentMetadata;
 /**
- * A document id, unique within its capability: an ASCII letter, then up to 127 of A-Z, a-z, 0-9, '.', '_', '-'.
+ * The document's id, unique within its capability.
  */
 export type DocumentId = string;
 /**
- * A human-readable name: one line, 1..256 characters, no control characters.
+ * The document's title.
  */
 export type DisplayName = string;
 /**
- * What the document is for, e.g. 'guide', 'reference', 'example', 'tutorial'.
+ * What the document is for, e.g. 'guide' or 'reference'.
  */
 export type DocumentRole = string;
 /**
- * A BCP 47 language tag such as 'en' or 'zh-Hans-CN'.
+ * The document's language, a BCP 47 tag.
  */
 export type Locale = string;
 /**
- * The media type of a document, from its path or URL suffix: '.md'/'.mdx' are text/markdown, anything else text/plain.
+ * The document's media type, from its path or URL suffix.
  */
 export type MediaType = "text/markdown" | "text/plain";
 /**
- * An absolute http or https URL without user information or whitespace, at most 2048 characters.
+ * The document's id, unique within its capability.
+ */
+export type DocumentId1 = string;
+/**
+ * The document's title.
+ */
+export type DisplayName1 = string;
+/**
+ * What the document is for, e.g. 'guide' or 'reference'.
+ */
+export type DocumentRole1 = string;
+/**
+ * The document's language, a BCP 47 tag.
+ */
+export type Locale1 = string;
+/**
+ * The document's media type, from its path or URL suffix.
+ */
+export type MediaType1 = "text/markdown" | "text/plain";
+/**
+ * The document's URL; open it yourself if needed.
  */
 export type HttpUrl = string;
 
@@ -40,17 +60,23 @@ export interface FileDocumentMetadata {
   role?: DocumentRole;
   locale?: Locale;
   mediaType: MediaType;
+  /**
+   * 'file': a local document, readable with read_document.
+   */
   kind: "file";
 }
 /**
  * A reference document: open 'url' yourself if needed; read_document answers CG_DOCUMENT_REFERENCE_ONLY.
  */
 export interface UrlDocumentMetadata {
-  id: DocumentId;
-  title: DisplayName;
-  role?: DocumentRole;
-  locale?: Locale;
-  mediaType: MediaType;
+  id: DocumentId1;
+  title: DisplayName1;
+  role?: DocumentRole1;
+  locale?: Locale1;
+  mediaType: MediaType1;
+  /**
+   * 'url': a reference document, never fetched.
+   */
   kind: "url";
   url: HttpUrl;
 }

@@ -7,23 +7,23 @@
  */
 export type ListStatus = "ok" | "empty";
 /**
- * A content revision: 'r:' and the first 16 lowercase hex digits of a SHA-256 over RFC 8785 (JSON Canonicalization Scheme) bytes: of a provider's definition as loaded, or, for the graph, of the object {providerId: providerRevision} of the providers in scope.
+ * The graph revision the page was read from.
  */
 export type Revision = string;
 /**
- * A full capability id, 'providerId::capabilityId' (exactly one '::'). Every query takes full ids.
+ * The capability's full id, 'providerId::capabilityId'.
  */
 export type CapabilityId = string;
 /**
- * A provider id: a lowercase ASCII letter, then up to 63 of a-z, 0-9, '.', '_', '-'.
+ * The id of the provider that declares the capability.
  */
 export type ProviderId = string;
 /**
- * A human-readable name: one line, 1..256 characters, no control characters.
+ * The capability's human-readable name.
  */
 export type DisplayName = string;
 /**
- * Descriptive text, 1..8192 characters; tab, line feed and carriage return are the only control characters allowed.
+ * What the capability does.
  */
 export type Text = string;
 /**
@@ -31,7 +31,7 @@ export type Text = string;
  */
 export type Tag = string;
 /**
- * An opaque pagination cursor taken from 'nextCursor' (at most 32768 characters); valid only with the same filters and the same graph revision (CG-CUR-1, CG-CUR-2). An implementation issues base64url without padding; the pattern also admits '=' padding so that a padded or otherwise altered cursor is refused with the registry's cursor message, not a format message.
+ * Pass it as 'cursor' (with the same filters) for the next page; omitted on the last page.
  */
 export type Cursor = string;
 
@@ -41,6 +41,9 @@ export type Cursor = string;
 export interface ListResult {
   status: ListStatus;
   revision: Revision;
+  /**
+   * The capability summaries of this page.
+   */
   items: CapabilitySummary[];
   nextCursor?: Cursor;
 }

@@ -3,7 +3,7 @@
 // Source: schemas/match-candidate.schema.json.
 
 /**
- * A full capability id, 'providerId::capabilityId' (exactly one '::'). Every query takes full ids.
+ * The full id of the selected capability.
  */
 export type CapabilityId = string;
 /**
@@ -11,7 +11,7 @@ export type CapabilityId = string;
  */
 export type Confidence = number;
 /**
- * Why the capability fits: 1..1024 characters of text.
+ * Why the capability fits; omitted when the executor gives no reason.
  */
 export type CandidateReason = string;
 

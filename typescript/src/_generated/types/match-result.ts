@@ -7,15 +7,15 @@
  */
 export type MatchStatus = "matched" | "no_match" | "unknown";
 /**
- * A content revision: 'r:' and the first 16 lowercase hex digits of a SHA-256 over RFC 8785 (JSON Canonicalization Scheme) bytes: of a provider's definition as loaded, or, for the graph, of the object {providerId: providerRevision} of the providers in scope.
+ * The graph revision the catalog was read from.
  */
 export type Revision = string;
 /**
- * The name of a model executor ('scripted', 'lexical', 'openai', 'codex', or the name of an SDK-provided executor).
+ * The name of the executor that decided.
  */
 export type ExecutorName = string;
 /**
- * A full capability id, 'providerId::capabilityId' (exactly one '::'). Every query takes full ids.
+ * The full id of the selected capability.
  */
 export type CapabilityId = string;
 /**
@@ -23,7 +23,7 @@ export type CapabilityId = string;
  */
 export type Confidence = number;
 /**
- * Why the capability fits: 1..1024 characters of text.
+ * Why the capability fits; omitted when the executor gives no reason.
  */
 export type CandidateReason = string;
 
@@ -35,6 +35,8 @@ export interface MatchResult {
   revision: Revision;
   executor: ExecutorName;
   /**
+   * The selected capabilities, most confident first; empty unless 'matched'.
+   *
    * @maxItems 20
    */
   candidates: MatchCandidate[];

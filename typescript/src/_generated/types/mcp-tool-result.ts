@@ -11,51 +11,59 @@ export type McpToolResult = McpToolSuccess | McpToolFailure;
  */
 export type ToolResult = DescribeResult | ListResult | ResolveResult | MatchResult | ReadDocumentResult;
 /**
- * A content revision: 'r:' and the first 16 lowercase hex digits of a SHA-256 over RFC 8785 (JSON Canonicalization Scheme) bytes: of a provider's definition as loaded, or, for the graph, of the object {providerId: providerRevision} of the providers in scope.
+ * The graph revision, over the providers in scope.
  */
 export type Revision = string;
 /**
- * A provider id: a lowercase ASCII letter, then up to 63 of a-z, 0-9, '.', '_', '-'.
+ * The provider's id.
  */
 export type ProviderId = string;
 /**
- * A human-readable name: one line, 1..256 characters, no control characters.
+ * The provider's human-readable name.
  */
 export type DisplayName = string;
 /**
- * The provider's own version label: free text, one line, 1..64 characters.
+ * The provider's own version label.
  */
 export type VersionLabel = string;
 /**
- * The name of a model executor ('scripted', 'lexical', 'openai', 'codex', or the name of an SDK-provided executor).
+ * The provider's revision.
+ */
+export type Revision1 = string;
+/**
+ * A provider id: a lowercase ASCII letter, then up to 63 of a-z, 0-9, '.', '_', '-'.
+ */
+export type ProviderId1 = string;
+/**
+ * The configured executor's name; omitted when none is configured.
  */
 export type ExecutorName = string;
 /**
- * Most capabilities a graph may load, over all providers (CG_CATALOG_TOO_LARGE at load). Hard cap 10,000,000.
+ * Most capabilities the graph may load, over all providers.
  */
 export type MaxCapabilities = number;
 /**
- * Most catalog entries a match may hand to the model executor (CG_CATALOG_TOO_LARGE in match). Hard cap 1,000,000.
+ * Most catalog entries a match may hand to the model executor.
  */
 export type MaxCatalogEntries = number;
 /**
- * Largest serialized result (CG_RESULT_TOO_LARGE). Hard cap 256 MiB.
+ * Largest serialized result an operation may return.
  */
 export type MaxResultBytes = number;
 /**
- * Largest serialized request (CG_INPUT_TOO_LARGE). Hard cap 64 MiB.
+ * Largest serialized request an operation accepts.
  */
 export type MaxInputBytes = number;
 /**
- * Largest document body that can be read (CG_DOCUMENT_TOO_LARGE). Hard cap 1 GiB.
+ * Largest document body read_document may return.
  */
 export type MaxDocumentBytes = number;
 /**
- * Largest provider definition file (CG_DEFINITION_INVALID). Hard cap 1 GiB.
+ * Largest provider definition file the graph loads.
  */
 export type MaxDefinitionBytes = number;
 /**
- * Largest serialized model executor output (CG_MODEL_OUTPUT_TOO_LARGE). Hard cap 16 MiB.
+ * Largest serialized output the model executor may return.
  */
 export type MaxModelOutputBytes = number;
 /**
@@ -63,11 +71,23 @@ export type MaxModelOutputBytes = number;
  */
 export type ListStatus = "ok" | "empty";
 /**
- * A full capability id, 'providerId::capabilityId' (exactly one '::'). Every query takes full ids.
+ * The graph revision the page was read from.
+ */
+export type Revision2 = string;
+/**
+ * The capability's full id, 'providerId::capabilityId'.
  */
 export type CapabilityId = string;
 /**
- * Descriptive text, 1..8192 characters; tab, line feed and carriage return are the only control characters allowed.
+ * A provider id: a lowercase ASCII letter, then up to 63 of a-z, 0-9, '.', '_', '-'.
+ */
+export type ProviderId2 = string;
+/**
+ * The capability's human-readable name.
+ */
+export type DisplayName1 = string;
+/**
+ * What the capability does.
  */
 export type Text = string;
 /**
@@ -75,7 +95,7 @@ export type Text = string;
  */
 export type Tag = string;
 /**
- * An opaque pagination cursor taken from 'nextCursor' (at most 32768 characters); valid only with the same filters and the same graph revision (CG-CUR-1, CG-CUR-2). An implementation issues base64url without padding; the pattern also admits '=' padding so that a padded or otherwise altered cursor is refused with the registry's cursor message, not a format message.
+ * Pass it as 'cursor' (with the same filters) for the next page; omitted on the last page.
  */
 export type Cursor = string;
 /**
@@ -83,35 +103,111 @@ export type Cursor = string;
  */
 export type ResolveStatus = "ok" | "partial";
 /**
- * The kind of a relation: 'requires', 'parent' and 'specializes' must be acyclic; 'related' is directed and may form cycles.
+ * The graph revision the capabilities were read from.
+ */
+export type Revision3 = string;
+/**
+ * The capability's full id, 'providerId::capabilityId'.
+ */
+export type CapabilityId1 = string;
+/**
+ * A provider id: a lowercase ASCII letter, then up to 63 of a-z, 0-9, '.', '_', '-'.
+ */
+export type ProviderId3 = string;
+/**
+ * The capability's human-readable name.
+ */
+export type DisplayName2 = string;
+/**
+ * What the capability does.
+ */
+export type Text1 = string;
+/**
+ * When to use the capability; omitted when the definition does not declare it.
+ */
+export type Text2 = string;
+/**
+ * The kind of the relation.
  */
 export type RelationKind = "requires" | "parent" | "specializes" | "related";
+/**
+ * The full id of the relation's target capability.
+ */
+export type CapabilityId2 = string;
 /**
  * What results say about a declared document: metadata only, never a local path, root or other private location. 'kind' tells a local file (readable with read_document) from a URL reference (never fetched).
  */
 export type DocumentMetadata = FileDocumentMetadata | UrlDocumentMetadata;
 /**
- * A document id, unique within its capability: an ASCII letter, then up to 127 of A-Z, a-z, 0-9, '.', '_', '-'.
+ * The document's id, unique within its capability.
  */
 export type DocumentId = string;
 /**
- * What the document is for, e.g. 'guide', 'reference', 'example', 'tutorial'.
+ * The document's title.
+ */
+export type DisplayName3 = string;
+/**
+ * What the document is for, e.g. 'guide' or 'reference'.
  */
 export type DocumentRole = string;
 /**
- * A BCP 47 language tag such as 'en' or 'zh-Hans-CN'.
+ * The document's language, a BCP 47 tag.
  */
 export type Locale = string;
 /**
- * The media type of a document, from its path or URL suffix: '.md'/'.mdx' are text/markdown, anything else text/plain.
+ * The document's media type, from its path or URL suffix.
  */
 export type MediaType = "text/markdown" | "text/plain";
 /**
- * An absolute http or https URL without user information or whitespace, at most 2048 characters.
+ * The document's id, unique within its capability.
+ */
+export type DocumentId1 = string;
+/**
+ * The document's title.
+ */
+export type DisplayName4 = string;
+/**
+ * What the document is for, e.g. 'guide' or 'reference'.
+ */
+export type DocumentRole1 = string;
+/**
+ * The document's language, a BCP 47 tag.
+ */
+export type Locale1 = string;
+/**
+ * The document's media type, from its path or URL suffix.
+ */
+export type MediaType1 = "text/markdown" | "text/plain";
+/**
+ * The document's URL; open it yourself if needed.
  */
 export type HttpUrl = string;
 /**
- * 'out_of_scope': the target's provider is outside the trusted scope (reported whether or not it exists); 'provider_not_loaded': no loaded provider has that id; 'capability_not_found': the provider is loaded and in scope but has no such capability.
+ * The full id of the capability that declares the relation.
+ */
+export type CapabilityId3 = string;
+/**
+ * The kind of the relation.
+ */
+export type RelationKind1 = "requires" | "parent" | "specializes" | "related";
+/**
+ * The full id of the relation's target capability.
+ */
+export type CapabilityId4 = string;
+/**
+ * The full id of the capability that declares the relation.
+ */
+export type CapabilityId5 = string;
+/**
+ * The kind of the relation.
+ */
+export type RelationKind2 = "requires" | "parent" | "specializes" | "related";
+/**
+ * The full id of the target that could not be returned.
+ */
+export type CapabilityId6 = string;
+/**
+ * Why the target could not be returned.
  */
 export type UnresolvedReason = "out_of_scope" | "provider_not_loaded" | "capability_not_found";
 /**
@@ -119,15 +215,39 @@ export type UnresolvedReason = "out_of_scope" | "provider_not_loaded" | "capabil
  */
 export type MatchStatus = "matched" | "no_match" | "unknown";
 /**
+ * The graph revision the catalog was read from.
+ */
+export type Revision4 = string;
+/**
+ * The name of the executor that decided.
+ */
+export type ExecutorName1 = string;
+/**
+ * The full id of the selected capability.
+ */
+export type CapabilityId7 = string;
+/**
  * How well the capability fits, from 0 to 1.
  */
 export type Confidence = number;
 /**
- * Why the capability fits: 1..1024 characters of text.
+ * Why the capability fits; omitted when the executor gives no reason.
  */
 export type CandidateReason = string;
 /**
- * A SHA-256 digest as 64 lowercase hex digits.
+ * The full id of the capability the document belongs to.
+ */
+export type CapabilityId8 = string;
+/**
+ * The document's id.
+ */
+export type DocumentId2 = string;
+/**
+ * The document's media type.
+ */
+export type MediaType2 = "text/markdown" | "text/plain";
+/**
+ * The SHA-256 of the body's UTF-8 bytes.
  */
 export type Sha256 = string;
 
@@ -170,24 +290,33 @@ export interface ProviderInfo {
   providerId: ProviderId;
   name: DisplayName;
   version: VersionLabel;
-  revision: Revision;
+  revision: Revision1;
+  /**
+   * How many capabilities the provider declares.
+   */
   capabilityCount: number;
 }
 /**
- * The trusted scope: the providers that queries may see. Omitted: every loaded provider. Requests can only narrow it; nothing in a request, least of all context, widens it.
+ * The trusted scope in force.
  */
 export interface Scope {
-  providers: ProviderId[];
+  /**
+   * The ids of the providers in scope.
+   */
+  providers: ProviderId1[];
 }
 /**
- * Whether match can run: 'configured' is false when no executor is configured ('executor' is then omitted).
+ * Whether match can run, and with which executor.
  */
 export interface ModelInfo {
+  /**
+   * Whether a model executor is configured.
+   */
   configured: boolean;
   executor?: ExecutorName;
 }
 /**
- * The budgets in force, every one present (defaults filled in), as reported by describe.
+ * The budgets in force.
  */
 export interface EffectiveBudgets {
   maxCapabilities: MaxCapabilities;
@@ -203,7 +332,10 @@ export interface EffectiveBudgets {
  */
 export interface ListResult {
   status: ListStatus;
-  revision: Revision;
+  revision: Revision2;
+  /**
+   * The capability summaries of this page.
+   */
   items: CapabilitySummary[];
   nextCursor?: Cursor;
 }
@@ -212,8 +344,8 @@ export interface ListResult {
  */
 export interface CapabilitySummary {
   id: CapabilityId;
-  providerId: ProviderId;
-  name: DisplayName;
+  providerId: ProviderId2;
+  name: DisplayName1;
   description: Text;
   /**
    * The capability's tags; empty when it declares none.
@@ -225,28 +357,40 @@ export interface CapabilitySummary {
  */
 export interface ResolveResult {
   status: ResolveStatus;
-  revision: Revision;
+  revision: Revision3;
   /**
    * The requested capabilities first, in request order, then the ones reached, each once.
    */
   capabilities: CapabilityDetail[];
+  /**
+   * The relations followed between returned capabilities.
+   */
   edges: Edge[];
+  /**
+   * The followed relations whose target could not be returned; empty when 'status' is 'ok'.
+   */
   unresolved: UnresolvedRelation[];
 }
 /**
  * A resolved capability: its summary plus 'whenToUse' (when declared), its declared relations with full target ids, and its documents' metadata.
  */
 export interface CapabilityDetail {
-  id: CapabilityId;
-  providerId: ProviderId;
-  name: DisplayName;
-  description: Text;
+  id: CapabilityId1;
+  providerId: ProviderId3;
+  name: DisplayName2;
+  description: Text1;
+  /**
+   * The capability's tags, in declaration order.
+   */
   tags: Tag[];
-  whenToUse?: Text;
+  whenToUse?: Text2;
   /**
    * The relations this capability declares, in declaration order, targets as full ids.
    */
   relations: Relation[];
+  /**
+   * Metadata of the capability's documents, in declaration order; never a local path.
+   */
   documents: DocumentMetadata[];
 }
 /**
@@ -254,28 +398,34 @@ export interface CapabilityDetail {
  */
 export interface Relation {
   kind: RelationKind;
-  target: CapabilityId;
+  target: CapabilityId2;
 }
 /**
  * A local document; read its body with read_document.
  */
 export interface FileDocumentMetadata {
   id: DocumentId;
-  title: DisplayName;
+  title: DisplayName3;
   role?: DocumentRole;
   locale?: Locale;
   mediaType: MediaType;
+  /**
+   * 'file': a local document, readable with read_document.
+   */
   kind: "file";
 }
 /**
  * A reference document: open 'url' yourself if needed; read_document answers CG_DOCUMENT_REFERENCE_ONLY.
  */
 export interface UrlDocumentMetadata {
-  id: DocumentId;
-  title: DisplayName;
-  role?: DocumentRole;
-  locale?: Locale;
-  mediaType: MediaType;
+  id: DocumentId1;
+  title: DisplayName4;
+  role?: DocumentRole1;
+  locale?: Locale1;
+  mediaType: MediaType1;
+  /**
+   * 'url': a reference document, never fetched.
+   */
   kind: "url";
   url: HttpUrl;
 }
@@ -283,17 +433,17 @@ export interface UrlDocumentMetadata {
  * A followed relation between two returned capabilities.
  */
 export interface Edge {
-  from: CapabilityId;
-  kind: RelationKind;
-  to: CapabilityId;
+  from: CapabilityId3;
+  kind: RelationKind1;
+  to: CapabilityId4;
 }
 /**
  * A followed relation whose target could not be returned.
  */
 export interface UnresolvedRelation {
-  from: CapabilityId;
-  kind: RelationKind;
-  target: CapabilityId;
+  from: CapabilityId5;
+  kind: RelationKind2;
+  target: CapabilityId6;
   reason: UnresolvedReason;
 }
 /**
@@ -301,9 +451,11 @@ export interface UnresolvedRelation {
  */
 export interface MatchResult {
   status: MatchStatus;
-  revision: Revision;
-  executor: ExecutorName;
+  revision: Revision4;
+  executor: ExecutorName1;
   /**
+   * The selected capabilities, most confident first; empty unless 'matched'.
+   *
    * @maxItems 20
    */
   candidates: MatchCandidate[];
@@ -312,7 +464,7 @@ export interface MatchResult {
  * A capability selected by the model executor, with its confidence in [0, 1] and an optional short reason.
  */
 export interface MatchCandidate {
-  id: CapabilityId;
+  id: CapabilityId7;
   confidence: Confidence;
   reason?: CandidateReason;
 }
@@ -320,9 +472,9 @@ export interface MatchCandidate {
  * A document body: its UTF-8 text, the size in bytes and the SHA-256 of those bytes. Never a local path.
  */
 export interface ReadDocumentResult {
-  capabilityId: CapabilityId;
-  documentId: DocumentId;
-  mediaType: MediaType;
+  capabilityId: CapabilityId8;
+  documentId: DocumentId2;
+  mediaType: MediaType2;
   /**
    * The size of the file in bytes (at most budgets.maxDocumentBytes).
    */

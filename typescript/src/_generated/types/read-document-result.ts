@@ -3,19 +3,19 @@
 // Source: schemas/read-document-result.schema.json.
 
 /**
- * A full capability id, 'providerId::capabilityId' (exactly one '::'). Every query takes full ids.
+ * The full id of the capability the document belongs to.
  */
 export type CapabilityId = string;
 /**
- * A document id, unique within its capability: an ASCII letter, then up to 127 of A-Z, a-z, 0-9, '.', '_', '-'.
+ * The document's id.
  */
 export type DocumentId = string;
 /**
- * The media type of a document, from its path or URL suffix: '.md'/'.mdx' are text/markdown, anything else text/plain.
+ * The document's media type.
  */
 export type MediaType = "text/markdown" | "text/plain";
 /**
- * A SHA-256 digest as 64 lowercase hex digits.
+ * The SHA-256 of the body's UTF-8 bytes.
  */
 export type Sha256 = string;
 

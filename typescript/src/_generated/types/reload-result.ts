@@ -7,15 +7,19 @@
  */
 export type ReloadResult = ReloadSucceeded | ReloadFailed;
 /**
- * A content revision: 'r:' and the first 16 lowercase hex digits of a SHA-256 over RFC 8785 (JSON Canonicalization Scheme) bytes: of a provider's definition as loaded, or, for the graph, of the object {providerId: providerRevision} of the providers in scope.
+ * The graph revision now serving.
  */
 export type Revision = string;
 /**
- * A provider id: a lowercase ASCII letter, then up to 63 of a-z, 0-9, '.', '_', '-'.
+ * The provider's id.
  */
 export type ProviderId = string;
 /**
- * A machine-readable error code; never reused or removed.
+ * The provider's candidate revision.
+ */
+export type Revision1 = string;
+/**
+ * The machine-readable error code.
  */
 export type ErrorCode =
   | "CG_CONFIG_INVALID"
@@ -57,16 +61,34 @@ export type Phase = "config" | "load" | "query" | "match" | "document" | "lifecy
  */
 export type NextAction = "fix_input" | "check_config" | "refresh" | "narrow_scope" | "retry" | "contact_admin";
 /**
+ * The graph revision that keeps serving.
+ */
+export type Revision2 = string;
+/**
  * What happened to one provider of the candidate.
  */
 export type ProviderReloadOutcome = ProviderReloaded | ProviderReloadError;
+/**
+ * The provider's id.
+ */
+export type ProviderId1 = string;
+/**
+ * The provider revision that keeps serving.
+ */
+export type Revision3 = string;
 
 /**
  * The new snapshot is published.
  */
 export interface ReloadSucceeded {
+  /**
+   * true: the candidate snapshot was published.
+   */
   ok: true;
   revision: Revision;
+  /**
+   * What happened to each provider of the candidate.
+   */
   providers: ProviderReloaded[];
 }
 /**
@@ -74,21 +96,33 @@ export interface ReloadSucceeded {
  */
 export interface ProviderReloaded {
   providerId: ProviderId;
+  /**
+   * true: the provider validated.
+   */
   ok: true;
-  revision: Revision;
+  revision: Revision1;
+  /**
+   * Whether the candidate revision differs from the one that was serving.
+   */
   changed: boolean;
 }
 /**
  * The candidate failed; the previous snapshot keeps serving.
  */
 export interface ReloadFailed {
+  /**
+   * false: nothing was published; the previous snapshot keeps serving.
+   */
   ok: false;
   error: ErrorObject;
-  revision: Revision;
+  revision: Revision2;
+  /**
+   * What happened to each provider of the candidate.
+   */
   providers: ProviderReloadOutcome[];
 }
 /**
- * The error object of the contract: what GraphError.to_json() returns and the 'error' member of every envelope, identical on the SDK, Tool Adapter, MCP and CLI surfaces. Exactly these keys; 'nextAction' is omitted when the code has none (never null). 'message' is a fixed, safe, single-line sentence: nobody branches on it, and it never carries a stack, cause, path, raw upstream text, secret or request echo.
+ * CG_RELOAD_FAILED; the causes are in 'providers'.
  */
 export interface ErrorObject {
   code: ErrorCode;
@@ -103,8 +137,23 @@ export interface ErrorObject {
  * The provider failed to validate; 'error' is the real cause (e.g. CG_DEFINITION_INVALID, CG_RELATION_CYCLE) and 'revision' the provider revision that keeps serving.
  */
 export interface ProviderReloadError {
-  providerId: ProviderId;
+  providerId: ProviderId1;
+  /**
+   * false: the provider failed to validate.
+   */
   ok: false;
-  revision: Revision;
-  error: ErrorObject;
+  revision: Revision3;
+  error: ErrorObject1;
+}
+/**
+ * Why the provider failed, e.g. CG_DEFINITION_INVALID or CG_RELATION_CYCLE.
+ */
+export interface ErrorObject1 {
+  code: ErrorCode;
+  phase: Phase;
+  /**
+   * A safe sentence of 1..300 characters without control characters.
+   */
+  message: string;
+  nextAction?: NextAction;
 }

@@ -7,23 +7,23 @@
  */
 export type ResolveStatus = "ok" | "partial";
 /**
- * A content revision: 'r:' and the first 16 lowercase hex digits of a SHA-256 over RFC 8785 (JSON Canonicalization Scheme) bytes: of a provider's definition as loaded, or, for the graph, of the object {providerId: providerRevision} of the providers in scope.
+ * The graph revision the capabilities were read from.
  */
 export type Revision = string;
 /**
- * A full capability id, 'providerId::capabilityId' (exactly one '::'). Every query takes full ids.
+ * The capability's full id, 'providerId::capabilityId'.
  */
 export type CapabilityId = string;
 /**
- * A provider id: a lowercase ASCII letter, then up to 63 of a-z, 0-9, '.', '_', '-'.
+ * The id of the provider that declares the capability.
  */
 export type ProviderId = string;
 /**
- * A human-readable name: one line, 1..256 characters, no control characters.
+ * The capability's human-readable name.
  */
 export type DisplayName = string;
 /**
- * Descriptive text, 1..8192 characters; tab, line feed and carriage return are the only control characters allowed.
+ * What the capability does.
  */
 export type Text = string;
 /**
@@ -31,35 +31,91 @@ export type Text = string;
  */
 export type Tag = string;
 /**
- * The kind of a relation: 'requires', 'parent' and 'specializes' must be acyclic; 'related' is directed and may form cycles.
+ * When to use the capability; omitted when the definition does not declare it.
+ */
+export type Text1 = string;
+/**
+ * The kind of the relation.
  */
 export type RelationKind = "requires" | "parent" | "specializes" | "related";
+/**
+ * The full id of the relation's target capability.
+ */
+export type CapabilityId1 = string;
 /**
  * What results say about a declared document: metadata only, never a local path, root or other private location. 'kind' tells a local file (readable with read_document) from a URL reference (never fetched).
  */
 export type DocumentMetadata = FileDocumentMetadata | UrlDocumentMetadata;
 /**
- * A document id, unique within its capability: an ASCII letter, then up to 127 of A-Z, a-z, 0-9, '.', '_', '-'.
+ * The document's id, unique within its capability.
  */
 export type DocumentId = string;
 /**
- * What the document is for, e.g. 'guide', 'reference', 'example', 'tutorial'.
+ * The document's title.
+ */
+export type DisplayName1 = string;
+/**
+ * What the document is for, e.g. 'guide' or 'reference'.
  */
 export type DocumentRole = string;
 /**
- * A BCP 47 language tag such as 'en' or 'zh-Hans-CN'.
+ * The document's language, a BCP 47 tag.
  */
 export type Locale = string;
 /**
- * The media type of a document, from its path or URL suffix: '.md'/'.mdx' are text/markdown, anything else text/plain.
+ * The document's media type, from its path or URL suffix.
  */
 export type MediaType = "text/markdown" | "text/plain";
 /**
- * An absolute http or https URL without user information or whitespace, at most 2048 characters.
+ * The document's id, unique within its capability.
+ */
+export type DocumentId1 = string;
+/**
+ * The document's title.
+ */
+export type DisplayName2 = string;
+/**
+ * What the document is for, e.g. 'guide' or 'reference'.
+ */
+export type DocumentRole1 = string;
+/**
+ * The document's language, a BCP 47 tag.
+ */
+export type Locale1 = string;
+/**
+ * The document's media type, from its path or URL suffix.
+ */
+export type MediaType1 = "text/markdown" | "text/plain";
+/**
+ * The document's URL; open it yourself if needed.
  */
 export type HttpUrl = string;
 /**
- * 'out_of_scope': the target's provider is outside the trusted scope (reported whether or not it exists); 'provider_not_loaded': no loaded provider has that id; 'capability_not_found': the provider is loaded and in scope but has no such capability.
+ * The full id of the capability that declares the relation.
+ */
+export type CapabilityId2 = string;
+/**
+ * The kind of the relation.
+ */
+export type RelationKind1 = "requires" | "parent" | "specializes" | "related";
+/**
+ * The full id of the relation's target capability.
+ */
+export type CapabilityId3 = string;
+/**
+ * The full id of the capability that declares the relation.
+ */
+export type CapabilityId4 = string;
+/**
+ * The kind of the relation.
+ */
+export type RelationKind2 = "requires" | "parent" | "specializes" | "related";
+/**
+ * The full id of the target that could not be returned.
+ */
+export type CapabilityId5 = string;
+/**
+ * Why the target could not be returned.
  */
 export type UnresolvedReason = "out_of_scope" | "provider_not_loaded" | "capability_not_found";
 
@@ -73,7 +129,13 @@ export interface ResolveResult {
    * The requested capabilities first, in request order, then the ones reached, each once.
    */
   capabilities: CapabilityDetail[];
+  /**
+   * The relations followed between returned capabilities.
+   */
   edges: Edge[];
+  /**
+   * The followed relations whose target could not be returned; empty when 'status' is 'ok'.
+   */
   unresolved: UnresolvedRelation[];
 }
 /**
@@ -84,12 +146,18 @@ export interface CapabilityDetail {
   providerId: ProviderId;
   name: DisplayName;
   description: Text;
+  /**
+   * The capability's tags, in declaration order.
+   */
   tags: Tag[];
-  whenToUse?: Text;
+  whenToUse?: Text1;
   /**
    * The relations this capability declares, in declaration order, targets as full ids.
    */
   relations: Relation[];
+  /**
+   * Metadata of the capability's documents, in declaration order; never a local path.
+   */
   documents: DocumentMetadata[];
 }
 /**
@@ -97,28 +165,34 @@ export interface CapabilityDetail {
  */
 export interface Relation {
   kind: RelationKind;
-  target: CapabilityId;
+  target: CapabilityId1;
 }
 /**
  * A local document; read its body with read_document.
  */
 export interface FileDocumentMetadata {
   id: DocumentId;
-  title: DisplayName;
+  title: DisplayName1;
   role?: DocumentRole;
   locale?: Locale;
   mediaType: MediaType;
+  /**
+   * 'file': a local document, readable with read_document.
+   */
   kind: "file";
 }
 /**
  * A reference document: open 'url' yourself if needed; read_document answers CG_DOCUMENT_REFERENCE_ONLY.
  */
 export interface UrlDocumentMetadata {
-  id: DocumentId;
-  title: DisplayName;
-  role?: DocumentRole;
-  locale?: Locale;
-  mediaType: MediaType;
+  id: DocumentId1;
+  title: DisplayName2;
+  role?: DocumentRole1;
+  locale?: Locale1;
+  mediaType: MediaType1;
+  /**
+   * 'url': a reference document, never fetched.
+   */
   kind: "url";
   url: HttpUrl;
 }
@@ -126,16 +200,16 @@ export interface UrlDocumentMetadata {
  * A followed relation between two returned capabilities.
  */
 export interface Edge {
-  from: CapabilityId;
-  kind: RelationKind;
-  to: CapabilityId;
+  from: CapabilityId2;
+  kind: RelationKind1;
+  to: CapabilityId3;
 }
 /**
  * A followed relation whose target could not be returned.
  */
 export interface UnresolvedRelation {
-  from: CapabilityId;
-  kind: RelationKind;
-  target: CapabilityId;
+  from: CapabilityId4;
+  kind: RelationKind2;
+  target: CapabilityId5;
   reason: UnresolvedReason;
 }

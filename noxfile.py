@@ -58,12 +58,15 @@ def tests(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def typescript(session: nox.Session) -> None:
     """The TypeScript implementation (typescript/): npm ci, codegen drift check, build, type check,
-    lint, unit tests, then the conformance suite against it on all four surfaces (--strict: no
-    expected failures). Needs Node 20+ and npm on PATH. Arguments (e.g. -k 'cg.cli.*') replace
-    --strict and go to cg-conformance run."""
+    lint, unit tests, then the conformance suite against it and against the Python reference on
+    all four surfaces (--strict: no expected failures), and `cg-conformance compare --strict` of
+    the two reports: the same outcome for every vector and surface, or the session fails. Needs
+    Node 20+ and npm on PATH. Arguments (e.g. -k 'cg.cli.*') replace --strict and go to both
+    runs."""
     for program in ("node", "npm"):
         if shutil.which(program) is None:
             session.error(f"the typescript session needs {program} (Node 20 or later) on PATH")
+    _install_packages(session)  # the Python reference, compared with below
     session.install("./conformance/harness")
     with session.chdir("typescript"):
         session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
@@ -72,16 +75,31 @@ def typescript(session: nox.Session) -> None:
         session.run("npm", "run", "typecheck", external=True)
         session.run("npm", "run", "lint", external=True)
         session.run("npm", "test", external=True)
+    # The whole suite must pass; a selection (-k, -s) certifies only what ran, so it is not held
+    # to --strict.
+    selection = session.posargs or ["--strict"]
+    # The reference is the harness's default implementation: no -i.
+    for name, implementation in (
+        ("typescript", ["-i", "typescript/conformance.json"]),
+        ("python", []),
+    ):
+        session.run(
+            "cg-conformance",
+            "run",
+            *implementation,
+            "--report-dir",
+            f"cg-conformance-report-{name}",
+            *selection,
+        )
+    # Every vector's error expectation pins code, phase, message and nextAction exactly, so the
+    # same outcome everywhere means the same error objects; a case failing on both sides is
+    # compared by what it emitted.
     session.run(
         "cg-conformance",
-        "run",
-        "-i",
-        "typescript/conformance.json",
-        "--report-dir",
-        "cg-conformance-report-typescript",
-        # The whole suite must pass; a selection (-k, -s) certifies only what ran, so it is not
-        # held to --strict.
-        *(session.posargs or ["--strict"]),
+        "compare",
+        "--strict",
+        "cg-conformance-report-python/report.json",
+        "cg-conformance-report-typescript/report.json",
     )
 
 

@@ -7,9 +7,9 @@ import { cursorKey } from "./cursor.js";
 import { type GraphError, graphError, pointerError } from "./errors.js";
 import type { ModelSection } from "./executors/protocol.js";
 import { executorFactory } from "./executors/registry.js";
-import { readBoundedFile } from "./files.js";
+import { type BoundedRead, readBoundedFile } from "./files.js";
 import { firstPureFault, integralBeyondRange, isPlainObject } from "./json/pure.js";
-import { type JsonPath, parseJsonBytes, pathKey } from "./json/text.js";
+import { type JsonPath, parseJsonBytes, pathKey, type TextFault } from "./json/text.js";
 import { pureFaultMessage, schemaFaultMessage } from "./messages.js";
 
 /** A configuration file is at most 1 MiB ([CG-CFG-1]). */
@@ -68,6 +68,42 @@ export type ConfigFileRead =
     };
 
 /**
+ * Why a trusted local file (a configuration or a definition file) could not be read, as the
+ * predicate of a sentence whose subject is the file's path ([CG-MAINT-10]): for the host's
+ * `doctor` report only, never in an error object.
+ */
+export function readFaultCause(read: BoundedRead & { ok: false }, limit: number): string {
+  switch (read.reason) {
+    case "missing":
+      return "does not exist";
+    case "directory":
+      return "is a directory, not a file";
+    case "not-a-file":
+      return "is not a regular file";
+    case "too-large":
+      return `is larger than the limit of ${limit} bytes`;
+    default:
+      return "cannot be read";
+  }
+}
+
+/** Why the bytes of a trusted local file are not a JSON text (see {@link readFaultCause}). */
+export function textFaultCause(fault: TextFault): string {
+  switch (fault.kind) {
+    case "utf8":
+      return `is not UTF-8 text (invalid byte at offset ${fault.offset})`;
+    case "bom":
+      return "starts with a byte order mark";
+    case "syntax":
+      return `has a JSON syntax error at line ${fault.line}, column ${fault.column}: ${fault.reason}`;
+    case "duplicate":
+      return "is not JSON data: an object has a duplicate key";
+    case "long-integer":
+      return "has an integer literal that is too long";
+  }
+}
+
+/**
  * Step 1 of open: the configuration file is bounded UTF-8 JSON without a byte order mark or a
  * duplicate member name. Every failure is CG_CONFIG_INVALID with the `unreadable` message; the
  * cause (for the host's `doctor` report only) says why.
@@ -81,36 +117,9 @@ export async function readConfigFile(path: string, cwd: string): Promise<ConfigF
     cause,
   });
   const read = await readBoundedFile(absolute, MAX_CONFIG_BYTES);
-  if (!read.ok) {
-    switch (read.reason) {
-      case "missing":
-        return fail("does not exist");
-      case "not-a-file":
-        return fail("is not a regular file");
-      case "too-large":
-        return fail(`is larger than the limit of ${MAX_CONFIG_BYTES} bytes`);
-      default:
-        return fail("cannot be read");
-    }
-  }
+  if (!read.ok) return fail(readFaultCause(read, MAX_CONFIG_BYTES));
   const parsed = parseJsonBytes(read.bytes);
-  if (!parsed.ok) {
-    const fault = parsed.fault;
-    switch (fault.kind) {
-      case "utf8":
-        return fail(`is not UTF-8 text (invalid byte at offset ${fault.offset})`);
-      case "bom":
-        return fail("starts with a byte order mark");
-      case "syntax":
-        return fail(
-          `has a JSON syntax error at line ${fault.line}, column ${fault.column}: ${fault.reason}`,
-        );
-      case "duplicate":
-        return fail("has an object with a duplicate key");
-      case "long-integer":
-        return fail("has an integer literal that is too long");
-    }
-  }
+  if (!parsed.ok) return fail(textFaultCause(parsed.fault));
   const literals = parsed.bigIntegers;
   return {
     ok: true,

@@ -51,9 +51,15 @@ function plural(count: number, noun: string): string {
   return `${count} ${noun.endsWith("y") ? `${noun.slice(0, -1)}ies` : `${noun}s`}`;
 }
 
+/** `N relation reaches` / `N relations reach`: the verb agrees with the count. */
+function pluralSubject(count: number, noun: string, verb: string): string {
+  return count === 1 ? `${plural(count, noun)} ${verb}es` : `${plural(count, noun)} ${verb}`;
+}
+
+/** `CODE: message`, with the report's detail in parentheses when there is one. */
 function describeError(error: GraphError, detail?: string): string {
   const base = `${error.code}: ${error.message}`;
-  return detail === undefined || detail === error.message ? base : `${base} (${detail})`;
+  return detail === undefined ? base : `${base} (${detail})`;
 }
 
 export async function diagnose(options: DiagnosticsOptions): Promise<DiagnosticsReport> {
@@ -79,7 +85,7 @@ export async function diagnose(options: DiagnosticsOptions): Promise<Diagnostics
     config = checkConfig(read.value, read.baseDir, read.outOfRangeInteger);
   } catch (error) {
     if (!(error instanceof GraphError)) throw error;
-    add("config", "fail", `${describeError(error)} in ${read.path}`);
+    add("config", "fail", describeError(error));
     add("sources", "skip", "Not checked: the configuration is invalid");
     return finish();
   }
@@ -105,7 +111,9 @@ export async function diagnose(options: DiagnosticsOptions): Promise<Diagnostics
   let opened: ReturnType<typeof assembleSnapshot> | undefined;
   if (everySourceLoaded) {
     opened = assembleSnapshot(loaded, config);
-    if (opened.ok) {
+    // Steps 5 to 7 (provider ids, the capability budget, cycles) are what the relations check
+    // covers; step 8 (the scope names loaded providers) is the open check's.
+    if (opened.ok || opened.step === 8) {
       const capabilities = loaded.reduce((sum, provider) => sum + provider.capabilities.length, 0);
       const relations = loaded.reduce(
         (sum, provider) =>
@@ -126,7 +134,7 @@ export async function diagnose(options: DiagnosticsOptions): Promise<Diagnostics
           capability.relations
             .filter((relation) => {
               const [targetProvider, localId] = relation.target.split("::") as [string, string];
-              const target = opened?.ok ? opened.snapshot.byId.get(targetProvider) : undefined;
+              const target = loaded.find((candidate) => candidate.providerId === targetProvider);
               return target === undefined || !target.byLocalId.has(localId);
             })
             .map((relation) => `${capability.id} ${relation.kind} ${relation.target}`),
@@ -134,7 +142,7 @@ export async function diagnose(options: DiagnosticsOptions): Promise<Diagnostics
       );
       if (dangling.length > 0) {
         warnings.push(
-          `${plural(dangling.length, "relation")} reach a capability that is not loaded (queries report them as partial): ${dangling.join("; ")}`,
+          `${pluralSubject(dangling.length, "relation", "reach")} a provider that is not loaded (queries report them as partial): ${dangling.join("; ")}`,
         );
       }
     } else {
@@ -146,6 +154,19 @@ export async function diagnose(options: DiagnosticsOptions): Promise<Diagnostics
 
   for (const provider of loaded) {
     add(`documents.${provider.sourceIndex}`, ...(await documentCheck(provider, config)));
+  }
+  const bodies = config.bodies;
+  for (const provider of loaded) {
+    const approved =
+      bodies === "all" || (Array.isArray(bodies) && bodies.includes(provider.providerId));
+    const hasLocalDocument = provider.capabilities.some((capability) =>
+      capability.documents.some((document) => document.kind === "file"),
+    );
+    if (hasLocalDocument && !approved) {
+      warnings.push(
+        `Document bodies of provider ${provider.providerId} are not approved (documents.bodies): read_document answers CG_ACCESS_DENIED`,
+      );
+    }
   }
 
   const model = config.model;
@@ -173,7 +194,9 @@ export async function diagnose(options: DiagnosticsOptions): Promise<Diagnostics
     }
   }
 
-  if (opened?.ok === true && !checks.some((check) => check.status === "fail")) {
+  if (opened?.ok === false && opened.step === 8 && !checks.some((c) => c.status === "fail")) {
+    add("open", "fail", describeError(opened.error));
+  } else if (opened?.ok === true && !checks.some((check) => check.status === "fail")) {
     const snapshot = opened.snapshot;
     const inScopeCapabilities = snapshot.listing.length;
     add(
@@ -192,7 +215,7 @@ async function documentCheck(
   provider: LoadedProvider,
   config: HostConfig,
 ): Promise<[CheckStatus, string]> {
-  let readable = 0;
+  let local = 0;
   let references = 0;
   const problems: string[] = [];
   for (const capability of provider.capabilities) {
@@ -201,10 +224,10 @@ async function documentCheck(
         references += 1;
         continue;
       }
+      local += 1;
+      const name = `${capability.id}/${document.id}`;
       if (provider.documentRoot === undefined) {
-        problems.push(
-          `${capability.id} ${document.id}: CG_DOCUMENT_ROOT_REQUIRED (the inline source has no documentRoot)`,
-        );
+        problems.push(`${name} CG_DOCUMENT_ROOT_REQUIRED`);
         continue;
       }
       try {
@@ -213,14 +236,22 @@ async function documentCheck(
           document.path as string,
           config.budgets.maxDocumentBytes,
         );
-        readable += 1;
       } catch (error) {
         const code = error instanceof GraphError ? error.code : "CG_DOCUMENT_UNREADABLE";
-        problems.push(`${capability.id} ${document.id} (${document.path}): ${code}`);
+        problems.push(`${name} ${code}`);
       }
     }
   }
-  const summary = `Provider ${provider.providerId}: ${plural(readable, "local document")} readable, ${plural(references, "URL reference")}`;
-  if (problems.length === 0) return ["ok", summary];
-  return ["fail", `${summary}; not readable: ${problems.join("; ")}`];
+  const who = `Provider ${provider.providerId}`;
+  if (local === 0 && references === 0) return ["skip", `${who} declares no documents`];
+  if (problems.length > 0) {
+    return [
+      "fail",
+      `${who}: ${problems.length} of ${plural(local, "local document")} cannot be read: ${problems.join("; ")}`,
+    ];
+  }
+  return [
+    "ok",
+    `${who}: ${plural(local, "local document")} readable, ${plural(references, "URL reference")}`,
+  ];
 }

@@ -5,7 +5,10 @@ import { type FileHandle, open, stat } from "node:fs/promises";
 
 export type BoundedRead =
   | { readonly ok: true; readonly bytes: Uint8Array }
-  | { readonly ok: false; readonly reason: "missing" | "not-a-file" | "unreadable" }
+  | {
+      readonly ok: false;
+      readonly reason: "missing" | "directory" | "not-a-file" | "unreadable";
+    }
   | { readonly ok: false; readonly reason: "too-large"; readonly size: number };
 
 /**
@@ -16,6 +19,7 @@ export async function readBoundedFile(path: string, maxBytes: number): Promise<B
   let handle: FileHandle | undefined;
   try {
     const before = await stat(path);
+    if (before.isDirectory()) return { ok: false, reason: "directory" };
     if (!before.isFile()) return { ok: false, reason: "not-a-file" };
     // O_NONBLOCK: should the entry be swapped for a fifo after the stat, open does not block.
     handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -39,7 +43,7 @@ export async function readBoundedFile(path: string, maxBytes: number): Promise<B
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === "ENOENT" || code === "ENOTDIR") return { ok: false, reason: "missing" };
-    if (code === "EISDIR") return { ok: false, reason: "not-a-file" };
+    if (code === "EISDIR") return { ok: false, reason: "directory" };
     return { ok: false, reason: "unreadable" };
   } finally {
     await handle?.close().catch(() => undefined);

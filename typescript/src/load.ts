@@ -10,7 +10,7 @@ import {
   validateLocalCapabilityId,
   validateRelationKind,
 } from "./_generated/validators.js";
-import type { Budgets, SourceSpec } from "./config.js";
+import { type Budgets, readFaultCause, type SourceSpec, textFaultCause } from "./config.js";
 import { type GraphError, graphError, pointerError } from "./errors.js";
 import { readBoundedFile } from "./files.js";
 import { revisionOf } from "./json/canonical.js";
@@ -71,28 +71,50 @@ export interface LoadedProvider {
 
 export type SourceLoad =
   | { readonly ok: true; readonly provider: LoadedProvider }
-  | { readonly ok: false; readonly error: GraphError; readonly detail: string };
+  | {
+      readonly ok: false;
+      readonly error: GraphError;
+      /**
+       * For the host's `doctor` report only ([CG-MAINT-10]): where the definition is (`file
+       * PATH` or `inline definition`), why the file could not be read, the provider and the
+       * relation concerned, separated by `; `. Never part of the error object.
+       */
+      readonly detail: string;
+    };
 
 const definitionFault = (message: string) => pointerError("CG_DEFINITION_INVALID", "load", message);
 
+/** A relation that breaks a rule of [CG-REL-1], and which rule. */
+interface RelationFault {
+  readonly capability: string;
+  readonly kind: string;
+  readonly target: string;
+  readonly reason: string;
+}
+
 /** Load and validate one source, completely, in the order of step 4. */
 export async function loadSource(source: SourceSpec, budgets: Budgets): Promise<SourceLoad> {
-  const fail = (error: GraphError, detail?: string): SourceLoad => ({
-    ok: false,
-    error,
-    detail: detail ?? error.message,
-  });
+  const where = source.kind === "file" ? `file ${source.path as string}` : "inline definition";
   let definition: unknown;
   let outOfRangeInteger: (path: () => JsonPath, value: number) => boolean;
+  const fail = (error: GraphError, cause?: string, relation?: RelationFault): SourceLoad => {
+    const parts = [cause === undefined ? where : `${where} ${cause}`];
+    const providerId = isPlainObject(definition) ? definition.providerId : undefined;
+    if (typeof providerId === "string") parts.push(`provider ${providerId}`);
+    if (relation !== undefined) {
+      parts.push(
+        `capability ${relation.capability}: relation ${relation.kind} -> ${relation.target}: ${relation.reason}`,
+      );
+    }
+    return { ok: false, error, detail: parts.join("; ") };
+  };
   if (source.kind === "file") {
     const path = source.path as string;
     const read = await readBoundedFile(path, budgets.maxDefinitionBytes);
     if (!read.ok) {
+      const cause = readFaultCause(read, budgets.maxDefinitionBytes);
       if (read.reason === "too-large") {
-        return fail(
-          definitionFault("/ exceeds budgets.maxDefinitionBytes"),
-          `${path} is larger than budgets.maxDefinitionBytes`,
-        );
+        return fail(definitionFault("/ exceeds budgets.maxDefinitionBytes"), cause);
       }
       return fail(
         pointerError(
@@ -100,11 +122,16 @@ export async function loadSource(source: SourceSpec, budgets: Budgets): Promise<
           "config",
           `/providers/${source.index}/path is not a readable regular file`,
         ),
-        `${path} ${read.reason === "missing" ? "does not exist" : "is not a readable regular file"}`,
+        cause,
       );
     }
     const parsed = parseJsonBytes(read.bytes);
-    if (!parsed.ok) return fail(definitionFault(textFaultMessage(parsed.fault, "file")));
+    if (!parsed.ok) {
+      return fail(
+        definitionFault(textFaultMessage(parsed.fault, "file")),
+        textFaultCause(parsed.fault),
+      );
+    }
     definition = parsed.value;
     // A definition file's integers are judged on their literals ([CG-CONV-13]).
     const literals = parsed.bigIntegers;
@@ -126,15 +153,23 @@ export async function loadSource(source: SourceSpec, budgets: Budgets): Promise<
     const error = bestSchemaError(validateDefinition.errors ?? []);
     const path = error === undefined ? [] : instancePath(error.instancePath);
     if (path.length >= 3 && path[0] === "capabilities" && path[2] === "relations") {
-      return fail(graphError("CG_RELATION_INVALID", "load"));
+      return fail(
+        graphError("CG_RELATION_INVALID", "load"),
+        undefined,
+        schemaRelationFault(definition, path),
+      );
     }
     return fail(
       definitionFault(error === undefined ? "/ is invalid" : keywordMessage(definition, error)),
     );
   }
   const declared = definition as unknown as ProviderDefinition;
-  const ruleFault = definitionRuleFault(declared) ?? relationRuleFault(declared);
+  const ruleFault = definitionRuleFault(declared);
   if (ruleFault !== undefined) return fail(ruleFault);
+  const relationFault = relationRuleFault(declared);
+  if (relationFault !== undefined) {
+    return fail(graphError("CG_RELATION_INVALID", "load"), undefined, relationFault);
+  }
   let documentRoot: string | undefined;
   try {
     documentRoot = await fixDocumentRoot(source);
@@ -180,24 +215,56 @@ function definitionRuleFault(definition: ProviderDefinition): GraphError | undef
 }
 
 /** The relation rules of one provider ([CG-REL-1]); targets in other providers are not looked up. */
-function relationRuleFault(definition: ProviderDefinition): GraphError | undefined {
+function relationRuleFault(definition: ProviderDefinition): RelationFault | undefined {
   const localIds = new Set(definition.capabilities.map((capability) => capability.id));
   for (const capability of definition.capabilities) {
     const own = `${definition.providerId}::${capability.id}`;
     const seen = new Set<string>();
     for (const relation of capability.relations ?? []) {
       const target = resolveTarget(definition.providerId, relation.target);
-      const invalid =
-        !validateRelationKind(relation.kind) ||
-        target === undefined ||
-        (target.providerId === definition.providerId && !localIds.has(target.localId)) ||
-        target.fullId === own ||
-        seen.has(`${relation.kind} ${target.fullId}`);
-      if (invalid) return graphError("CG_RELATION_INVALID", "load");
+      const fault = (reason: string): RelationFault => ({
+        capability: own,
+        kind: relation.kind,
+        target: relation.target,
+        reason,
+      });
+      if (!validateRelationKind(relation.kind)) return fault("the kind is not a relation kind");
+      if (target === undefined) return fault("the target is not a capability id");
+      if (target.providerId === definition.providerId && !localIds.has(target.localId)) {
+        return fault("the target is not a capability of this provider");
+      }
+      if (target.fullId === own) return fault("a capability cannot relate to itself");
+      if (seen.has(`${relation.kind} ${target.fullId}`)) {
+        return fault("the same relation is declared twice");
+      }
       seen.add(`${relation.kind} ${target.fullId}`);
     }
   }
   return undefined;
+}
+
+/**
+ * The relation a schema fault under `/capabilities/N/relations/M` points at, when the
+ * definition has one there with a string kind and target (the report names it).
+ */
+function schemaRelationFault(
+  definition: unknown,
+  path: readonly (string | number)[],
+): RelationFault | undefined {
+  if (!isPlainObject(definition) || !Array.isArray(definition.capabilities)) return undefined;
+  const capability = definition.capabilities[path[1] as number];
+  if (!isPlainObject(capability) || !Array.isArray(capability.relations)) return undefined;
+  const relation = capability.relations[path[3] as number];
+  if (!isPlainObject(relation)) return undefined;
+  const { kind, target } = relation;
+  if (typeof kind !== "string" || typeof target !== "string") return undefined;
+  if (typeof definition.providerId !== "string" || typeof capability.id !== "string") {
+    return undefined;
+  }
+  const reason = validateRelationKind(kind)
+    ? "the target is not a capability id"
+    : "the kind is not a relation kind";
+  return { capability: `${definition.providerId}::${capability.id}`, kind, target, reason };
 }
 
 function resolveTarget(providerId: string, target: string) {

@@ -157,8 +157,16 @@ export async function callCommand(args: string[], io: Io): Promise<number> {
       CALL_SPEC.name,
     );
   }
+  const fail = (error: GraphError) => callFailure(io, error);
   // An inline text is judged before the graph opens ([CG-CLI-8]).
-  if (inline !== undefined) await judgeText(tool, inline, "--arguments");
+  if (inline !== undefined) {
+    try {
+      await judgeText(tool, inline, "--arguments");
+    } catch (error) {
+      if (error instanceof GraphError) return fail(error);
+      throw error;
+    }
+  }
   const operation = OPERATIONS.find((candidate) => candidate.tool === tool);
   const interrupt = new Interrupt(operation);
   try {
@@ -166,7 +174,7 @@ export async function callCommand(args: string[], io: Io): Promise<number> {
     try {
       graph = await openGraph(parsed);
     } catch (error) {
-      if (error instanceof GraphError) return failure(io, error);
+      if (error instanceof GraphError) return fail(error);
       throw error;
     }
     try {
@@ -174,11 +182,11 @@ export async function callCommand(args: string[], io: Io): Promise<number> {
       try {
         request = file === undefined ? (inline ?? "{}") : await fileRequest(graph, tool, file, io);
       } catch (error) {
-        if (error instanceof GraphError) return failure(io, error);
+        if (error instanceof GraphError) return fail(error);
         throw error;
       }
       const outcome = await callTool(graph, tool, request, interrupt);
-      if ("error" in outcome) return failure(io, outcome.error);
+      if ("error" in outcome) return fail(outcome.error);
       await io.out(`${JSON.stringify(outcome.result)}\n`);
       return EXIT.ok;
     } finally {
@@ -187,4 +195,24 @@ export async function callCommand(args: string[], io: Io): Promise<number> {
   } finally {
     interrupt.dispose();
   }
+}
+
+/**
+ * A failed `call`: the envelope ([CG-CLI-2]); for an unknown tool, when stderr is a terminal (a person is reading), a hint line listing the tools follows. A
+ * program reading stderr through a pipe or a file gets the one-line envelope only ([CG-CLI-11]).
+ */
+async function callFailure(io: Io, error: GraphError): Promise<number> {
+  const status = await failure(io, error);
+  const unknownTool = graphError("CG_INPUT_INVALID", "query", "unknownTool");
+  const unknown = error.code === unknownTool.code && error.message === unknownTool.message;
+  if (unknown && isTerminal(io.stderr)) {
+    await io.err(
+      `hint: the tools are ${OPERATIONS.map((operation) => operation.tool).join(", ")}\n`,
+    );
+  }
+  return status;
+}
+
+function isTerminal(stream: unknown): boolean {
+  return (stream as { isTTY?: unknown }).isTTY === true;
 }

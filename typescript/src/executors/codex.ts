@@ -24,6 +24,8 @@ import {
   type ModelSection,
 } from "./protocol.js";
 
+const NOT_ON_PATH = "the codex program is not on PATH";
+
 /** The first release with both `exec --output-schema` and `codex sandbox`. */
 export const CODEX_VERSION_FLOOR: readonly [number, number, number] = [0, 46, 0];
 
@@ -84,11 +86,7 @@ export class CodexExecutor implements Executor {
     if (sandbox === undefined) throw unsafe("the platform is neither Linux nor macOS");
     const program = await findOnPath("codex", environment.PATH);
     if (program === undefined) {
-      throw new ExecutorError(
-        "CG_MODEL_UNAVAILABLE",
-        "check_config",
-        "the codex program is not on PATH",
-      );
+      throw new ExecutorError("CG_MODEL_UNAVAILABLE", "check_config", NOT_ON_PATH);
     }
     const identity = await binaryIdentity(program);
     if (this.#verified.has(identity)) return program;
@@ -310,6 +308,9 @@ export const codexExecutorFactory: ExecutorFactory = {
         message: `${program} meets the version floor ${CODEX_VERSION_FLOOR.join(".")} and its sandbox works`,
       };
     } catch (error) {
+      if (error instanceof ExecutorError && error.message === NOT_ON_PATH) {
+        return { status: "fail", message: "The codex executor needs the codex CLI on PATH" };
+      }
       const reason =
         error instanceof ExecutorError ? error.message : "the prerequisites cannot be checked";
       return { status: "fail", message: `The codex executor cannot run safely: ${reason}` };

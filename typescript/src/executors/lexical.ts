@@ -156,6 +156,6 @@ export const lexicalExecutorFactory: ExecutorFactory = {
     return new LexicalExecutor();
   },
   async diagnose() {
-    return { status: "ok", message: "The lexical executor runs offline and needs nothing" };
+    return { status: "ok", message: "The lexical executor is configured" };
   },
 };

@@ -299,9 +299,6 @@ export const openaiExecutorFactory: ExecutorFactory = {
     if (endpoint === undefined) {
       return { status: "fail", message: "The openai executor's baseUrl is not a usable URL" };
     }
-    return {
-      status: "ok",
-      message: `The openai executor posts to ${endpoint.href} with the key from ${apiKeyEnv}`,
-    };
+    return { status: "ok", message: "The openai executor is configured" };
   },
 };

@@ -76,6 +76,6 @@ export const scriptedExecutorFactory: ExecutorFactory = {
     return new ScriptedExecutor(structuredClone(stepsOf(model)));
   },
   async diagnose() {
-    return { status: "ok", message: "The scripted executor needs nothing" };
+    return { status: "ok", message: "The scripted executor is configured" };
   },
 };

@@ -364,7 +364,7 @@ describe("codex executor: doctor's diagnosis", () => {
   test("no codex on PATH fails", async () => {
     assert.deepEqual(await diagnosisWith("/nonexistent-folder"), {
       status: "fail",
-      message: "The codex executor cannot run safely: the codex program is not on PATH",
+      message: "The codex executor needs the codex CLI on PATH",
     });
   });
 

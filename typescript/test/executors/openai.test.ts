@@ -478,7 +478,7 @@ describe("openai executor: doctor's diagnosis", () => {
       const diagnosis = await openaiExecutorFactory.diagnose?.(model, new AbortController().signal);
       assert.deepEqual(diagnosis, {
         status: "ok",
-        message: `The openai executor posts to http://127.0.0.1:9/v1/chat/completions with the key from ${KEY_ENV}`,
+        message: "The openai executor is configured",
       });
     } finally {
       delete process.env[KEY_ENV];

@@ -2,7 +2,7 @@
 
 ``run``      run the suite against an implementation (default: the Python reference)
 ``check``    validate the vectors, their registry and requirement coverage and the schemas
-``compare``  list regressions and fixes between two JSON reports
+``compare``  list regressions, fixes and other differences between two JSON reports
 ``list``     list the vectors
 
 Exit status: 0 success, 1 conformance failure (or a bad suite), 2 usage error or an
@@ -155,6 +155,11 @@ def _parser() -> argparse.ArgumentParser:
     compare = commands.add_parser("compare", help="regressions and fixes between two JSON reports")
     compare.add_argument("old", type=Path)
     compare.add_argument("new", type=Path)
+    compare.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail on any difference (outcome, added, removed, evidence), not only regressions",
+    )
 
     listing = commands.add_parser("list", help="list the vectors")
     _suite_flag(listing)
@@ -202,7 +207,8 @@ def run(argv: Sequence[str]) -> int:
         if args.command == "compare":
             comparison = compare_reports(load_report(args.old), load_report(args.new))
             print(comparison.text())
-            return EXIT_FAILED if comparison.regressions else EXIT_OK
+            differs = not comparison.identical if args.strict else bool(comparison.regressions)
+            return EXIT_FAILED if differs else EXIT_OK
         if args.command == "list":
             for vector in select_vectors(_suite(args).vectors, args.vector):
                 print(f"{vector.id}\t{','.join(vector.surfaces)}\t{vector.title}")

@@ -201,7 +201,10 @@ def test_ctrl_c_in_the_blocking_twin_kills_the_tree(tmp_path: Path) -> None:
     pids_file = tmp_path / "pids"
     argv = ["-c", tree_script(pids_file)]
     program = (
-        "import sys\nimport capability_graph_flowcast as flowcast\n"
+        "import signal, sys\nimport capability_graph_flowcast as flowcast\n"
+        # Ctrl-C as a terminal delivers it, also when this test runs with SIGINT ignored (a
+        # shell's background job): the program under test is the one that must handle it.
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "try:\n"
         f"    flowcast.spawn_capture_sync('sh', {argv!r}, kill_grace=0.2)\n"
         "except KeyboardInterrupt:\n"

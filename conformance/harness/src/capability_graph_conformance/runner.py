@@ -478,6 +478,7 @@ class _Runner:
                 config,
             ]
         argv = manifest.expand(manifest.cli) + arguments
+        signal_spec = vector.data.get("signal")
         try:
             process = await asyncio.create_subprocess_exec(
                 *argv,
@@ -486,12 +487,12 @@ class _Runner:
                 stderr=asyncio.subprocess.PIPE,
                 cwd=manifest.cwd(manifest.cli) or str(workdir.path),
                 env=manifest.environment(extra_env),
+                preexec_fn=_interruptible if signal_spec is not None else None,
             )
         except OSError as error:
             case.error(f"cannot start the CLI {argv[0]!r}: {error}")
             return
         exchange = asyncio.ensure_future(process.communicate())
-        signal_spec = vector.data.get("signal")
         if signal_spec is not None:
             await self._deliver_signal(case, process, exchange, signal_spec)
         try:
@@ -1008,3 +1009,12 @@ def _remove_tree(root: Path) -> None:
 
     with contextlib.suppress(OSError):
         shutil.rmtree(root)
+
+
+def _interruptible() -> None:
+    """In a CLI process that a vector interrupts, before it runs: Ctrl-C's default disposition.
+
+    A harness started in the background (a shell's ``cmd &``, ``nohup``) inherits SIGINT ignored,
+    and so would the CLI; the vector's premise is a user's interrupt, which an ignored signal
+    never is."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

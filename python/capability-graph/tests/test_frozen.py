@@ -8,9 +8,12 @@ import pickle
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from capability_graph import BlockingCapabilityGraph
-from capability_graph._frozen import FrozenDict, FrozenList, freeze
+from capability_graph._frozen import FrozenDict, FrozenList, freeze, serialized_size
+from capability_graph._json import dump_bytes
 from capability_graph_testing.common import capability, inline, provider, schema_validator
 
 MUTATIONS = [
@@ -74,3 +77,31 @@ def test_freeze_converts_every_container() -> None:
     assert isinstance(frozen, FrozenDict)
     assert isinstance(frozen["a"], FrozenList)
     assert isinstance(frozen["a"][1]["b"], FrozenList)
+
+
+# JSON values in which any object or array may be a frozen part (as in a resolve result: plain
+# edges beside frozen details), text with escapes, non-ASCII and lone surrogates included.
+_SCALARS = st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=8)
+
+
+def _maybe_frozen(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    containers = st.lists(children, max_size=4) | st.dictionaries(
+        st.text(max_size=5), children, max_size=4
+    )
+    return st.tuples(containers, st.booleans()).map(
+        lambda pair: freeze(pair[0]) if pair[1] else pair[0]
+    )
+
+
+@given(st.recursive(_SCALARS, _maybe_frozen, max_leaves=30))
+def test_serialized_size_is_the_length_of_the_compact_serialization(value: Any) -> None:
+    assert serialized_size(value) == len(dump_bytes(value))
+    assert serialized_size(value) == len(dump_bytes(value))  # the second time from memory
+
+
+def test_a_frozen_part_serialized_once_keeps_its_size() -> None:
+    part = freeze({"id": "acme::a", "tags": ["x", "y"]})
+    assert serialized_size({"capabilities": [part, part], "edges": [{"from": "a"}]}) == len(
+        dump_bytes({"capabilities": [part, part], "edges": [{"from": "a"}]})
+    )
+    assert part._size == len(dump_bytes(part))

@@ -481,6 +481,22 @@ def test_result_over_max_result_bytes_is_result_too_large_never_truncated() -> N
         )
 
 
+def test_a_resolve_result_of_exactly_max_result_bytes_is_returned_one_byte_more_is_too_large() -> (
+    None
+):
+    # The size check adds up the remembered sizes of the shared details: it must stay exact.
+    with BlockingCapabilityGraph.open(inline(ACME)) as graph:
+        request = {"ids": ["acme::route.validation"], "relations": {"depth": 2}}
+        size = len(json.dumps(graph.call("resolve_capabilities", request), separators=(",", ":")))
+    with BlockingCapabilityGraph.open(inline(ACME, budgets={"maxResultBytes": size})) as graph:
+        assert graph.call("resolve_capabilities", request)["capabilities"]
+    with BlockingCapabilityGraph.open(inline(ACME, budgets={"maxResultBytes": size - 1})) as graph:
+        for _ in range(2):  # the second time from the details' remembered sizes
+            assert call_error(graph, "resolve_capabilities", request) == expected(
+                "CG_RESULT_TOO_LARGE", "query"
+            )
+
+
 # -- lifecycle -----------------------------------------------------------------------------
 
 

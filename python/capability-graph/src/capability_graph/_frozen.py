@@ -6,6 +6,10 @@ caller's edit leak into every later result, so shared parts are frozen: ``Frozen
 ``FrozenList`` are real ``dict``/``list`` subclasses (they serialize, compare and validate like
 JSON objects and arrays) whose mutating methods raise ``TypeError``. ``copy.deepcopy`` (or
 ``json.loads(json.dumps(x))``) gives a caller a mutable copy.
+
+Because a frozen part never changes, neither does the length of its serialization: each part
+remembers it, and :func:`serialized_size` adds up those lengths instead of serializing a result
+again for its size check (a resolve result is mostly shared details).
 """
 
 from __future__ import annotations
@@ -13,7 +17,9 @@ from __future__ import annotations
 import copy
 from typing import Any, NoReturn
 
-__all__ = ["FrozenDict", "FrozenList", "freeze"]
+from ._json import dump_bytes
+
+__all__ = ["FrozenDict", "FrozenList", "freeze", "serialized_size"]
 
 
 def _read_only(*_args: Any, **_kwargs: Any) -> NoReturn:
@@ -23,7 +29,7 @@ def _read_only(*_args: Any, **_kwargs: Any) -> NoReturn:
 class FrozenDict(dict[str, Any]):
     """A read-only JSON object."""
 
-    __slots__ = ()
+    __slots__ = ("_size",)
     __setitem__ = __delitem__ = __ior__ = _read_only
     clear = pop = popitem = setdefault = update = _read_only
 
@@ -40,7 +46,7 @@ class FrozenDict(dict[str, Any]):
 class FrozenList(list[Any]):
     """A read-only JSON array."""
 
-    __slots__ = ()
+    __slots__ = ("_size",)
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _read_only
     append = extend = insert = remove = pop = clear = sort = reverse = _read_only
 
@@ -61,3 +67,43 @@ def freeze(value: Any) -> Any:
     if isinstance(value, list):
         return FrozenList(freeze(item) for item in value)
     return value
+
+
+_FROZEN = (FrozenDict, FrozenList)
+
+
+def _frozen_size(value: FrozenDict | FrozenList) -> int:
+    try:
+        return value._size  # type: ignore[no-any-return]
+    except AttributeError:
+        # object.__setattr__: the slot is the frozen part's own memo, not a JSON member.
+        object.__setattr__(value, "_size", len(dump_bytes(value)))
+        return value._size  # type: ignore[no-any-return]
+
+
+def serialized_size(value: Any) -> int:
+    """``len(dump_bytes(value))``, with the size of every frozen part remembered.
+
+    Exact, because the compact serialization of an object or array is its members' serializations
+    joined by one comma between brackets: a container holding frozen parts is measured as the
+    sum of its parts, and whatever is not frozen (an edge, a status) is serialized for real.
+    """
+    if isinstance(value, _FROZEN):
+        return _frozen_size(value)
+    if isinstance(value, dict):
+        members = len(value)
+        return (
+            2
+            + max(members - 1, 0)
+            + sum(len(dump_bytes(key)) + 1 + serialized_size(item) for key, item in value.items())
+        )
+    if isinstance(value, list):
+        plain = [item for item in value if not isinstance(item, _FROZEN)]
+        if len(plain) == len(value):
+            return len(dump_bytes(value))
+        # The plain items are serialized together (one call): their serialization without the
+        # brackets and the commas between them is the sum of their own.
+        plain_size = len(dump_bytes(plain)) - 2 - max(len(plain) - 1, 0) if plain else 0
+        frozen_size = sum(_frozen_size(item) for item in value if isinstance(item, _FROZEN))
+        return 2 + max(len(value) - 1, 0) + plain_size + frozen_size
+    return len(dump_bytes(value))

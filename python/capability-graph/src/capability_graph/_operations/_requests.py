@@ -12,6 +12,7 @@ from typing import Any, Final
 
 from .._config import HostConfig
 from .._errors import GraphError
+from .._frozen import serialized_size
 from .._generated.operations import OPERATION_TABLE, Operation
 from .._generated.taxonomy import ErrorCode, Phase
 from .._json import (
@@ -160,9 +161,8 @@ def prepare_request(operation: Operation, arguments: Any, config: HostConfig) ->
     return shaped
 
 
-def check_result_size(result: Mapping[str, Any], config: HostConfig, phase: Phase) -> bytes:
-    """The serialized result, or ``CG_RESULT_TOO_LARGE`` (nothing is ever truncated)."""
-    data = dump_bytes(result)
-    if len(data) > config.budgets.max_result_bytes:
+def check_result_size(result: Mapping[str, Any], config: HostConfig, phase: Phase) -> None:
+    """``CG_RESULT_TOO_LARGE`` when the result's compact serialization exceeds maxResultBytes
+    (nothing is ever truncated). The parts shared with the snapshot remember their size."""
+    if serialized_size(result) > config.budgets.max_result_bytes:
         raise GraphError.of(ErrorCode.CG_RESULT_TOO_LARGE, phase)
-    return data

@@ -1,7 +1,7 @@
 """``resolve``: the full declarations of capabilities, with their relations followed.
 
-Details come from the snapshot's cache of frozen details, so a resolve costs the traversal; its
-size check then serializes the result once.
+Details come from the snapshot's cache of frozen details, which also remember their serialized
+size: a resolve costs the traversal, and its size check serializes only the edges.
 """
 
 from __future__ import annotations
@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .._config import HostConfig
 from .._documents import media_type_for
 from .._frozen import freeze
 from .._generated.defaults import RESOLVE_DEPTH
 from .._generated.taxonomy import Phase
-from .._snapshot import RELATION_KINDS, Capability
+from .._snapshot import RELATION_KINDS, Capability, Snapshot
 from ._common import OperationContext, find_capabilities, in_scope
 
 __all__ = ["detail", "handle"]
@@ -31,35 +32,33 @@ async def handle(context: OperationContext, request: Mapping[str, Any]) -> dict[
     visited = set(order)
     edges: list[dict[str, str]] = []
     unresolved: list[dict[str, str]] = []
+    # Every relation of every capability reached passes here; a target that exists and is in
+    # scope (the common case) costs one lookup.
+    scope, capabilities = config.scope, snapshot.capabilities
     frontier = roots
     for _level in range(depth):
         reached: list[Capability] = []
         for capability in frontier:
+            source = capability.full_id
             for kind, target in capability.relations:
                 if kind not in kinds:
                     continue
-                provider_id = target.partition("::")[0]
-                reason = None
-                if not in_scope(config, provider_id):
-                    reason = "out_of_scope"
-                elif provider_id not in snapshot.providers:
-                    reason = "provider_not_loaded"
-                elif target not in snapshot.capabilities:
-                    reason = "capability_not_found"
-                if reason is not None:
-                    edge = {
-                        "from": capability.full_id,
+                found = capabilities.get(target)
+                if found is not None and (scope is None or found.provider_id in scope):
+                    edges.append({"from": source, "kind": kind, "to": target})
+                    if target not in visited:
+                        visited.add(target)
+                        order.append(target)
+                        reached.append(found)
+                    continue
+                unresolved.append(
+                    {
+                        "from": source,
                         "kind": kind,
                         "target": target,
-                        "reason": reason,
+                        "reason": _reason(snapshot, config, target),
                     }
-                    unresolved.append(edge)
-                    continue
-                edges.append({"from": capability.full_id, "kind": kind, "to": target})
-                if target not in visited:
-                    visited.add(target)
-                    order.append(target)
-                    reached.append(snapshot.capabilities[target])
+                )
         if not reached:
             break
         frontier = reached
@@ -77,6 +76,16 @@ async def handle(context: OperationContext, request: Mapping[str, Any]) -> dict[
         "edges": edges,
         "unresolved": unresolved,
     }
+
+
+def _reason(snapshot: Snapshot, config: HostConfig, target: str) -> str:
+    """Why a relation target cannot be returned, in the order the reasons are checked."""
+    provider_id = target.partition("::")[0]
+    if not in_scope(config, provider_id):
+        return "out_of_scope"
+    if provider_id not in snapshot.providers:
+        return "provider_not_loaded"
+    return "capability_not_found"
 
 
 def detail(capability: Capability) -> dict[str, Any]:

@@ -10,7 +10,17 @@ import rfc8785
 from hypothesis import given
 from hypothesis import strategies as st
 
-from capability_graph._json import NotPureJson, canonical_bytes, dump_bytes, parse_pure_json
+from capability_graph._json import (
+    MAX_DEPTH,
+    NotPureJson,
+    _deeper_than_max,
+    _raise_first_too_deep,
+    canonical_bytes,
+    check_depth,
+    dump_bytes,
+    parse_definition_json,
+    parse_pure_json,
+)
 from capability_graph_testing.common import SCHEMAS
 
 # Floats whose shortest repr has no exponent: there both encoders agree byte for byte. With an
@@ -172,3 +182,109 @@ def test_dump_bytes_of_a_value_too_deep_to_encode_with_a_lone_surrogate_is_a_val
         value = [value]
     with pytest.raises(ValueError, match=r"^nesting deeper than the encoder goes$"):
         dump_bytes(value)
+
+
+def _nested(depth: int, container: str) -> Any:
+    value: Any = "leaf"
+    for _ in range(depth):
+        value = [value] if container == "list" else {"k": value}
+    return value
+
+
+@given(
+    st.integers(0, 40),
+    st.sampled_from(["list", "dict"]),
+    st.lists(st.integers(0, 40), max_size=3),
+)
+def test_the_depth_check_refuses_exactly_what_its_pointer_walk_names(
+    depth: int, container: str, siblings: list[int]
+) -> None:
+    # The fast check (no pointers) and the walk that names the first container too deep agree.
+    value = {"a": _nested(depth, container), "b": [_nested(d, container) for d in siblings]}
+    deepest = max([depth, *(d + 1 for d in siblings)]) + 1  # containers on the deepest path
+    try:
+        _raise_first_too_deep(value, "")
+    except NotPureJson:
+        named = True
+    else:
+        named = False
+    assert _deeper_than_max(value) is named is (deepest - 1 > MAX_DEPTH)
+
+
+# JSON texts written by hand, so that objects can repeat a key: a tree of scalars, arrays and
+# objects as lists of members, each string escaped by the stdlib (ASCII-only or not).
+_TEXT_SCALARS = (
+    st.text(alphabet=st.sampled_from('ab"\\/:é😀\u2028\x00'), max_size=6).map(lambda t: ("s", t))
+    | st.booleans().map(lambda b: ("b", b))
+    | st.sampled_from([("raw", "null"), ("raw", "1"), ("raw", "2.5"), ("raw", '"\\ud800"')])
+)
+_TEXT_TREES = st.recursive(
+    _TEXT_SCALARS,
+    lambda children: (
+        st.lists(children, max_size=3).map(lambda items: ("a", items))
+        | st.lists(st.tuples(st.sampled_from(["k", "x", 'q"', "\\"]), children), max_size=3).map(
+            lambda members: ("o", members)
+        )
+    ),
+    max_leaves=12,
+)
+
+
+def _write(tree: tuple[str, Any], ascii_only: bool) -> str:
+    kind, body = tree
+    if kind == "s":
+        return json.dumps(body, ensure_ascii=ascii_only)
+    if kind == "b":
+        return "true" if body else "false"
+    if kind == "raw":
+        return str(body)
+    if kind == "a":
+        return "[" + ",".join(_write(item, ascii_only) for item in body) + "]"
+    return (
+        "{"
+        + ",".join(
+            json.dumps(key, ensure_ascii=ascii_only) + " : " + _write(value, ascii_only)
+            for key, value in body
+        )
+        + "}"
+    )
+
+
+def _outcome(parse: Any, data: bytes) -> Any:
+    try:
+        return ("value", parse(data))
+    except NotPureJson as problem:
+        return ("refused", problem.reason, problem.pointer)
+
+
+def _exact_path(data: bytes) -> Any:
+    value = parse_pure_json(data, check_values=False)
+    check_depth(value)
+    return value
+
+
+@given(_TEXT_TREES, st.booleans())
+def test_the_definition_parser_gives_what_the_exact_path_gives(
+    tree: tuple[str, Any], ascii_only: bool
+) -> None:
+    # Duplicate keys (which orjson drops silently), escaped quotes and backslashes, numbers,
+    # nulls and lone surrogates: the fast parse accepts only what the exact path accepts, the
+    # same value, and refuses with the same reason at the same pointer.
+    data = _write(tree, ascii_only).encode("utf-8")
+    assert _outcome(parse_definition_json, data) == _outcome(_exact_path, data)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'{"a": "x", "a": "y"}',
+        b'{"a": "x\\", "a": "y"}',
+        b'{"a\\"": "x", "a\\"": "x"}',
+        b'[{"k": [true]}, {"k": [true], "k": [true]}]',
+        b"[" * 34 + b"]" * 34,
+    ],
+    ids=["duplicate", "escaped-backslash", "escaped-quote-key", "duplicate-in-array", "too-deep"],
+)
+def test_the_definition_parser_refuses_what_orjson_accepts(text: bytes) -> None:
+    assert _outcome(parse_definition_json, text) == _outcome(_exact_path, text)
+    assert _outcome(parse_definition_json, text)[0] == "refused"

@@ -35,7 +35,7 @@ from ._config import Budgets, FileTooLarge, Source, read_bounded_file
 from ._documents import DocumentRoot, check_document_path
 from ._errors import GraphError
 from ._generated.taxonomy import ErrorCode, Phase
-from ._json import NotPureJson, canonical_bytes, check_depth, check_pure_value, parse_pure_json
+from ._json import NotPureJson, canonical_bytes, check_pure_value, parse_definition_json
 from ._schemas import pointer_message
 from ._validation import definition_problem
 
@@ -169,10 +169,8 @@ def _read_source(source: Source, budgets: Budgets, data: bytes | None) -> Any:
     if data is None:
         data = read_definition_file(source, budgets)
     try:
-        value = parse_pure_json(data, check_values=False)
-        # The pure-JSON rules come before the count and the schema (CG-OPEN-1 step 4), and the
-        # parse follows nesting far deeper than 32.
-        check_depth(value)
+        # The pure-JSON rules come before the count and the schema (CG-OPEN-1 step 4).
+        value = parse_definition_json(data)
     except NotPureJson as problem:
         raise _invalid(
             ErrorCode.CG_DEFINITION_INVALID, pointer_message(problem.pointer, problem.reason)
@@ -208,19 +206,24 @@ def load_provider(
         )
         raise _invalid(code, None if code is ErrorCode.CG_RELATION_INVALID else problem)
     provider_id = value["providerId"]
-    capabilities: dict[str, Capability] = {}
+    declarations: dict[str, Mapping[str, Any]] = {}  # by local id, in declaration order
     for index, declaration in enumerate(value["capabilities"]):
         local_id = declaration["id"]
-        if local_id in capabilities:
+        if local_id in declarations:
             raise _invalid(
                 ErrorCode.CG_DEFINITION_INVALID, f"/capabilities/{index}/id repeats a capability id"
             )
         _check_documents(declaration, index)
-        capabilities[local_id] = Capability(
-            f"{provider_id}::{local_id}", provider_id, declaration, ()
+        declarations[local_id] = declaration
+    capabilities = {
+        local_id: Capability(
+            f"{provider_id}::{local_id}",
+            provider_id,
+            declaration,
+            _relations_of(declaration, provider_id, declarations),
         )
-    for local_id, capability in list(capabilities.items()):
-        capabilities[local_id] = _with_relations(capability, provider_id, capabilities)
+        for local_id, declaration in declarations.items()
+    }
     # Sorted once here: listing pages through this order without sorting per request.
     capabilities = dict(sorted(capabilities.items()))
     return (
@@ -239,38 +242,56 @@ def load_provider(
 
 
 def _check_documents(declaration: Mapping[str, Any], index: int) -> None:
+    documents = declaration.get("documents")
+    if not documents:
+        return
     seen: set[str] = set()
-    for position, document in enumerate(declaration.get("documents", ())):
-        where = f"/capabilities/{index}/documents/{position}"
+    for position, document in enumerate(documents):
         if document["id"] in seen:
-            raise _invalid(ErrorCode.CG_DEFINITION_INVALID, f"{where}/id repeats a document id")
+            raise _invalid(
+                ErrorCode.CG_DEFINITION_INVALID,
+                f"/capabilities/{index}/documents/{position}/id repeats a document id",
+            )
         seen.add(document["id"])
         has_path, has_url = "path" in document, "url" in document
         if has_path == has_url:
             raise _invalid(
-                ErrorCode.CG_DEFINITION_INVALID, f"{where} must have exactly one of path or url"
+                ErrorCode.CG_DEFINITION_INVALID,
+                f"/capabilities/{index}/documents/{position} must have exactly one of path or url",
             )
         if has_path:
             reason = check_document_path(document["path"])
             if reason is not None:
-                raise _invalid(ErrorCode.CG_DEFINITION_INVALID, f"{where}/path {reason}")
+                raise _invalid(
+                    ErrorCode.CG_DEFINITION_INVALID,
+                    f"/capabilities/{index}/documents/{position}/path {reason}",
+                )
 
 
-def _with_relations(
-    capability: Capability, provider_id: str, siblings: Mapping[str, Capability]
-) -> Capability:
-    declared = capability.declaration.get("relations", ())
+def _relations_of(
+    declaration: Mapping[str, Any], provider_id: str, siblings: Mapping[str, Any]
+) -> tuple[tuple[str, str], ...]:
+    """A capability's relations as (kind, full target id), or CG_RELATION_INVALID; ``siblings``
+    are the provider's capabilities by local id."""
+    declared = declaration.get("relations", ())
     if not declared:
-        return capability
-    local_id = capability.declaration["id"]
+        return ()
+    local_id = declaration["id"]
     relations: list[tuple[str, str]] = []
     seen: set[tuple[str, str]] = set()
     for relation in declared:
         kind, target = relation["kind"], relation["target"]
-        if relation_problem(provider_id, local_id, kind, target, siblings, seen) is not None:
+        full = target if "::" in target else f"{provider_id}::{target}"
+        if kind in RELATION_KINDS and target in siblings and target != local_id:
+            # The common case, checked inline: a valid kind and another capability of the
+            # provider named by its local id.
+            if (kind, full) in seen:
+                raise _invalid(ErrorCode.CG_RELATION_INVALID)
+            seen.add((kind, full))
+        elif relation_problem(provider_id, local_id, kind, target, siblings, seen) is not None:
             raise _invalid(ErrorCode.CG_RELATION_INVALID)
-        relations.append((kind, target if "::" in target else f"{provider_id}::{target}"))
-    return Capability(capability.full_id, provider_id, capability.declaration, tuple(relations))
+        relations.append((kind, full))
+    return tuple(relations)
 
 
 def relation_problem(

@@ -30,6 +30,7 @@ class FrozenDict(dict[str, Any]):
     """A read-only JSON object."""
 
     __slots__ = ("_size",)
+    _size: int  # the length of its serialization, once measured
     __setitem__ = __delitem__ = __ior__ = _read_only
     clear = pop = popitem = setdefault = update = _read_only
 
@@ -47,6 +48,7 @@ class FrozenList(list[Any]):
     """A read-only JSON array."""
 
     __slots__ = ("_size",)
+    _size: int  # the length of its serialization, once measured
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _read_only
     append = extend = insert = remove = pop = clear = sort = reverse = _read_only
 
@@ -74,11 +76,10 @@ _FROZEN = (FrozenDict, FrozenList)
 
 def _frozen_size(value: FrozenDict | FrozenList) -> int:
     try:
-        return value._size  # type: ignore[no-any-return]
+        return value._size
     except AttributeError:
-        # object.__setattr__: the slot is the frozen part's own memo, not a JSON member.
-        object.__setattr__(value, "_size", len(dump_bytes(value)))
-        return value._size  # type: ignore[no-any-return]
+        value._size = size = len(dump_bytes(value))
+        return size
 
 
 def serialized_size(value: Any) -> int:

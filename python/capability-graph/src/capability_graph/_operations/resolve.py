@@ -34,7 +34,7 @@ async def handle(context: OperationContext, request: Mapping[str, Any]) -> dict[
     unresolved: list[dict[str, str]] = []
     # Every relation of every capability reached passes here; a target that exists and is in
     # scope (the common case) costs one lookup.
-    scope, capabilities = config.scope, snapshot.capabilities
+    scope, known = config.scope, snapshot.capabilities
     frontier = roots
     for _level in range(depth):
         reached: list[Capability] = []
@@ -43,7 +43,7 @@ async def handle(context: OperationContext, request: Mapping[str, Any]) -> dict[
             for kind, target in capability.relations:
                 if kind not in kinds:
                     continue
-                found = capabilities.get(target)
+                found = known.get(target)
                 if found is not None and (scope is None or found.provider_id in scope):
                     edges.append({"from": source, "kind": kind, "to": target})
                     if target not in visited:

@@ -10,15 +10,18 @@ generate).
 The steps, in ``STEPS`` order (each reads only sources and the outputs of steps before it):
 
 1. ``enums``       taxonomy.json -> spec/capability-graph/schemas/enums.schema.json
-2. ``models``      schemas -> capability_graph/_generated/models/ (datamodel-code-generator)
-3. ``tools``       operations.json + schemas -> spec/capability-graph/tools.json
-4. ``taxonomy``    taxonomy.json -> capability_graph/_generated/taxonomy.py
-5. ``operations``  operations.json + schemas -> capability_graph/_generated/operations.py
-6. ``blocking``    capability_graph/_graph.py (the async class, read as source)
+2. ``models``      schemas -> capability_graph/_generated/models/ (datamodel-code-generator:
+                   Pydantic models)
+3. ``typeddicts``  schemas -> capability_graph/_generated/typeddicts/ (datamodel-code-generator:
+                   TypedDicts, for the results the SDK returns as JSON)
+4. ``tools``       operations.json + schemas -> spec/capability-graph/tools.json
+5. ``taxonomy``    taxonomy.json -> capability_graph/_generated/taxonomy.py
+6. ``operations``  operations.json + schemas -> capability_graph/_generated/operations.py
+7. ``blocking``    capability_graph/_graph.py (the async class, read as source)
                    -> capability_graph/_generated/blocking.py (BlockingCapabilityGraph)
-7. ``validators``  schemas + operations.json -> capability_graph/_generated/validators/
-8. ``defaults``    schemas -> capability_graph/_generated/defaults.py (defaults and limits)
-9. ``docs``        all of the above + spec/*.md + the suite -> docs/ pages, mkdocs.yml nav
+8. ``validators``  schemas + operations.json -> capability_graph/_generated/validators/
+9. ``defaults``    schemas -> capability_graph/_generated/defaults.py (defaults and limits)
+10. ``docs``       all of the above + spec/*.md + the suite -> docs/ pages, mkdocs.yml nav
 
 Adding a step is one module in ``tools/generate/`` that exposes a ``Step`` and one entry in
 ``STEPS``. The spec and the conformance vectors are not copied anywhere: the packages that ship
@@ -39,7 +42,7 @@ from pathlib import Path
 from generate.base import GenerationError, Repo, Step
 from generate.blocking import BLOCKING
 from generate.defaults import DEFAULTS
-from generate.models import MODELS
+from generate.models import MODELS, TYPEDDICTS
 from generate.operations import OPERATIONS, TOOLS
 from generate.registry import ENUMS, TAXONOMY
 from generate.validators import VALIDATORS
@@ -60,6 +63,7 @@ def _docs_owned(repo: Repo) -> list[Path]:
 STEPS: tuple[Step, ...] = (
     ENUMS,
     MODELS,
+    TYPEDDICTS,
     TOOLS,
     TAXONOMY,
     OPERATIONS,

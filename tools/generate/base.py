@@ -71,6 +71,10 @@ class Repo:
         return self.generated / "models"
 
     @property
+    def typeddicts(self) -> Path:
+        return self.generated / "typeddicts"
+
+    @property
     def validators(self) -> Path:
         return self.generated / "validators"
 

@@ -2,7 +2,8 @@
 public type and back (``test_public_types.py`` runs the suite's ``sdk`` surface with it).
 
 A ``call`` that returns goes through the public type of its operation's result (the generated
-model the operation table names, which the SDK methods return), and ``reload`` through
+type the operation table names, which the SDK methods return: a model, validated and dumped, or
+for resolve a ``TypedDict``, validated by a ``TypeAdapter``), and ``reload`` through
 ``ReloadResult``. The observation reported is the JSON form the public type gives back, so every
 vector's expectations are checked against it; a JSON text that differs by one byte from the
 core's is reported as a failure of the step. Each checked result adds a line to the file named
@@ -11,14 +12,14 @@ by ``CG_ROUNDTRIP_LOG``, so the test knows how many went through.
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter
+from pydantic import BaseModel, TypeAdapter
 
+import capability_graph
 from capability_graph import ReloadResult
 from capability_graph._generated.operations import OPERATION_TABLE
 from capability_graph._json import dumps
@@ -26,20 +27,22 @@ from capability_graph._json import dumps
 sys.path.insert(0, sys.argv[1])  # the folder of the reference driver
 import python_reference_driver as reference
 
-PUBLIC_TYPES: dict[str, Any] = {}
-for operation in OPERATION_TABLE:
-    module, _, name = operation.result_model.partition(".")
-    generated = importlib.import_module(f"capability_graph._generated.models.{module}")
-    PUBLIC_TYPES[operation.tool] = getattr(generated, name)
-RELOAD = TypeAdapter(ReloadResult)
+#: The public type of each operation's result, by tool name (and of reload), as the package
+#: exports it under the name the operation table gives.
+PUBLIC_TYPES: dict[str, Any] = {
+    operation.tool: getattr(capability_graph, operation.result_model.partition(".")[2])
+    for operation in OPERATION_TABLE
+}
+PUBLIC_TYPES["reload"] = ReloadResult
 
 
 def through_public_type(kind: str, value: Any) -> dict[str, Any]:
-    if kind == "reload":
-        public = RELOAD.validate_python(value)
-    else:
-        public = PUBLIC_TYPES[kind].model_validate(value)
-    back = public.to_json()
+    public_type = PUBLIC_TYPES[kind]
+    if isinstance(public_type, type) and issubclass(public_type, BaseModel):
+        back = public_type.model_validate(value).to_json()
+    else:  # a union of models (reload) or a TypedDict (resolve)
+        adapter: TypeAdapter[Any] = TypeAdapter(public_type)
+        back = adapter.dump_python(adapter.validate_python(value), mode="json", by_alias=True)
     if dumps(back) != dumps(value):
         return reference.raised(AssertionError(f"{kind}: the public type gave back {back!r}"))
     with Path(os.environ["CG_ROUNDTRIP_LOG"]).open("a", encoding="utf-8") as log:

@@ -63,4 +63,5 @@ async def main() -> None:
 
 asyncio.run(main())
 with BlockingCapabilityGraph.open(CONFIG) as blocking:
-    print("blocking", blocking.resolve(ids=["acme::route.validation"]).status)
+    resolved = blocking.resolve(ids=["acme::route.validation"])
+    print("blocking", resolved["status"], resolved["capabilities"][0]["providerId"])

@@ -1,6 +1,7 @@
-"""The SDK's public types are the models generated from the schemas: they give back exactly the
-JSON every other surface emits, requests accept them, a type checker holds a user's script to
-them, and every generated model module is one the runtime uses."""
+"""The SDK's public types are the types generated from the schemas (models, and for the resolve
+result TypedDicts): they give back exactly the JSON every other surface emits, requests accept
+them, a type checker holds a user's script to them, and every generated module is one the runtime
+uses."""
 
 from __future__ import annotations
 
@@ -13,11 +14,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from pydantic import TypeAdapter, ValidationError
 
 import capability_graph
 from capability_graph import (
     BlockingCapabilityGraph,
-    CapabilityDetail,
     CapabilityGraph,
     GraphError,
     ListResult,
@@ -36,7 +37,7 @@ from capability_graph_testing.common import (
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 PACKAGE = Path(capability_graph.__file__).resolve().parent
-GENERATED_MODELS = PACKAGE / "_generated" / "models"
+GENERATED = PACKAGE / "_generated"
 ROUNDTRIP_DRIVER = Path(__file__).with_name("roundtrip_driver.py")
 
 CONFIG = inline(
@@ -52,19 +53,39 @@ CONFIG = inline(
 # --- the JSON form is the contract's, byte for byte ------------------------------------------
 
 
-def test_every_sdk_result_gives_back_the_json_that_call_returns() -> None:
+def test_every_sdk_model_result_gives_back_the_json_that_call_returns() -> None:
     with BlockingCapabilityGraph.open(CONFIG) as graph:
         pairs = [
             (graph.describe(), graph.call("describe_graph", {})),
             (graph.list(limit=1), graph.call("list_capabilities", {"limit": 1})),
-            (
-                graph.resolve(ids=["acme::a"], relations={"depth": 2}),
-                graph.call("resolve_capabilities", {"ids": ["acme::a"], "relations": {"depth": 2}}),
-            ),
         ]
     for public, json_result in pairs:
         assert dumps(public.to_json()) == dumps(json_result)
         assert dumps(public.model_dump(mode="json", by_alias=True)) == dumps(json_result)
+
+
+def test_resolve_returns_the_json_result_that_call_returns() -> None:
+    with BlockingCapabilityGraph.open(CONFIG) as graph:
+        typed = graph.resolve(ids=["acme::a"], relations={"depth": 2})
+        json_result = graph.call(
+            "resolve_capabilities", {"ids": ["acme::a"], "relations": {"depth": 2}}
+        )
+    assert dumps(typed) == dumps(json_result)
+    assert typed["capabilities"][0]["providerId"] == "acme"
+
+
+def test_the_resolve_result_type_is_closed_and_typed_for_a_validator() -> None:
+    # The TypedDicts are generated closed (no other keys) with the schema's member types, so
+    # a validator built from them refuses what the schema refuses.
+    with BlockingCapabilityGraph.open(CONFIG) as graph:
+        result = graph.resolve(ids=["acme::c"])
+    adapter: TypeAdapter[ResolveResult] = TypeAdapter(ResolveResult)
+    assert adapter.validate_python(result) == result
+    with pytest.raises(ValidationError, match="extra_forbidden"):
+        adapter.validate_python({**result, "extra": 1})
+    detail = {**result["capabilities"][0], "providerId": 5}
+    with pytest.raises(ValidationError, match="string_type"):
+        adapter.validate_python({**result, "capabilities": [detail]})
 
 
 def test_attributes_are_snake_case_and_the_json_form_camel_case() -> None:
@@ -151,8 +172,8 @@ def test_resolve_accepts_a_relation_traversal_as_its_json_form() -> None:
             ids=["acme::a"], relations=RelationTraversal(kinds=[RelationKind.related])
         )
     assert typed == as_dict
-    assert [c.id for c in typed.capabilities] == ["acme::a", "acme::b", "acme::c"]
-    assert [c.id for c in kinds.capabilities] == ["acme::a"]
+    assert [c["id"] for c in typed["capabilities"]] == ["acme::a", "acme::b", "acme::c"]
+    assert [c["id"] for c in kinds["capabilities"]] == ["acme::a"]
 
 
 def test_a_misspelled_relation_option_in_a_dict_is_input_invalid() -> None:
@@ -170,12 +191,14 @@ from capability_graph import BlockingCapabilityGraph, RelationTraversal
 
 with BlockingCapabilityGraph.open({"providers": []}) as graph:
     result = graph.resolve(ids=["acme::a"], relations=RelationTraversal(dept=2))
-    print(result.capabilities[0].provider_id, result.capabilities[0].providerId)
+    print(result["capabilities"][0]["providerId"], result["capabilities"][0]["provider_id"])
+    page = graph.list()
+    print(page.items[0].provider_id, page.items[0].providerId)
 """
 
 
 @pytest.mark.slow
-def test_mypy_strict_catches_a_misspelled_relation_option_and_attribute(tmp_path: Path) -> None:
+def test_mypy_strict_catches_a_misspelled_relation_option_key_and_attribute(tmp_path: Path) -> None:
     script = tmp_path / "user.py"
     script.write_text(USER_SCRIPT, encoding="utf-8")
     done = subprocess.run(
@@ -192,36 +215,40 @@ def test_mypy_strict_catches_a_misspelled_relation_option_and_attribute(tmp_path
     assert errors == [
         'Unexpected keyword argument "dept" for "RelationTraversal"; did you mean "depth"?  '
         "[call-arg]",
-        '"CapabilityDetail" has no attribute "providerId"; maybe "provider_id"?  [attr-defined]',
+        'TypedDict "CapabilityDetail" has no key "provider_id"  [typeddict-item]',
+        '"CapabilitySummary" has no attribute "providerId"; maybe "provider_id"?  [attr-defined]',
     ]
 
 
-def test_async_resolve_returns_the_public_type() -> None:
+def test_async_resolve_returns_what_the_blocking_twin_returns() -> None:
     async def scenario() -> ResolveResult:
         async with CapabilityGraph.open(CONFIG) as graph:
             return await graph.resolve(ids=["acme::c"])
 
-    result = asyncio.run(scenario())
-    assert isinstance(result, ResolveResult)
-    assert isinstance(result.capabilities[0], CapabilityDetail)
+    with BlockingCapabilityGraph.open(CONFIG) as graph:
+        assert asyncio.run(scenario()) == graph.resolve(ids=["acme::c"])
 
 
 # --- what is generated is used ----------------------------------------------------------------
 
-#: Generated model modules that no hand-written module imports, each with its reason.
+#: Generated modules (``package.module`` under ``_generated``) that no hand-written module
+#: imports, each with its reason.
 UNIMPORTED_ALLOWED: dict[str, str] = {}
+#: The packages of generated types, checked here.
+TYPE_PACKAGES = ("models", "typeddicts")
 
 
-def _imported_models(tree: ast.Module) -> set[str]:
-    """The ``_generated.models`` modules a hand-written module imports, by name or by table."""
+def _imported_types(tree: ast.Module) -> set[str]:
+    """The generated type modules (``models.list_result``) a hand-written module imports, by name
+    or by table."""
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module is not None:
-            name = node.module.lstrip(".")
-            if name.startswith("_generated.models."):
-                found.add(name.rpartition(".")[2])
-            elif name == "_generated.models":
-                found.update(alias.name for alias in node.names)
+            package, _, module = node.module.lstrip(".").removeprefix("_generated.").partition(".")
+            if package in TYPE_PACKAGES and module:
+                found.add(f"{package}.{module}")
+            elif package in TYPE_PACKAGES:  # from ._generated.models import list_result
+                found.update(f"{package}.{alias.name}" for alias in node.names)
         elif isinstance(node, ast.Assign) and any(
             isinstance(target, ast.Name) and target.id == "_LAZY_MODELS" for target in node.targets
         ):
@@ -230,27 +257,34 @@ def _imported_models(tree: ast.Module) -> set[str]:
     return found
 
 
-def _generated_imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+def _generated_imports(module: str) -> set[str]:
+    """The modules of its own package that a generated module imports (``from .ids import``)."""
+    package, _, name = module.partition(".")
+    tree = ast.parse((GENERATED / package / f"{name}.py").read_text(encoding="utf-8"))
     return {
-        node.module
+        f"{package}.{node.module}"
         for node in ast.walk(tree)
         if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module
     }
 
 
-def test_every_generated_model_module_is_used_by_the_runtime() -> None:
+def test_every_generated_type_module_is_used_by_the_runtime() -> None:
     used: set[str] = set()
     for path in PACKAGE.rglob("*.py"):
         if "_generated" not in path.relative_to(PACKAGE).parts:
-            used |= _imported_models(ast.parse(path.read_text(encoding="utf-8")))
+            used |= _imported_types(ast.parse(path.read_text(encoding="utf-8")))
     todo = list(used)
-    while todo:  # a used model's own imports are used
-        for module in _generated_imports(GENERATED_MODELS / f"{todo.pop()}.py"):
+    while todo:  # a used module's own imports are used
+        for module in _generated_imports(todo.pop()):
             if module not in used:
                 used.add(module)
                 todo.append(module)
-    generated = {path.stem for path in GENERATED_MODELS.glob("*.py") if path.stem != "__init__"}
+    generated = {
+        f"{package}.{path.stem}"
+        for package in TYPE_PACKAGES
+        for path in (GENERATED / package).glob("*.py")
+        if path.stem != "__init__"
+    }
     assert generated - used - set(UNIMPORTED_ALLOWED) == set()
     assert set(UNIMPORTED_ALLOWED) <= generated
     assert used <= generated
@@ -289,7 +323,8 @@ def test_every_field_of_the_public_models_has_a_description() -> None:
     public = capability_graph._results._LAZY_MODELS  # the table of public models
     missing = []
     for module in sorted(set(public.values())):
-        missing += _undescribed_fields(GENERATED_MODELS / f"{module}.py")
+        package, _, name = module.partition(".")
+        missing += _undescribed_fields(GENERATED / package / f"{name}.py")
     assert missing == []
 
 

@@ -467,5 +467,5 @@ def test_the_user_script_runs_on_the_public_api(tmp_path: Path) -> None:
         "'read_document']",
         "CG_CAPABILITY_NOT_FOUND (query): Requested capability does not exist",
         "closed True",
-        "blocking ok",
+        "blocking ok acme",
     ]

@@ -24,7 +24,6 @@ from ._tools import BlockingToolAdapter, ToolAdapter
 
 if TYPE_CHECKING:
     from ._generated.models.budgets import Budgets, EffectiveBudgets
-    from ._generated.models.capability_detail import CapabilityDetail, Relation
     from ._generated.models.capability_summary import CapabilitySummary
     from ._generated.models.config import (
         CodexExecutorConfig,
@@ -57,12 +56,7 @@ if TYPE_CHECKING:
         UrlDocumentDeclaration,
     )
     from ._generated.models.describe_result import DescribeResult, ModelInfo, ProviderInfo
-    from ._generated.models.document_metadata import (
-        DocumentMetadata,
-        FileDocumentMetadata,
-        MediaType,
-        UrlDocumentMetadata,
-    )
+    from ._generated.models.document_metadata import MediaType
     from ._generated.models.error import ErrorObject
     from ._generated.models.list_result import ListResult, ListStatus
     from ._generated.models.match_candidate import MatchCandidate
@@ -77,7 +71,13 @@ if TYPE_CHECKING:
         ReloadSucceeded,
     )
     from ._generated.models.resolve_request import RelationTraversal
-    from ._generated.models.resolve_result import (
+    from ._generated.typeddicts.capability_detail import CapabilityDetail, Relation
+    from ._generated.typeddicts.document_metadata import (
+        DocumentMetadata,
+        FileDocumentMetadata,
+        UrlDocumentMetadata,
+    )
+    from ._generated.typeddicts.resolve_result import (
         Edge,
         ResolveResult,
         ResolveStatus,

@@ -25,7 +25,7 @@ import os
 from collections.abc import Coroutine, Generator, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar, cast
 
 from . import _results as public
 from ._cancel import CancelToken
@@ -274,11 +274,18 @@ class CapabilityGraph:
     ) -> ResolveResult:
         """The full declarations of ``ids``, with their relations followed as ``relations``
         asks (a [RelationTraversal][capability_graph.RelationTraversal], or its JSON form
-        ``{"depth", "kinds"}``); unknown targets are listed in ``unresolved``."""
+        ``{"depth", "kinds"}``); unknown targets are listed in ``unresolved``.
+
+        The result is the JSON result itself (as ``call`` returns it), typed by
+        [ResolveResult][capability_graph.ResolveResult] and the other ``TypedDict``s generated
+        from its schema: keys are the JSON names (``result["capabilities"][0]["providerId"]``).
+        A closure holds thousands of objects, which models would cost many times the resolve to
+        build. The capabilities are shared with the graph and read-only (``copy.deepcopy`` gives
+        a mutable copy).
+        """
         arguments = _request(ids=ids, relations=relations)
-        return public.ResolveResult.model_validate(
-            await self.call(TOOL_OF_METHOD["resolve"], arguments)
-        )
+        result = await self.call(TOOL_OF_METHOD["resolve"], arguments)
+        return cast("ResolveResult", result)
 
     async def match(
         self,

@@ -1,10 +1,16 @@
 """The SDK's public types -- its results with every object in them, the request parts it
-accepts, the host configuration and provider definitions: the models generated from
-``spec/capability-graph/schemas`` (see ``_model.ContractModel``), re-exported here and, under the
-same names, by the package.
+accepts, the host configuration and provider definitions -- all generated from
+``spec/capability-graph/schemas``, re-exported here and, under the same names, by the package:
 
-They are imported on first use (``_results.ListResult``), not with this module: importing them
-imports Pydantic, which the JSON path (``call``, used by the CLI and the MCP server) never needs.
+- the Pydantic models of ``_generated/models`` (see ``_model.ContractModel``): snake_case
+  attributes, the JSON form from ``to_json()``;
+- the ``TypedDict``s of ``_generated/typeddicts`` for the resolve result and every object in it:
+  ``resolve`` returns the JSON result as it is (camelCase keys), because validating its thousands
+  of objects into models would cost many times the resolve itself.
+
+They are imported on first use (``_results.ListResult``), not with this module: importing the
+models imports Pydantic, which the JSON path (``call``, used by the CLI and the MCP server) never
+needs.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ if TYPE_CHECKING:
     from ._generated.models.read_document_result import ReadDocumentResult
     from ._generated.models.reload_result import ReloadResult
     from ._generated.models.resolve_request import RelationTraversal
-    from ._generated.models.resolve_result import ResolveResult
+    from ._generated.typeddicts.resolve_result import ResolveResult
 
 __all__ = [
     "DescribeResult",
@@ -35,67 +41,66 @@ __all__ = [
     "reload_result",
 ]
 
-#: The public generated models and the module of each under ``_generated.models``: the
-#: configuration, definitions, results and request parts, exported by the package under their
-#: schema names.
+#: The public generated types and the module of each under ``_generated``: the configuration,
+#: definitions, results and request parts, exported by the package under their schema names.
 _LAZY_MODELS = {
-    "Budgets": "budgets",
-    "Capability": "definition",
-    "CapabilityDetail": "capability_detail",
-    "CapabilitySummary": "capability_summary",
-    "CodexExecutorConfig": "config",
-    "DocumentBodies": "config",
-    "DocumentBodiesMode": "config",
-    "DescribeResult": "describe_result",
-    "DocumentDeclaration": "definition",
-    "DocumentMetadata": "document_metadata",
-    "DocumentPolicy": "config",
-    "Edge": "resolve_result",
-    "EffectiveBudgets": "budgets",
-    "ErrorObject": "error",
-    "FileDocumentDeclaration": "definition",
-    "FileDocumentMetadata": "document_metadata",
-    "FileProviderSource": "config",
-    "HostConfig": "config",
-    "InlineProviderSource": "config",
-    "LexicalExecutorConfig": "config",
-    "ListResult": "list_result",
-    "ListStatus": "list_result",
-    "MatchCandidate": "match_candidate",
-    "MatchResult": "match_result",
-    "MatchStatus": "match_result",
-    "MediaType": "document_metadata",
-    "ModelConfig": "config",
-    "ModelInfo": "describe_result",
-    "OpenAIExecutorConfig": "config",
-    "ProviderDefinition": "definition",
-    "ProviderInfo": "describe_result",
-    "ProviderReloadError": "reload_result",
-    "ProviderReloadOutcome": "reload_result",
-    "ProviderReloaded": "reload_result",
-    "ProviderSource": "config",
-    "ReadDocumentResult": "read_document_result",
-    "Relation": "capability_detail",
-    "RelationDeclaration": "definition",
-    "RelationKind": "definition",
-    "RelationTraversal": "resolve_request",
-    "ReloadFailed": "reload_result",
-    "ReloadResult": "reload_result",
-    "ReloadSucceeded": "reload_result",
-    "ResolveResult": "resolve_result",
-    "ResolveStatus": "resolve_result",
-    "Scope": "config",
-    "ScriptedExecutorConfig": "config",
-    "ScriptedRaise": "config",
-    "ScriptedRaiseExceptionStep": "config",
-    "ScriptedRaiseStep": "config",
-    "ScriptedReturnStep": "config",
-    "ScriptedSleepStep": "config",
-    "ScriptedStep": "config",
-    "UnresolvedReason": "resolve_result",
-    "UnresolvedRelation": "resolve_result",
-    "UrlDocumentDeclaration": "definition",
-    "UrlDocumentMetadata": "document_metadata",
+    "Budgets": "models.budgets",
+    "Capability": "models.definition",
+    "CapabilityDetail": "typeddicts.capability_detail",
+    "CapabilitySummary": "models.capability_summary",
+    "CodexExecutorConfig": "models.config",
+    "DocumentBodies": "models.config",
+    "DocumentBodiesMode": "models.config",
+    "DescribeResult": "models.describe_result",
+    "DocumentDeclaration": "models.definition",
+    "DocumentMetadata": "typeddicts.document_metadata",
+    "DocumentPolicy": "models.config",
+    "Edge": "typeddicts.resolve_result",
+    "EffectiveBudgets": "models.budgets",
+    "ErrorObject": "models.error",
+    "FileDocumentDeclaration": "models.definition",
+    "FileDocumentMetadata": "typeddicts.document_metadata",
+    "FileProviderSource": "models.config",
+    "HostConfig": "models.config",
+    "InlineProviderSource": "models.config",
+    "LexicalExecutorConfig": "models.config",
+    "ListResult": "models.list_result",
+    "ListStatus": "models.list_result",
+    "MatchCandidate": "models.match_candidate",
+    "MatchResult": "models.match_result",
+    "MatchStatus": "models.match_result",
+    "MediaType": "models.document_metadata",
+    "ModelConfig": "models.config",
+    "ModelInfo": "models.describe_result",
+    "OpenAIExecutorConfig": "models.config",
+    "ProviderDefinition": "models.definition",
+    "ProviderInfo": "models.describe_result",
+    "ProviderReloadError": "models.reload_result",
+    "ProviderReloadOutcome": "models.reload_result",
+    "ProviderReloaded": "models.reload_result",
+    "ProviderSource": "models.config",
+    "ReadDocumentResult": "models.read_document_result",
+    "Relation": "typeddicts.capability_detail",
+    "RelationDeclaration": "models.definition",
+    "RelationKind": "models.definition",
+    "RelationTraversal": "models.resolve_request",
+    "ReloadFailed": "models.reload_result",
+    "ReloadResult": "models.reload_result",
+    "ReloadSucceeded": "models.reload_result",
+    "ResolveResult": "typeddicts.resolve_result",
+    "ResolveStatus": "typeddicts.resolve_result",
+    "Scope": "models.config",
+    "ScriptedExecutorConfig": "models.config",
+    "ScriptedRaise": "models.config",
+    "ScriptedRaiseExceptionStep": "models.config",
+    "ScriptedRaiseStep": "models.config",
+    "ScriptedReturnStep": "models.config",
+    "ScriptedSleepStep": "models.config",
+    "ScriptedStep": "models.config",
+    "UnresolvedReason": "typeddicts.resolve_result",
+    "UnresolvedRelation": "typeddicts.resolve_result",
+    "UrlDocumentDeclaration": "models.definition",
+    "UrlDocumentMetadata": "typeddicts.document_metadata",
 }
 
 
@@ -103,7 +108,7 @@ def __getattr__(name: str) -> Any:
     module = _LAZY_MODELS.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__package__}._generated.models.{module}"), name)
+    value = getattr(importlib.import_module(f"{__package__}._generated.{module}"), name)
     globals()[name] = value
     return value
 

@@ -81,6 +81,13 @@ class BlockingCapabilityGraph(BlockingGraphRunner):
         asks (a [RelationTraversal][capability_graph.RelationTraversal], or its JSON form
         ``{"depth", "kinds"}``); unknown targets are listed in ``unresolved``.
 
+        The result is the JSON result itself (as ``call`` returns it), typed by
+        [ResolveResult][capability_graph.ResolveResult] and the other ``TypedDict``s generated
+        from its schema: keys are the JSON names (``result["capabilities"][0]["providerId"]``).
+        A closure holds thousands of objects, which models would cost many times the resolve to
+        build. The capabilities are shared with the graph and read-only (``copy.deepcopy`` gives
+        a mutable copy).
+
         The blocking form of [CapabilityGraph.resolve][capability_graph.CapabilityGraph.resolve].
         """
         return self._run(lambda: self._graph.resolve(ids=ids, relations=relations))

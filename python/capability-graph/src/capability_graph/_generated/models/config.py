@@ -101,7 +101,7 @@ class ScriptedReturnStep(ContractModel):
     )
     return_: Annotated[
         dict[str, Any] | list[Any] | StrictStr | StrictFloat | StrictBool,
-        Field(alias="return"),
+        Field(alias="return", union_mode="left_to_right"),
     ]
     """
     The value to return as the executor output.
@@ -231,7 +231,8 @@ class CodexExecutorConfig(ContractModel):
 ProviderSource = TypeAliasType(
     "ProviderSource",
     Annotated[
-        FileProviderSource | InlineProviderSource, Field(title="ProviderSource")
+        FileProviderSource | InlineProviderSource,
+        Field(title="ProviderSource", union_mode="left_to_right"),
     ],
 )
 """
@@ -258,7 +259,8 @@ class Scope(ContractModel):
 DocumentBodies = TypeAliasType(
     "DocumentBodies",
     Annotated[
-        DocumentBodiesMode | list[ProviderId], Field(title="DocumentBodies")
+        DocumentBodiesMode | list[ProviderId],
+        Field(title="DocumentBodies", union_mode="left_to_right"),
     ],
 )
 """
@@ -405,7 +407,7 @@ ScriptedStep = TypeAliasType(
     "ScriptedStep",
     Annotated[
         Union[ScriptedReturnStep, ScriptedRaiseStep, ScriptedRaiseExceptionStep, "ScriptedSleepStep"],
-        Field(title="ScriptedStep"),
+        Field(title="ScriptedStep", union_mode="left_to_right"),
     ],
 )
 """

@@ -231,7 +231,7 @@ DocumentDeclaration = TypeAliasType(
     "DocumentDeclaration",
     Annotated[
         FileDocumentDeclaration | UrlDocumentDeclaration,
-        Field(title="DocumentDeclaration"),
+        Field(title="DocumentDeclaration", union_mode="left_to_right"),
     ],
 )
 """

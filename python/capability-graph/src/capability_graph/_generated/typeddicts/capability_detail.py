@@ -2,26 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import NotRequired
 
-from capability_graph._model import ContractModel
-from pydantic import MISSING, ConfigDict, Field
+from typing_extensions import TypedDict
 
 from .definition import DisplayName, RelationKind, Tag, Text
 from .document_metadata import DocumentMetadata
 from .ids import CapabilityId, ProviderId
 
 
-class Relation(ContractModel):
+class Relation(TypedDict, closed=True):
     """
     A declared relation, its target normalized to a full capability id.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-        validate_by_name=True,
-        frozen=True,
-    )
     kind: RelationKind
     """
     The kind of the relation.
@@ -32,21 +26,16 @@ class Relation(ContractModel):
     """
 
 
-class CapabilityDetail(ContractModel):
+class CapabilityDetail(TypedDict, closed=True):
     """
     A resolved capability: its summary plus 'whenToUse' (when declared), its declared relations with full target ids, and its documents' metadata.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-        validate_by_name=True,
-        frozen=True,
-    )
     id: CapabilityId
     """
     The capability's full id, 'providerId::capabilityId'.
     """
-    provider_id: Annotated[ProviderId, Field(alias="providerId")]
+    providerId: ProviderId
     """
     The id of the provider that declares the capability.
     """
@@ -62,7 +51,7 @@ class CapabilityDetail(ContractModel):
     """
     The capability's tags, in declaration order.
     """
-    when_to_use: Annotated[Text | MISSING, Field(alias="whenToUse")] = MISSING
+    whenToUse: NotRequired[Text]
     """
     When to use the capability; omitted when the definition does not declare it.
     """

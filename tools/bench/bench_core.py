@@ -63,7 +63,8 @@ async def main():
         best_stdlib = min(best_stdlib, time.perf_counter() - start)
     await graph.close()
     print(json.dumps({"seconds": opened, "rss_mb": rss, "resolve": best_resolve, "dump": best_dump,
-                      "plain_dump": best_plain, "stdlib_dump": best_stdlib, "resolved": len(result["capabilities"])}))
+                      "plain_dump": best_plain, "stdlib_dump": best_stdlib,
+                      "resolved": len(result["capabilities"])}))
 asyncio.run(main())
 """
 

@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from bench_core import print_rows, roots_of, rows_per_size
-
 from pydantic import TypeAdapter
 
 from capability_graph import CapabilityGraph, ResolveResult

@@ -381,14 +381,15 @@ describe("mcp-install: conflicts and failures leave the file byte-identical", ()
     assert.equal(read(`${file}.bak.2`), newer);
   });
 
-  // A client file the command cannot edit: failed, exit 1, and (when it is a file) untouched.
+  // A client file the command cannot edit: failed, exit 1, the last check (where given) the failed
+  // client-config check with that message, and a file (where its text is given) untouched.
   const writing = (text: string) => (file: string) => writeFileSync(file, text);
   const unusable: Array<{
     name: string;
     client: string;
     file: string;
     prepare: (file: string) => void;
-    lastMessage?: string;
+    clientConfigMessage?: string;
     textAfter?: string;
   }> = [
     {
@@ -396,7 +397,7 @@ describe("mcp-install: conflicts and failures leave the file byte-identical", ()
       client: "cursor",
       file: "broken.json",
       prepare: (file) => cpSync(path.join(FIXTURES, "client-files", "client-broken.json"), file),
-      lastMessage: "broken.json: not valid JSON: left untouched",
+      clientConfigMessage: "broken.json: not valid JSON: left untouched",
       textAfter: "this is not JSON {\n",
     },
     {
@@ -404,6 +405,7 @@ describe("mcp-install: conflicts and failures leave the file byte-identical", ()
       client: "cursor",
       file: "c.json",
       prepare: writing("// no\n{}\n"),
+      clientConfigMessage: "c.json: not valid JSON: left untouched",
       textAfter: "// no\n{}\n",
     },
     {
@@ -411,7 +413,7 @@ describe("mcp-install: conflicts and failures leave the file byte-identical", ()
       client: "cursor",
       file: "c.json",
       prepare: writing('{"mcpServers": []}'),
-      lastMessage: "c.json: its mcpServers is not an object: left untouched",
+      clientConfigMessage: "c.json: its mcpServers is not an object: left untouched",
       textAfter: '{"mcpServers": []}',
     },
     {
@@ -419,21 +421,21 @@ describe("mcp-install: conflicts and failures leave the file byte-identical", ()
       client: "cursor",
       file: "c.json",
       prepare: (file) => execFileSync("mkfifo", [file]),
-      lastMessage: "c.json: is not a regular file: left untouched",
+      clientConfigMessage: "c.json: is not a regular file: left untouched",
     },
     {
       name: "a folder in the place of the client file is failed",
       client: "cursor",
       file: "c.json",
       prepare: (file) => mkdirSync(file),
-      lastMessage: "c.json: is not a regular file: left untouched",
+      clientConfigMessage: "c.json: is not a regular file: left untouched",
     },
     {
       name: "a Codex file that is not TOML is failed and untouched",
       client: "codex",
       file: "config.toml",
       prepare: writing("[unclosed\n"),
-      lastMessage: "config.toml: not valid TOML: left untouched",
+      clientConfigMessage: "config.toml: not valid TOML: left untouched",
       textAfter: "[unclosed\n",
     },
     {
@@ -444,7 +446,7 @@ describe("mcp-install: conflicts and failures leave the file byte-identical", ()
       textAfter: `mcp_servers = { other = { command = "x" } }\n`,
     },
   ];
-  for (const { name, client, file, prepare, lastMessage, textAfter } of unusable) {
+  for (const { name, client, file, prepare, clientConfigMessage, textAfter } of unusable) {
     test(name, async () => {
       const { cwd } = project();
       prepare(path.join(cwd, file));
@@ -452,11 +454,11 @@ describe("mcp-install: conflicts and failures leave the file byte-identical", ()
       assert.equal(exit, 1, io.out);
       const report = reportOf(io);
       assert.equal(report.status, "failed");
-      if (lastMessage !== undefined)
+      if (clientConfigMessage !== undefined)
         assert.deepEqual(report.checks.at(-1), {
           id: "client-config",
           status: "fail",
-          message: lastMessage,
+          message: clientConfigMessage,
         });
       if (textAfter !== undefined) assert.equal(read(path.join(cwd, file)), textAfter);
     });

@@ -19,54 +19,30 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import { parse as parseJsonc } from "jsonc-parser";
 import { parse as parseToml } from "smol-toml";
-import { CLI_MODULE, runMcpInstall } from "../../src/cli/mcp-install.js";
-import { captureIo, freshFolder, REPOSITORY, read, reportOf } from "./maintenance-helpers.js";
-
-const FIXTURES = path.join(REPOSITORY, "conformance", "fixtures");
-
-/** A folder holding a valid configuration (the maintenance fixture's) and nothing else. */
-function project(): { cwd: string; config: string } {
-  const cwd = freshFolder();
-  cpSync(
-    path.join(FIXTURES, "maintenance", "capability-graph.json"),
-    path.join(cwd, "capability-graph.json"),
-  );
-  return { cwd, config: path.join(cwd, "capability-graph.json") };
-}
-
-async function install(cwd: string, env: Record<string, string> | undefined, ...args: string[]) {
-  const io = captureIo(cwd, env);
-  const exit = await runMcpInstall(args, io);
-  return { exit, io };
-}
-
-function ownEntry(config: string): Record<string, unknown> {
-  return { command: process.execPath, args: [CLI_MODULE, "mcp", "--config", config] };
-}
+import { freshFolder, read, reportOf } from "./maintenance-helpers.js";
+import {
+  assertUsageError,
+  checkStatuses,
+  FIXTURES,
+  install,
+  onClientFile,
+  ownEntry,
+  project,
+  writeClientFile,
+} from "./mcp-install-helpers.js";
 
 describe("mcp-install: adding the entry", () => {
   test("a new Cursor file gets the entry running this CLI with the configuration: ok, exit 0", async () => {
     const { cwd, config } = project();
-    const { exit, io } = await install(
-      cwd,
-      undefined,
-      "--client",
-      "cursor",
-      "--config-path",
-      "c.json",
-      "--json",
-    );
+    const { exit, io } = await install(cwd, ...onClientFile("cursor", "c.json"));
     assert.equal(exit, 0);
     const report = reportOf(io);
     assert.equal(report.status, "ok");
-    assert.deepEqual(
-      report.checks.map(({ id, status }) => [id, status]),
-      [
-        ["graph-config", "ok"],
-        ["client-config", "ok"],
-        ["server", "ok"],
-      ],
-    );
+    assert.deepEqual(checkStatuses(report), [
+      ["graph-config", "ok"],
+      ["client-config", "ok"],
+      ["server", "ok"],
+    ]);
     assert.deepEqual(report.warnings, ["Restart Cursor to load the server"]);
     assert.deepEqual(JSON.parse(read(path.join(cwd, "c.json"))), {
       mcpServers: { "capability-graph": ownEntry(config) },
@@ -75,7 +51,7 @@ describe("mcp-install: adding the entry", () => {
 
   test("the default Cursor file is .cursor/mcp.json in the working folder", async () => {
     const { cwd } = project();
-    const { exit } = await install(cwd, undefined, "--client", "cursor", "--json");
+    const { exit } = await install(cwd, "--client", "cursor", "--json");
     assert.equal(exit, 0);
     assert.ok(existsSync(path.join(cwd, ".cursor", "mcp.json")));
   });
@@ -83,13 +59,8 @@ describe("mcp-install: adding the entry", () => {
   test("the configuration comes from CAPABILITY_GRAPH_CONFIG when --config is absent", async () => {
     const { cwd, config } = project();
     const other = freshFolder();
-    const { exit } = await install(
-      other,
-      { CAPABILITY_GRAPH_CONFIG: config },
-      "--client",
-      "cursor",
-      "--json",
-    );
+    const env = { CAPABILITY_GRAPH_CONFIG: config };
+    const { exit } = await install({ cwd: other, env }, "--client", "cursor", "--json");
     assert.equal(exit, 0);
     const written = JSON.parse(read(path.join(other, ".cursor", "mcp.json")));
     assert.deepEqual(written.mcpServers["capability-graph"], ownEntry(config));
@@ -100,18 +71,10 @@ describe("mcp-install: adding the entry", () => {
     const { cwd, config } = project();
     const text =
       '{\n  "mcpServers": {\n    "other": {"command": "x"}\n  },\n  "theme": "dark"\n}\n';
-    writeFileSync(path.join(cwd, "c.json"), text);
-    const { exit } = await install(
-      cwd,
-      undefined,
-      "--client",
-      "cursor",
-      "--config-path",
-      "c.json",
-      "--json",
-    );
+    const file = writeClientFile(cwd, "c.json", text);
+    const { exit } = await install(cwd, ...onClientFile("cursor", "c.json"));
     assert.equal(exit, 0);
-    const after = read(path.join(cwd, "c.json"));
+    const after = read(file);
     assert.ok(
       after.startsWith(
         '{\n  "mcpServers": {\n    "other": {"command": "x"},\n    "capability-graph": {\n',
@@ -127,18 +90,10 @@ describe("mcp-install: adding the entry", () => {
   test("VS Code: comments survive and the entry is a stdio server under servers", async () => {
     const { cwd, config } = project();
     const text = '// workspace servers\n{\n  "servers": {\n    /* none yet */\n  },\n}\n';
-    writeFileSync(path.join(cwd, "mcp.json"), text);
-    const { exit, io } = await install(
-      cwd,
-      undefined,
-      "--client",
-      "vscode",
-      "--config-path",
-      "mcp.json",
-      "--json",
-    );
+    const file = writeClientFile(cwd, "mcp.json", text);
+    const { exit, io } = await install(cwd, ...onClientFile("vscode", "mcp.json"));
     assert.equal(exit, 0, io.out);
-    const after = read(path.join(cwd, "mcp.json"));
+    const after = read(file);
     assert.ok(after.startsWith("// workspace servers\n"));
     assert.deepEqual(parseJsonc(after), {
       servers: { "capability-graph": { type: "stdio", ...ownEntry(config) } },
@@ -147,18 +102,10 @@ describe("mcp-install: adding the entry", () => {
 
   test("an identical entry is ok and the file is left unchanged", async () => {
     const { cwd } = project();
-    await install(cwd, undefined, "--client", "cursor", "--config-path", "c.json", "--json");
+    await install(cwd, ...onClientFile("cursor", "c.json"));
     const before = read(path.join(cwd, "c.json"));
     chmodSync(path.join(cwd, "c.json"), 0o600);
-    const { exit, io } = await install(
-      cwd,
-      undefined,
-      "--client",
-      "cursor",
-      "--config-path",
-      "c.json",
-      "--json",
-    );
+    const { exit, io } = await install(cwd, ...onClientFile("cursor", "c.json"));
     assert.equal(exit, 0);
     assert.equal(
       reportOf(io).checks.at(-1)?.message,
@@ -167,77 +114,36 @@ describe("mcp-install: adding the entry", () => {
     assert.equal(read(path.join(cwd, "c.json")), before);
   });
 
-  test("--name registers the server under another name", async () => {
-    const { cwd } = project();
-    const { exit } = await install(
-      cwd,
-      undefined,
-      "--client",
-      "cursor",
-      "--config-path",
-      "c.json",
-      "--name",
-      "docs-graph",
-      "--json",
-    );
-    assert.equal(exit, 0);
-    assert.deepEqual(Object.keys(JSON.parse(read(path.join(cwd, "c.json"))).mcpServers), [
-      "docs-graph",
-    ]);
-  });
-
-  test("--name accepts 1 to 64 of letters, digits, '_' and '-' with any of them first", async () => {
-    for (const name of ["_graph", "-graph", "g", "a".repeat(64)]) {
+  // Each accepted --name is the one key of the servers written.
+  const acceptedNames: Array<{ name: string; serverName: string }> = [
+    { name: "--name registers the server under another name", serverName: "docs-graph" },
+    ...[
+      { serverName: "_graph", what: "'_' first" },
+      { serverName: "-graph", what: "'-' first" },
+      { serverName: "g", what: "one character" },
+      { serverName: "a".repeat(64), what: "64 characters" },
+    ].map(({ serverName, what }) => ({
+      name: `--name accepts 1 to 64 of letters, digits, '_' and '-' with any of them first: ${what}`,
+      serverName,
+    })),
+  ];
+  for (const { name, serverName } of acceptedNames) {
+    test(name, async () => {
       const { cwd } = project();
       const { exit } = await install(
         cwd,
-        undefined,
-        "--client",
-        "cursor",
-        "--config-path",
-        "c.json",
-        "--name",
-        name,
-        "--json",
+        ...onClientFile("cursor", "c.json", "--name", serverName),
       );
       assert.equal(exit, 0);
-      assert.deepEqual(Object.keys(JSON.parse(read(path.join(cwd, "c.json"))).mcpServers), [name]);
-    }
-  });
-
-  test("a --name of 65 characters or with another character is a usage error that does not repeat it: exit 2", async () => {
-    for (const name of ["X".repeat(65), "my.XYZZY"]) {
-      const { cwd } = project();
-      const { exit, io } = await install(
-        cwd,
-        undefined,
-        "--client",
-        "cursor",
-        "--config-path",
-        "c.json",
-        "--name",
-        name,
-      );
-      assert.equal(exit, 2);
-      assert.equal(io.out, "");
-      assert.ok(io.err.includes("option --name: must be 1..64 letters A-Z or a-z, digits, _ or -"));
-      assert.ok(!io.err.includes("XYZZY") && !io.err.includes("X".repeat(65)));
-      assert.equal(existsSync(path.join(cwd, "c.json")), false);
-    }
-  });
+      assert.deepEqual(Object.keys(JSON.parse(read(path.join(cwd, "c.json"))).mcpServers), [
+        serverName,
+      ]);
+    });
+  }
 
   test("--dry-run reports planned and writes nothing", async () => {
     const { cwd } = project();
-    const { exit, io } = await install(
-      cwd,
-      undefined,
-      "--client",
-      "cursor",
-      "--config-path",
-      "c.json",
-      "--dry-run",
-      "--json",
-    );
+    const { exit, io } = await install(cwd, ...onClientFile("cursor", "c.json", "--dry-run"));
     assert.equal(exit, 0);
     assert.equal(reportOf(io).status, "planned");
     assert.equal(existsSync(path.join(cwd, "c.json")), false);
@@ -245,150 +151,86 @@ describe("mcp-install: adding the entry", () => {
 
   test("a symbolic link stays a link and its target is edited", async () => {
     const { cwd } = project();
-    writeFileSync(path.join(cwd, "real.json"), "{}\n");
-    symlinkSync(path.join(cwd, "real.json"), path.join(cwd, "link.json"));
-    const { exit } = await install(
-      cwd,
-      undefined,
-      "--client",
-      "cursor",
-      "--config-path",
-      "link.json",
-      "--json",
-    );
+    const target = writeClientFile(cwd, "real.json", "{}\n");
+    symlinkSync(target, path.join(cwd, "link.json"));
+    const { exit } = await install(cwd, ...onClientFile("cursor", "link.json"));
     assert.equal(exit, 0);
     assert.ok(lstatSync(path.join(cwd, "link.json")).isSymbolicLink());
-    assert.ok("capability-graph" in JSON.parse(read(path.join(cwd, "real.json"))).mcpServers);
+    assert.ok("capability-graph" in JSON.parse(read(target)).mcpServers);
   });
 
   test("the file's permissions are kept and no temporary file is left", async () => {
     const { cwd } = project();
-    writeFileSync(path.join(cwd, "c.json"), "{}\n");
-    chmodSync(path.join(cwd, "c.json"), 0o600);
-    await install(cwd, undefined, "--client", "cursor", "--config-path", "c.json", "--json");
-    assert.equal(statSync(path.join(cwd, "c.json")).mode & 0o777, 0o600);
+    const file = writeClientFile(cwd, "c.json", "{}\n");
+    chmodSync(file, 0o600);
+    await install(cwd, ...onClientFile("cursor", "c.json"));
+    assert.equal(statSync(file).mode & 0o777, 0o600);
     assert.deepEqual(readdirSync(cwd).sort(), ["c.json", "capability-graph.json"]);
   });
 
   test("Codex: a [mcp_servers.NAME] table is appended and the rest of config.toml is kept", async () => {
     const { cwd, config } = project();
     const text = '# codex\nmodel = "o4-mini"\n\n[profiles.fast]\nmodel = "o4-mini"\n';
-    writeFileSync(path.join(cwd, "config.toml"), text);
-    const { exit } = await install(
-      cwd,
-      undefined,
-      "--client",
-      "codex",
-      "--config-path",
-      "config.toml",
-      "--env",
-      "OPENAI_API_KEY",
-      "--json",
-    );
+    const file = writeClientFile(cwd, "config.toml", text);
+    const args = onClientFile("codex", "config.toml", "--env", "OPENAI_API_KEY");
+    const { exit } = await install(cwd, ...args);
     assert.equal(exit, 0);
-    const after = read(path.join(cwd, "config.toml"));
+    const after = read(file);
     assert.ok(after.startsWith(text));
     assert.deepEqual(JSON.parse(JSON.stringify(parseToml(after).mcp_servers)), {
       "capability-graph": { ...ownEntry(config), env_vars: ["OPENAI_API_KEY"] },
     });
-    const again = await install(
-      cwd,
-      undefined,
-      "--client",
-      "codex",
-      "--config-path",
-      "config.toml",
-      "--env",
-      "OPENAI_API_KEY",
-      "--json",
-    );
+    const again = await install(cwd, ...args);
     assert.equal(again.exit, 0);
-    assert.equal(read(path.join(cwd, "config.toml")), after);
+    assert.equal(read(file), after);
   });
 });
 
 describe("mcp-install: --env", () => {
-  test("a forwarded variable is written by reference in the client's syntax, never its value", async () => {
-    const { cwd } = project();
-    const { exit } = await install(
-      cwd,
-      { MY_TOKEN: "value-SECRET-123" },
-      "--client",
-      "cursor",
-      "--config-path",
-      "c.json",
-      "--env",
-      "MY_TOKEN",
-      "--json",
-    );
-    assert.equal(exit, 0);
-    const text = read(path.join(cwd, "c.json"));
-    assert.deepEqual(JSON.parse(text).mcpServers["capability-graph"].env, {
-      MY_TOKEN: `\${env:MY_TOKEN}`,
+  // A forwarded variable is written as a reference in the client's own syntax; its value, present
+  // in the environment of the run, never reaches the file.
+  const references: Array<{ name: string; client: string; env: string; type?: string }> = [
+    {
+      name: "a forwarded variable is written by reference in the client's syntax, never its value",
+      client: "cursor",
+      env: `\${env:MY_TOKEN}`,
+    },
+    {
+      name: "Claude Code refers to a variable by its own reference syntax",
+      client: "claude-code",
+      env: `\${MY_TOKEN}`,
+      type: "stdio",
+    },
+  ];
+  for (const { name, client, env, type } of references) {
+    test(name, async () => {
+      const { cwd } = project();
+      const { exit } = await install(
+        { cwd, env: { MY_TOKEN: "value-SECRET-123" } },
+        ...onClientFile(client, "c.json", "--env", "MY_TOKEN"),
+      );
+      assert.equal(exit, 0);
+      const text = read(path.join(cwd, "c.json"));
+      const entry = JSON.parse(text).mcpServers["capability-graph"];
+      assert.equal(entry.type, type);
+      assert.deepEqual(entry.env, { MY_TOKEN: env });
+      assert.ok(!text.includes("SECRET"));
     });
-    assert.ok(!text.includes("SECRET"));
-  });
-
-  test("Claude Code refers to a variable by its own reference syntax", async () => {
-    const { cwd } = project();
-    await install(
-      cwd,
-      undefined,
-      "--client",
-      "claude-code",
-      "--config-path",
-      "c.json",
-      "--env",
-      "MY_TOKEN",
-      "--json",
-    );
-    const entry = JSON.parse(read(path.join(cwd, "c.json"))).mcpServers["capability-graph"];
-    assert.equal(entry.type, "stdio");
-    assert.deepEqual(entry.env, { MY_TOKEN: `\${MY_TOKEN}` });
-  });
-
-  test("a name that is not a variable name is a usage error that does not repeat it: exit 2", async () => {
-    const { cwd } = project();
-    const { exit, io } = await install(
-      cwd,
-      undefined,
-      "--client",
-      "cursor",
-      "--config-path",
-      "c.json",
-      "--env",
-      "1BAD-XYZZY",
-    );
-    assert.equal(exit, 2);
-    assert.equal(io.out, "");
-    assert.ok(io.err.includes("must be an environment variable name"));
-    assert.ok(!io.err.includes("XYZZY"));
-    assert.equal(existsSync(path.join(cwd, "c.json")), false);
-  });
+  }
 
   test("a client without variable references refuses --env: failed, exit 1, nothing written", async () => {
     const { cwd } = project();
     const { exit, io } = await install(
       cwd,
-      undefined,
-      "--client",
-      "claude-desktop",
-      "--config-path",
-      "c.json",
-      "--env",
-      "MY_TOKEN",
-      "--json",
+      ...onClientFile("claude-desktop", "c.json", "--env", "MY_TOKEN"),
     );
     assert.equal(exit, 1);
     const report = reportOf(io);
     assert.equal(report.status, "failed");
-    assert.deepEqual(
-      report.checks.map(({ id, status }) => [id, status]),
-      [
-        ["graph-config", "ok"],
-        ["env", "fail"],
-      ],
-    );
+    assert.deepEqual(checkStatuses(report), [
+      ["graph-config", "ok"],
+      ["env", "fail"],
+    ]);
     assert.equal(existsSync(path.join(cwd, "c.json")), false);
   });
 
@@ -404,15 +246,7 @@ describe("mcp-install: --env", () => {
       },
     };
     writeFileSync(path.join(cwd, "capability-graph.json"), JSON.stringify(config));
-    const { exit, io } = await install(
-      cwd,
-      undefined,
-      "--client",
-      "cursor",
-      "--config-path",
-      "c.json",
-      "--json",
-    );
+    const { exit, io } = await install(cwd, ...onClientFile("cursor", "c.json"));
     assert.equal(exit, 0);
     assert.ok(
       reportOf(io).warnings.includes(
@@ -421,121 +255,120 @@ describe("mcp-install: --env", () => {
     );
     const forwarded = await install(
       cwd,
-      undefined,
-      "--client",
-      "cursor",
-      "--config-path",
-      "d.json",
-      "--env",
-      "OPENAI_API_KEY",
-      "--json",
+      ...onClientFile("cursor", "d.json", "--env", "OPENAI_API_KEY"),
     );
     assert.deepEqual(reportOf(forwarded.io).warnings, ["Restart Cursor to load the server"]);
   });
 });
 
-describe("mcp-install: conflicts and failures leave the file byte-identical", () => {
-  test("a foreign entry of the same name is a conflict: exit 3", async () => {
-    const { cwd } = project();
-    mkdirSync(path.join(cwd, "client"));
-    cpSync(
-      path.join(FIXTURES, "maintenance", "client", "mcp.json"),
-      path.join(cwd, "client", "mcp.json"),
-    );
-    const before = readFileSync(path.join(cwd, "client", "mcp.json"));
-    const { exit, io } = await install(
-      cwd,
-      undefined,
-      "--client",
-      "cursor",
-      "--config-path",
-      "client/mcp.json",
-      "--json",
-    );
-    assert.equal(exit, 3);
-    const report = reportOf(io);
-    assert.equal(report.status, "conflict");
-    assert.deepEqual(report.checks.at(-1), {
-      id: "server",
-      status: "fail",
-      message:
-        "Cursor has another program under the server capability-graph in client/mcp.json: not overwritten (choose another --name)",
+describe("mcp-install: usage errors never repeat the rejected text", () => {
+  const NAME_RULE = "option --name: must be 1..64 letters A-Z or a-z, digits, _ or -";
+  const usageErrors: Array<{ name: string; option: string[]; says: string; omits: string[] }> = [
+    {
+      name: "a --name of 65 characters is a usage error that does not repeat it: exit 2",
+      option: ["--name", "X".repeat(65)],
+      says: NAME_RULE,
+      omits: ["XYZZY", "X".repeat(65)],
+    },
+    {
+      name: "a --name with another character is a usage error that does not repeat it: exit 2",
+      option: ["--name", "my.XYZZY"],
+      says: NAME_RULE,
+      omits: ["XYZZY", "X".repeat(65)],
+    },
+    {
+      name: "an --env name that is not a variable name is a usage error that does not repeat it: exit 2",
+      option: ["--env", "1BAD-XYZZY"],
+      says: "must be an environment variable name",
+      omits: ["XYZZY"],
+    },
+  ];
+  for (const { name, option, says, omits } of usageErrors) {
+    test(name, async () => {
+      const { cwd } = project();
+      const run = await install(cwd, "--client", "cursor", "--config-path", "c.json", ...option);
+      assertUsageError(run, { says, omits });
+      assert.equal(existsSync(path.join(cwd, "c.json")), false);
     });
-    assert.deepEqual(readFileSync(path.join(cwd, "client", "mcp.json")), before);
+  }
+});
+
+describe("mcp-install: conflicts and failures leave the file byte-identical", () => {
+  // The conformance fixture's Cursor file: another program under the server name capability-graph.
+  const copyForeignCursorFile = (file: string) => {
+    mkdirSync(path.dirname(file));
+    cpSync(path.join(FIXTURES, "maintenance", "client", "mcp.json"), file);
+  };
+  const olderEntry = JSON.stringify({
+    mcpServers: { "capability-graph": ownEntry("/old/capability-graph.json") },
   });
 
-  test("--force over a foreign entry is still a conflict and keeps no backup", async () => {
-    const { cwd } = project();
-    mkdirSync(path.join(cwd, "client"));
-    cpSync(
-      path.join(FIXTURES, "maintenance", "client", "mcp.json"),
-      path.join(cwd, "client", "mcp.json"),
-    );
-    const before = readFileSync(path.join(cwd, "client", "mcp.json"));
-    const { exit } = await install(
-      cwd,
-      undefined,
-      "--client",
-      "cursor",
-      "--config-path",
-      "client/mcp.json",
-      "--force",
-      "--json",
-    );
-    assert.equal(exit, 3);
-    assert.deepEqual(readFileSync(path.join(cwd, "client", "mcp.json")), before);
-    assert.equal(existsSync(path.join(cwd, "client", "mcp.json.bak")), false);
-  });
-
-  test("an older entry of this implementation is a conflict without --force", async () => {
-    const { cwd } = project();
-    const older = { mcpServers: { "capability-graph": ownEntry("/old/capability-graph.json") } };
-    writeFileSync(path.join(cwd, "c.json"), JSON.stringify(older));
-    const { exit, io } = await install(
-      cwd,
-      undefined,
-      "--client",
-      "cursor",
-      "--config-path",
-      "c.json",
-      "--json",
-    );
-    assert.equal(exit, 3);
-    assert.ok(
-      reportOf(io).checks.at(-1)?.message.includes("--force replaces it and keeps a backup"),
-    );
-    assert.equal(read(path.join(cwd, "c.json")), JSON.stringify(older));
-  });
+  // A conflict: exit 3, the file byte-identical and no backup kept.
+  const conflicts: Array<{
+    name: string;
+    file: string;
+    prepare: (file: string) => void;
+    extra: string[];
+    lastCheck?: { id: string; status: string; message: string };
+    lastMessageIncludes?: string;
+  }> = [
+    {
+      name: "a foreign entry of the same name is a conflict: exit 3",
+      file: "client/mcp.json",
+      prepare: copyForeignCursorFile,
+      extra: [],
+      lastCheck: {
+        id: "server",
+        status: "fail",
+        message:
+          "Cursor has another program under the server capability-graph in client/mcp.json: not overwritten (choose another --name)",
+      },
+    },
+    {
+      name: "--force over a foreign entry is still a conflict and keeps no backup",
+      file: "client/mcp.json",
+      prepare: copyForeignCursorFile,
+      extra: ["--force"],
+    },
+    {
+      name: "an older entry of this implementation is a conflict without --force",
+      file: "c.json",
+      prepare: (file) => writeFileSync(file, olderEntry),
+      extra: [],
+      lastMessageIncludes: "--force replaces it and keeps a backup",
+    },
+  ];
+  for (const { name, file, prepare, extra, lastCheck, lastMessageIncludes } of conflicts) {
+    test(name, async () => {
+      const { cwd } = project();
+      const clientFile = path.join(cwd, file);
+      prepare(clientFile);
+      const before = readFileSync(clientFile);
+      const { exit, io } = await install(cwd, ...onClientFile("cursor", file, ...extra));
+      assert.equal(exit, 3);
+      const report = reportOf(io);
+      assert.equal(report.status, "conflict");
+      if (lastCheck !== undefined) assert.deepEqual(report.checks.at(-1), lastCheck);
+      if (lastMessageIncludes !== undefined)
+        assert.ok(report.checks.at(-1)?.message.includes(lastMessageIncludes));
+      assert.deepEqual(readFileSync(clientFile), before);
+      assert.equal(existsSync(`${clientFile}.bak`), false);
+    });
+  }
 
   test("--force replaces an older entry of this implementation, keeping FILE.bak, then FILE.bak.2", async () => {
     const { cwd, config } = project();
-    const file = path.join(cwd, "c.json");
-    const older = JSON.stringify({
-      mcpServers: { "capability-graph": ownEntry("/old/capability-graph.json") },
-    });
-    writeFileSync(file, older);
+    const file = writeClientFile(cwd, "c.json", olderEntry);
     chmodSync(file, 0o640);
-    const { exit, io } = await install(
-      cwd,
-      undefined,
-      "--client",
-      "cursor",
-      "--config-path",
-      "c.json",
-      "--force",
-      "--json",
-    );
+    const { exit, io } = await install(cwd, ...onClientFile("cursor", "c.json", "--force"));
     assert.equal(exit, 0);
-    assert.deepEqual(
-      reportOf(io).checks.map(({ id, status }) => [id, status]),
-      [
-        ["graph-config", "ok"],
-        ["client-config", "ok"],
-        ["backup", "ok"],
-        ["server", "ok"],
-      ],
-    );
-    assert.equal(read(`${file}.bak`), older);
+    assert.deepEqual(checkStatuses(reportOf(io)), [
+      ["graph-config", "ok"],
+      ["client-config", "ok"],
+      ["backup", "ok"],
+      ["server", "ok"],
+    ]);
+    assert.equal(read(`${file}.bak`), olderEntry);
     assert.equal(statSync(`${file}.bak`).mode & 0o777, 0o640);
     assert.deepEqual(JSON.parse(read(file)).mcpServers["capability-graph"], ownEntry(config));
 
@@ -543,81 +376,93 @@ describe("mcp-install: conflicts and failures leave the file byte-identical", ()
       mcpServers: { "capability-graph": ownEntry("/older/still.json") },
     });
     writeFileSync(file, newer);
-    await install(
-      cwd,
-      undefined,
-      "--client",
-      "cursor",
-      "--config-path",
-      "c.json",
-      "--force",
-      "--json",
-    );
-    assert.equal(read(`${file}.bak`), older);
+    await install(cwd, ...onClientFile("cursor", "c.json", "--force"));
+    assert.equal(read(`${file}.bak`), olderEntry);
     assert.equal(read(`${file}.bak.2`), newer);
   });
 
-  test("a client file that is not JSON is failed: exit 1, untouched", async () => {
-    const { cwd } = project();
-    cpSync(
-      path.join(FIXTURES, "client-files", "client-broken.json"),
-      path.join(cwd, "broken.json"),
-    );
-    const { exit, io } = await install(
-      cwd,
-      undefined,
-      "--client",
-      "cursor",
-      "--config-path",
-      "broken.json",
-      "--json",
-    );
-    assert.equal(exit, 1);
-    const report = reportOf(io);
-    assert.equal(report.status, "failed");
-    assert.deepEqual(report.checks.at(-1), {
-      id: "client-config",
-      status: "fail",
-      message: "broken.json: not valid JSON: left untouched",
+  // A client file the command cannot edit: failed, exit 1, the last check (where given) the failed
+  // client-config check with that message, and a file (where its text is given) untouched.
+  const writing = (text: string) => (file: string) => writeFileSync(file, text);
+  const unusable: Array<{
+    name: string;
+    client: string;
+    file: string;
+    prepare: (file: string) => void;
+    clientConfigMessage?: string;
+    textAfter?: string;
+  }> = [
+    {
+      name: "a client file that is not JSON is failed: exit 1, untouched",
+      client: "cursor",
+      file: "broken.json",
+      prepare: (file) => cpSync(path.join(FIXTURES, "client-files", "client-broken.json"), file),
+      clientConfigMessage: "broken.json: not valid JSON: left untouched",
+      textAfter: "this is not JSON {\n",
+    },
+    {
+      name: "comments in a client that does not accept them make the file invalid",
+      client: "cursor",
+      file: "c.json",
+      prepare: writing("// no\n{}\n"),
+      clientConfigMessage: "c.json: not valid JSON: left untouched",
+      textAfter: "// no\n{}\n",
+    },
+    {
+      name: "a container that is not an object is failed and untouched",
+      client: "cursor",
+      file: "c.json",
+      prepare: writing('{"mcpServers": []}'),
+      clientConfigMessage: "c.json: its mcpServers is not an object: left untouched",
+      textAfter: '{"mcpServers": []}',
+    },
+    {
+      name: "a fifo in the place of the client file is failed at once, never read",
+      client: "cursor",
+      file: "c.json",
+      prepare: (file) => execFileSync("mkfifo", [file]),
+      clientConfigMessage: "c.json: is not a regular file: left untouched",
+    },
+    {
+      name: "a folder in the place of the client file is failed",
+      client: "cursor",
+      file: "c.json",
+      prepare: (file) => mkdirSync(file),
+      clientConfigMessage: "c.json: is not a regular file: left untouched",
+    },
+    {
+      name: "a Codex file that is not TOML is failed and untouched",
+      client: "codex",
+      file: "config.toml",
+      prepare: writing("[unclosed\n"),
+      clientConfigMessage: "config.toml: not valid TOML: left untouched",
+      textAfter: "[unclosed\n",
+    },
+    {
+      name: "a Codex entry defined inline cannot be spliced: failed, untouched",
+      client: "codex",
+      file: "config.toml",
+      prepare: writing(`mcp_servers = { other = { command = "x" } }\n`),
+      textAfter: `mcp_servers = { other = { command = "x" } }\n`,
+    },
+  ];
+  for (const { name, client, file, prepare, clientConfigMessage, textAfter } of unusable) {
+    test(name, async () => {
+      const { cwd } = project();
+      prepare(path.join(cwd, file));
+      const { exit, io } = await install(cwd, ...onClientFile(client, file));
+      assert.equal(exit, 1, io.out);
+      const report = reportOf(io);
+      assert.equal(report.status, "failed");
+      if (clientConfigMessage !== undefined)
+        assert.deepEqual(report.checks.at(-1), {
+          id: "client-config",
+          status: "fail",
+          message: clientConfigMessage,
+        });
+      if (textAfter !== undefined) assert.equal(read(path.join(cwd, file)), textAfter);
     });
-    assert.equal(read(path.join(cwd, "broken.json")), "this is not JSON {\n");
-  });
-
-  test("comments in a client that does not accept them make the file invalid", async () => {
-    const { cwd } = project();
-    writeFileSync(path.join(cwd, "c.json"), "// no\n{}\n");
-    const { exit } = await install(
-      cwd,
-      undefined,
-      "--client",
-      "cursor",
-      "--config-path",
-      "c.json",
-      "--json",
-    );
-    assert.equal(exit, 1);
-    assert.equal(read(path.join(cwd, "c.json")), "// no\n{}\n");
-  });
-
-  test("a container that is not an object is failed and untouched", async () => {
-    const { cwd } = project();
-    writeFileSync(path.join(cwd, "c.json"), '{"mcpServers": []}');
-    const { exit, io } = await install(
-      cwd,
-      undefined,
-      "--client",
-      "cursor",
-      "--config-path",
-      "c.json",
-      "--json",
-    );
-    assert.equal(exit, 1);
-    assert.equal(
-      reportOf(io).checks.at(-1)?.message,
-      "c.json: its mcpServers is not an object: left untouched",
-    );
-    assert.equal(read(path.join(cwd, "c.json")), '{"mcpServers": []}');
-  });
+  }
 
   test("a configuration that does not open is failed first and the client file is untouched", async () => {
     const cwd = freshFolder();
@@ -625,16 +470,8 @@ describe("mcp-install: conflicts and failures leave the file byte-identical", ()
       path.join(cwd, "capability-graph.json"),
       JSON.stringify({ providers: [{ path: "providers/missing.json" }] }),
     );
-    writeFileSync(path.join(cwd, "c.json"), "not even JSON");
-    const { exit, io } = await install(
-      cwd,
-      undefined,
-      "--client",
-      "cursor",
-      "--config-path",
-      "c.json",
-      "--json",
-    );
+    const file = writeClientFile(cwd, "c.json", "not even JSON");
+    const { exit, io } = await install(cwd, ...onClientFile("cursor", "c.json"));
     assert.equal(exit, 1);
     const report = reportOf(io);
     assert.equal(report.status, "failed");
@@ -646,98 +483,15 @@ describe("mcp-install: conflicts and failures leave the file byte-identical", ()
         "capability-graph.json cannot be served: CG_CONFIG_INVALID: ",
       ),
     );
-    assert.equal(read(path.join(cwd, "c.json")), "not even JSON");
+    assert.equal(read(file), "not even JSON");
   });
 
   test("a configuration file that cannot be read is a failed report with nothing on stderr", async () => {
     const cwd = freshFolder();
-    const { exit, io } = await install(
-      cwd,
-      undefined,
-      "--client",
-      "cursor",
-      "--config-path",
-      "c.json",
-      "--json",
-    );
+    const { exit, io } = await install(cwd, ...onClientFile("cursor", "c.json"));
     assert.equal(exit, 1);
     assert.equal(reportOf(io).checks[0]?.id, "graph-config");
     assert.equal(existsSync(path.join(cwd, "c.json")), false);
-  });
-
-  test("a fifo in the place of the client file is failed at once, never read", async () => {
-    const { cwd } = project();
-    execFileSync("mkfifo", [path.join(cwd, "c.json")]);
-    const { exit, io } = await install(
-      cwd,
-      undefined,
-      "--client",
-      "cursor",
-      "--config-path",
-      "c.json",
-      "--json",
-    );
-    assert.equal(exit, 1);
-    assert.equal(
-      reportOf(io).checks.at(-1)?.message,
-      "c.json: is not a regular file: left untouched",
-    );
-  });
-
-  test("a folder in the place of the client file is failed", async () => {
-    const { cwd } = project();
-    mkdirSync(path.join(cwd, "c.json"));
-    const { exit, io } = await install(
-      cwd,
-      undefined,
-      "--client",
-      "cursor",
-      "--config-path",
-      "c.json",
-      "--json",
-    );
-    assert.equal(exit, 1);
-    assert.equal(
-      reportOf(io).checks.at(-1)?.message,
-      "c.json: is not a regular file: left untouched",
-    );
-  });
-
-  test("a Codex file that is not TOML is failed and untouched", async () => {
-    const { cwd } = project();
-    writeFileSync(path.join(cwd, "config.toml"), "[unclosed\n");
-    const { exit, io } = await install(
-      cwd,
-      undefined,
-      "--client",
-      "codex",
-      "--config-path",
-      "config.toml",
-      "--json",
-    );
-    assert.equal(exit, 1);
-    assert.equal(
-      reportOf(io).checks.at(-1)?.message,
-      "config.toml: not valid TOML: left untouched",
-    );
-    assert.equal(read(path.join(cwd, "config.toml")), "[unclosed\n");
-  });
-
-  test("a Codex entry defined inline cannot be spliced: failed, untouched", async () => {
-    const { cwd } = project();
-    const text = `mcp_servers = { other = { command = "x" } }\n`;
-    writeFileSync(path.join(cwd, "config.toml"), text);
-    const { exit, io } = await install(
-      cwd,
-      undefined,
-      "--client",
-      "codex",
-      "--config-path",
-      "config.toml",
-      "--json",
-    );
-    assert.equal(exit, 1, io.out);
-    assert.equal(read(path.join(cwd, "config.toml")), text);
   });
 });
 
@@ -756,7 +510,7 @@ describe("mcp-install: each client's documented file", () => {
   for (const [client, location] of locations) {
     test(`${client}: ${location} (HOME and the working folder being the same folder here)`, async () => {
       const { cwd } = project();
-      const { exit, io } = await install(cwd, undefined, "--client", client, "--dry-run", "--json");
+      const { exit, io } = await install(cwd, "--client", client, "--dry-run", "--json");
       assert.equal(exit, 0);
       assert.deepEqual(reportOf(io).checks[1], {
         id: "client-config",

@@ -2,37 +2,19 @@
 // implementation's own entry is removed, everything else in the file is kept byte for byte, a
 // foreign entry is a conflict and leaves the file byte-identical.
 import assert from "node:assert/strict";
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readFileSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, lstatSync, readFileSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { CLI_MODULE, runMcpUninstall } from "../../src/cli/mcp-install.js";
-import { captureIo, freshFolder, read, reportOf } from "./maintenance-helpers.js";
+import { freshFolder, read, reportOf } from "./maintenance-helpers.js";
+import {
+  assertUsageError,
+  onClientFile,
+  ownEntry,
+  uninstall,
+  writeClientFile,
+} from "./mcp-install-helpers.js";
 
-const OWN_ARGS = JSON.stringify([
-  CLI_MODULE,
-  "mcp",
-  "--config",
-  "/somewhere/capability-graph.json",
-]);
-
-async function uninstall(cwd: string, ...args: string[]) {
-  const io = captureIo(cwd);
-  const exit = await runMcpUninstall(args, io);
-  return { exit, io };
-}
-
-function cursorFile(cwd: string, text: string): string {
-  const file = path.join(cwd, "mcp.json");
-  writeFileSync(file, text);
-  return file;
-}
+const OWN_ARGS = JSON.stringify(ownEntry("/somewhere/capability-graph.json").args);
 
 const CURSOR_WITH_OWN_AND_OTHER = `{
   "mcpServers": {
@@ -46,15 +28,8 @@ const CURSOR_WITH_OWN_AND_OTHER = `{
 describe("mcp-uninstall", () => {
   test("removes this implementation's entry and keeps everything else", async () => {
     const cwd = freshFolder();
-    const file = cursorFile(cwd, CURSOR_WITH_OWN_AND_OTHER);
-    const { exit, io } = await uninstall(
-      cwd,
-      "--client",
-      "cursor",
-      "--config-path",
-      "mcp.json",
-      "--json",
-    );
+    const file = writeClientFile(cwd, "mcp.json", CURSOR_WITH_OWN_AND_OTHER);
+    const { exit, io } = await uninstall(cwd, ...onClientFile("cursor", "mcp.json"));
     assert.equal(exit, 0);
     const report = reportOf(io);
     assert.equal(report.status, "ok");
@@ -71,90 +46,81 @@ describe("mcp-uninstall", () => {
 
   test("no client file is ok: nothing to remove, nothing written", async () => {
     const cwd = freshFolder();
-    const { exit, io } = await uninstall(
-      cwd,
-      "--client",
-      "cursor",
-      "--config-path",
-      "none.json",
-      "--json",
-    );
+    const { exit, io } = await uninstall(cwd, ...onClientFile("cursor", "none.json"));
     assert.equal(exit, 0);
     assert.equal(reportOf(io).status, "ok");
     assert.ok(reportOf(io).checks.at(-1)?.message.endsWith("nothing to remove"));
     assert.equal(existsSync(path.join(cwd, "none.json")), false);
   });
 
-  test("a file without the entry is ok and stays byte-identical", async () => {
-    const cwd = freshFolder();
-    const text = '{"mcpServers": {"other": {"command": "x"}}}';
-    const file = cursorFile(cwd, text);
-    const { exit } = await uninstall(
-      cwd,
-      "--client",
-      "cursor",
-      "--config-path",
-      "mcp.json",
-      "--json",
-    );
-    assert.equal(exit, 0);
-    assert.equal(read(file), text);
-  });
-
-  test("a foreign entry under the name is a conflict: exit 3, file byte-identical", async () => {
-    const cwd = freshFolder();
-    const text =
-      '{\n  "mcpServers": {\n    "capability-graph": {"command": "another-program", "args": ["mcp"]}\n  }\n}\n';
-    const file = cursorFile(cwd, text);
-    const { exit, io } = await uninstall(
-      cwd,
-      "--client",
-      "cursor",
-      "--config-path",
-      "mcp.json",
-      "--json",
-    );
-    assert.equal(exit, 3);
-    assert.equal(reportOf(io).status, "conflict");
-    assert.equal(read(file), text);
-  });
-
-  test("a client file that is not JSON is failed: exit 1, untouched", async () => {
-    const cwd = freshFolder();
-    const file = cursorFile(cwd, "this is not JSON {\n");
-    const { exit, io } = await uninstall(
-      cwd,
-      "--client",
-      "cursor",
-      "--config-path",
-      "mcp.json",
-      "--json",
-    );
-    assert.equal(exit, 1);
-    const report = reportOf(io);
-    assert.equal(report.status, "failed");
-    assert.deepEqual(report.checks, [
-      { id: "client-config", status: "fail", message: "mcp.json: not valid JSON: left untouched" },
-    ]);
-    assert.equal(read(file), "this is not JSON {\n");
-  });
-
-  test("--dry-run reports planned and leaves the file byte-identical", async () => {
-    const cwd = freshFolder();
-    const file = cursorFile(cwd, CURSOR_WITH_OWN_AND_OTHER);
-    const { exit, io } = await uninstall(
-      cwd,
-      "--client",
-      "cursor",
-      "--config-path",
-      "mcp.json",
-      "--dry-run",
-      "--json",
-    );
-    assert.equal(exit, 0);
-    assert.equal(reportOf(io).status, "planned");
-    assert.equal(read(file), CURSOR_WITH_OWN_AND_OTHER);
-  });
+  // A Cursor file mcp.json the command must leave byte-identical, whatever the outcome.
+  const leftAsItWas: Array<{
+    name: string;
+    content: string | Buffer;
+    extra: string[];
+    exit: number;
+    status: string;
+    checks?: Array<{ id: string; status: string; message: string }>;
+    firstMessage?: string;
+  }> = [
+    {
+      name: "a file without the entry is ok and stays byte-identical",
+      content: '{"mcpServers": {"other": {"command": "x"}}}',
+      extra: [],
+      exit: 0,
+      status: "ok",
+    },
+    {
+      name: "a foreign entry under the name is a conflict: exit 3, file byte-identical",
+      content:
+        '{\n  "mcpServers": {\n    "capability-graph": {"command": "another-program", "args": ["mcp"]}\n  }\n}\n',
+      extra: [],
+      exit: 3,
+      status: "conflict",
+    },
+    {
+      name: "a client file that is not JSON is failed: exit 1, untouched",
+      content: "this is not JSON {\n",
+      extra: [],
+      exit: 1,
+      status: "failed",
+      checks: [
+        {
+          id: "client-config",
+          status: "fail",
+          message: "mcp.json: not valid JSON: left untouched",
+        },
+      ],
+    },
+    {
+      name: "--dry-run reports planned and leaves the file byte-identical",
+      content: CURSOR_WITH_OWN_AND_OTHER,
+      extra: ["--dry-run"],
+      exit: 0,
+      status: "planned",
+    },
+    {
+      name: "a client file that is not UTF-8 is failed and untouched",
+      content: Buffer.from([0x7b, 0xff, 0x7d]),
+      extra: [],
+      exit: 1,
+      status: "failed",
+      firstMessage: "mcp.json: not UTF-8 text: left untouched",
+    },
+  ];
+  for (const { name, content, extra, exit, status, checks, firstMessage } of leftAsItWas) {
+    test(name, async () => {
+      const cwd = freshFolder();
+      const file = writeClientFile(cwd, "mcp.json", content);
+      const run = await uninstall(cwd, ...onClientFile("cursor", "mcp.json", ...extra));
+      assert.equal(run.exit, exit);
+      const report = reportOf(run.io);
+      assert.equal(report.status, status);
+      if (checks !== undefined) assert.deepEqual(report.checks, checks);
+      if (firstMessage !== undefined) assert.equal(report.checks[0]?.message, firstMessage);
+      assert.deepEqual(readFileSync(file), Buffer.from(content));
+    });
+  }
 
   test("VS Code's comments and trailing commas survive the removal", async () => {
     const cwd = freshFolder();
@@ -167,16 +133,8 @@ describe("mcp-uninstall", () => {
   },
 }
 `;
-    const file = path.join(cwd, "mcp.json");
-    writeFileSync(file, text);
-    const { exit } = await uninstall(
-      cwd,
-      "--client",
-      "vscode",
-      "--config-path",
-      "mcp.json",
-      "--json",
-    );
+    const file = writeClientFile(cwd, "mcp.json", text);
+    const { exit } = await uninstall(cwd, ...onClientFile("vscode", "mcp.json"));
     assert.equal(exit, 0);
     const after = read(file);
     assert.ok(after.startsWith("// my servers\n"));
@@ -203,16 +161,8 @@ A = "1"
 [profiles.fast]
 model = "o4-mini" # fast
 `;
-    const file = path.join(cwd, "config.toml");
-    writeFileSync(file, text);
-    const { exit, io } = await uninstall(
-      cwd,
-      "--client",
-      "codex",
-      "--config-path",
-      "config.toml",
-      "--json",
-    );
+    const file = writeClientFile(cwd, "config.toml", text);
+    const { exit, io } = await uninstall(cwd, ...onClientFile("codex", "config.toml"));
     assert.equal(exit, 0, io.out);
     assert.equal(
       read(file),
@@ -230,66 +180,44 @@ model = "o4-mini" # fast
 
   test("the default Codex file is $CODEX_HOME/config.toml", async () => {
     const cwd = freshFolder();
-    mkdirSync(path.join(cwd, "codex-home"));
-    const file = path.join(cwd, "codex-home", "config.toml");
-    writeFileSync(file, `[mcp_servers.capability-graph]\ncommand = "node"\nargs = ${OWN_ARGS}\n`);
-    const io = captureIo(cwd, { CODEX_HOME: path.join(cwd, "codex-home") });
-    const exit = await runMcpUninstall(["--client", "codex", "--json"], io);
+    const file = writeClientFile(
+      cwd,
+      "codex-home/config.toml",
+      `[mcp_servers.capability-graph]\ncommand = "node"\nargs = ${OWN_ARGS}\n`,
+    );
+    const env = { CODEX_HOME: path.join(cwd, "codex-home") };
+    const { exit } = await uninstall({ cwd, env }, "--client", "codex", "--json");
     assert.equal(exit, 0);
     assert.equal(read(file), "");
   });
 
   test("a symbolic link is kept and its target edited", async () => {
     const cwd = freshFolder();
-    const target = cursorFile(cwd, CURSOR_WITH_OWN_AND_OTHER);
+    const target = writeClientFile(cwd, "mcp.json", CURSOR_WITH_OWN_AND_OTHER);
     symlinkSync(target, path.join(cwd, "link.json"));
-    const { exit } = await uninstall(
-      cwd,
-      "--client",
-      "cursor",
-      "--config-path",
-      "link.json",
-      "--json",
-    );
+    const { exit } = await uninstall(cwd, ...onClientFile("cursor", "link.json"));
     assert.equal(exit, 0);
     assert.ok(lstatSync(path.join(cwd, "link.json")).isSymbolicLink());
     assert.ok(!read(target).includes("capability-graph"));
   });
 
-  test("a client file that is not UTF-8 is failed and untouched", async () => {
-    const cwd = freshFolder();
-    const file = path.join(cwd, "mcp.json");
-    writeFileSync(file, Buffer.from([0x7b, 0xff, 0x7d]));
-    const { exit, io } = await uninstall(
-      cwd,
-      "--client",
-      "cursor",
-      "--config-path",
-      "mcp.json",
-      "--json",
-    );
-    assert.equal(exit, 1);
-    assert.equal(reportOf(io).checks[0]?.message, "mcp.json: not UTF-8 text: left untouched");
-    assert.deepEqual([...readFileSync(file)], [0x7b, 0xff, 0x7d]);
-  });
-
-  test("an unknown client is a usage error naming the choices, never the given text", async () => {
-    const cwd = freshFolder();
-    const { exit, io } = await uninstall(cwd, "--client", "emacs-XYZZY");
-    assert.equal(exit, 2);
-    assert.equal(io.out, "");
-    assert.ok(
-      io.err.includes(
-        "the choices are claude-code, claude-desktop, codex, cursor, gemini, vscode, windsurf, zed",
-      ),
-    );
-    assert.ok(!io.err.includes("XYZZY"));
-  });
-
-  test("a missing --client is a usage error", async () => {
-    const cwd = freshFolder();
-    const { exit, io } = await uninstall(cwd, "--json");
-    assert.equal(exit, 2);
-    assert.ok(io.err.includes("the option --client is required"));
-  });
+  const usageErrors: Array<{ name: string; args: string[]; says: string; omits: string[] }> = [
+    {
+      name: "an unknown client is a usage error naming the choices, never the given text",
+      args: ["--client", "emacs-XYZZY"],
+      says: "the choices are claude-code, claude-desktop, codex, cursor, gemini, vscode, windsurf, zed",
+      omits: ["XYZZY"],
+    },
+    {
+      name: "a missing --client is a usage error",
+      args: ["--json"],
+      says: "the option --client is required",
+      omits: [],
+    },
+  ];
+  for (const { name, args, says, omits } of usageErrors) {
+    test(name, async () => {
+      assertUsageError(await uninstall(freshFolder(), ...args), { says, omits });
+    });
+  }
 });

@@ -185,13 +185,21 @@ def generate(
         }
 
 
+def _package(folder: Path, generated: dict[str, str], docstring: str) -> dict[Path, str]:
+    """The generated modules under ``folder``, the package's ``__init__`` saying what it holds."""
+    generated["__init__.py"] = f'{HEADER}\n"""{docstring}"""\n'
+    return {folder / name: text for name, text in generated.items()}
+
+
 def model_files(repo: Repo) -> dict[Path, str]:
-    return {repo.models / name: text for name, text in generate(repo.load_schemas()).items()}
+    generated = generate(repo.load_schemas())
+    return _package(repo.models, generated, "The Pydantic models of the contract's schemas.")
 
 
 def typeddict_files(repo: Repo) -> dict[Path, str]:
     generated = generate(repo.load_schemas(), TYPED_DICTS, TYPEDDICT_FLAGS)
-    return {repo.typeddicts / name: text for name, text in generated.items()}
+    docstring = "The TypedDicts of the results the SDK returns as their JSON form."
+    return _package(repo.typeddicts, generated, docstring)
 
 
 def _python_files(folder: Path) -> Iterable[Path]:

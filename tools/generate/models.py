@@ -35,6 +35,10 @@ _COMMON_FLAGS = [
     # Constrained strings/ints of $defs become type aliases (fields are plain str/int at run
     # time) instead of RootModel wrappers; root unions become aliases too (use a TypeAdapter).
     "--use-type-alias",
+    # An enum of the schemas is a Literal of its strings, as in the JSON form: one type for a
+    # value wherever it appears (``RelationTraversal(kinds=["requires"])`` type-checks).
+    "--enum-field-as-literal",
+    "all",
     "--use-annotated",
     "--field-constraints",
     "--use-title-as-name",
@@ -82,7 +86,13 @@ FLAGS = [
 ]
 # The JSON form's own names (camelCase, "from"), closed (PEP 728: no other keys), an omitted
 # member ``NotRequired``.
-TYPEDDICT_FLAGS = [*_COMMON_FLAGS, "--output-model-type=typing.TypedDict"]
+TYPEDDICT_FLAGS = [
+    *_COMMON_FLAGS,
+    "--output-model-type=typing.TypedDict",
+    # Arrays as Sequence: the parts of a result shared with the graph are read-only lists, and a
+    # type checker then reports an append or a sort before the run does.
+    "--use-generic-container-types",
+]
 
 
 def _rename_refs(node: Any) -> Any:

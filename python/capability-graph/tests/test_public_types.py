@@ -22,7 +22,6 @@ from capability_graph import (
     CapabilityGraph,
     GraphError,
     ListResult,
-    RelationKind,
     RelationTraversal,
     ResolveResult,
 )
@@ -168,9 +167,7 @@ def test_resolve_accepts_a_relation_traversal_as_its_json_form() -> None:
     with BlockingCapabilityGraph.open(CONFIG) as graph:
         typed = graph.resolve(ids=["acme::a"], relations=RelationTraversal(depth=2))
         as_dict = graph.resolve(ids=["acme::a"], relations={"depth": 2})
-        kinds = graph.resolve(
-            ids=["acme::a"], relations=RelationTraversal(kinds=[RelationKind.related])
-        )
+        kinds = graph.resolve(ids=["acme::a"], relations=RelationTraversal(kinds=["related"]))
     assert typed == as_dict
     assert [c["id"] for c in typed["capabilities"]] == ["acme::a", "acme::b", "acme::c"]
     assert [c["id"] for c in kinds["capabilities"]] == ["acme::a"]
@@ -194,11 +191,15 @@ with BlockingCapabilityGraph.open({"providers": []}) as graph:
     print(result["capabilities"][0]["providerId"], result["capabilities"][0]["provider_id"])
     page = graph.list()
     print(page.items[0].provider_id, page.items[0].providerId)
+    result["capabilities"][0]["tags"].append("x")
+    print(graph.resolve(ids=["acme::a"], relations=RelationTraversal(kinds=["requires"])))
 """
 
 
 @pytest.mark.slow
-def test_mypy_strict_catches_a_misspelled_relation_option_key_and_attribute(tmp_path: Path) -> None:
+def test_mypy_strict_catches_a_misspelled_option_key_attribute_and_a_write_to_a_shared_list(
+    tmp_path: Path,
+) -> None:
     script = tmp_path / "user.py"
     script.write_text(USER_SCRIPT, encoding="utf-8")
     done = subprocess.run(
@@ -217,7 +218,8 @@ def test_mypy_strict_catches_a_misspelled_relation_option_key_and_attribute(tmp_
         "[call-arg]",
         'TypedDict "CapabilityDetail" has no key "provider_id"  [typeddict-item]',
         '"CapabilitySummary" has no attribute "providerId"; maybe "provider_id"?  [attr-defined]',
-    ]
+        '"Sequence[str]" has no attribute "append"  [attr-defined]',
+    ]  # and a relation kind is its string, as in the JSON form
 
 
 def test_async_resolve_returns_what_the_blocking_twin_returns() -> None:

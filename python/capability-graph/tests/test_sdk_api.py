@@ -22,7 +22,6 @@ from capability_graph import (
     Budgets,
     Capability,
     CapabilityGraph,
-    DocumentBodiesMode,
     DocumentPolicy,
     GraphError,
     GraphOpening,
@@ -420,7 +419,7 @@ def test_open_accepts_a_host_config_built_from_the_exported_models() -> None:
             )
         ],
         scope=Scope(providers=["acme"]),
-        documents=DocumentPolicy(bodies=DocumentBodiesMode.none),
+        documents=DocumentPolicy(bodies="none"),
         budgets=Budgets(maxCapabilities=10),
         model=LexicalExecutorConfig(executor="lexical"),
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Annotated, Any, Literal, Union
 
 from capability_graph._model import ContractModel
@@ -72,13 +71,13 @@ class InlineProviderSource(ContractModel):
     """
 
 
-class DocumentBodiesMode(StrEnum):
-    """
-    Approve every document body ('all') or none ('none').
-    """
-
-    all = "all"
-    none = "none"
+DocumentBodiesMode = TypeAliasType(
+    "DocumentBodiesMode",
+    Annotated[Literal["all", "none"], Field(title="DocumentBodiesMode")],
+)
+"""
+Approve every document body ('all') or none ('none').
+"""
 
 
 TimeoutMs = TypeAliasType(

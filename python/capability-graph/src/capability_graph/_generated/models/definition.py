@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Literal
 
 from capability_graph._model import ContractModel
 from pydantic import MISSING, ConfigDict, Field, StrictStr
@@ -79,15 +78,16 @@ A free-form tag: 1..64 characters without whitespace or control characters.
 """
 
 
-class RelationKind(StrEnum):
-    """
-    The kind of a relation: 'requires', 'parent' and 'specializes' must be acyclic; 'related' is directed and may form cycles.
-    """
-
-    requires = "requires"
-    parent = "parent"
-    specializes = "specializes"
-    related = "related"
+RelationKind = TypeAliasType(
+    "RelationKind",
+    Annotated[
+        Literal["requires", "parent", "specializes", "related"],
+        Field(title="RelationKind"),
+    ],
+)
+"""
+The kind of a relation: 'requires', 'parent' and 'specializes' must be acyclic; 'related' is directed and may form cycles.
+"""
 
 
 class RelationDeclaration(ContractModel):

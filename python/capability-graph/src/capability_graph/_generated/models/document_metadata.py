@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Annotated, Literal
 
 from capability_graph._model import ContractModel
@@ -12,14 +11,13 @@ from typing_extensions import TypeAliasType
 from .definition import DisplayName, DocumentRole, Locale
 from .ids import DocumentId, HttpUrl
 
-
-class MediaType(StrEnum):
-    """
-    The media type of a document, from its path or URL suffix: '.md'/'.mdx' are text/markdown, anything else text/plain.
-    """
-
-    text_markdown = "text/markdown"
-    text_plain = "text/plain"
+MediaType = TypeAliasType(
+    "MediaType",
+    Annotated[Literal["text/markdown", "text/plain"], Field(title="MediaType")],
+)
+"""
+The media type of a document, from its path or URL suffix: '.md'/'.mdx' are text/markdown, anything else text/plain.
+"""
 
 
 class FileDocumentMetadata(ContractModel):

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from capability_graph._model import ContractModel
 from pydantic import Field
@@ -15,64 +14,37 @@ Error codes, phases and next actions of the Capability Graph contract.
 """
 
 
-class ErrorCode(StrEnum):
-    """
-    A machine-readable error code; never reused or removed.
-    """
-
-    cg_config_invalid = "CG_CONFIG_INVALID"
-    cg_definition_invalid = "CG_DEFINITION_INVALID"
-    cg_relation_invalid = "CG_RELATION_INVALID"
-    cg_relation_cycle = "CG_RELATION_CYCLE"
-    cg_context_invalid = "CG_CONTEXT_INVALID"
-    cg_input_invalid = "CG_INPUT_INVALID"
-    cg_access_denied = "CG_ACCESS_DENIED"
-    cg_provider_not_found = "CG_PROVIDER_NOT_FOUND"
-    cg_capability_not_found = "CG_CAPABILITY_NOT_FOUND"
-    cg_catalog_too_large = "CG_CATALOG_TOO_LARGE"
-    cg_result_too_large = "CG_RESULT_TOO_LARGE"
-    cg_input_too_large = "CG_INPUT_TOO_LARGE"
-    cg_graph_closed = "CG_GRAPH_CLOSED"
-    cg_reload_failed = "CG_RELOAD_FAILED"
-    cg_document_root_required = "CG_DOCUMENT_ROOT_REQUIRED"
-    cg_document_not_found = "CG_DOCUMENT_NOT_FOUND"
-    cg_document_access_denied = "CG_DOCUMENT_ACCESS_DENIED"
-    cg_document_reference_only = "CG_DOCUMENT_REFERENCE_ONLY"
-    cg_document_too_large = "CG_DOCUMENT_TOO_LARGE"
-    cg_document_unreadable = "CG_DOCUMENT_UNREADABLE"
-    cg_model_not_configured = "CG_MODEL_NOT_CONFIGURED"
-    cg_model_unavailable = "CG_MODEL_UNAVAILABLE"
-    cg_model_executor_unsafe = "CG_MODEL_EXECUTOR_UNSAFE"
-    cg_model_context_exceeded = "CG_MODEL_CONTEXT_EXCEEDED"
-    cg_model_output_invalid = "CG_MODEL_OUTPUT_INVALID"
-    cg_model_invalid_selection = "CG_MODEL_INVALID_SELECTION"
-    cg_model_output_too_large = "CG_MODEL_OUTPUT_TOO_LARGE"
-    cg_model_refused = "CG_MODEL_REFUSED"
-    cg_model_timeout = "CG_MODEL_TIMEOUT"
-    cg_model_cancelled = "CG_MODEL_CANCELLED"
+ErrorCode = TypeAliasType(
+    "ErrorCode",
+    Annotated[
+        Literal["CG_CONFIG_INVALID", "CG_DEFINITION_INVALID", "CG_RELATION_INVALID", "CG_RELATION_CYCLE", "CG_CONTEXT_INVALID", "CG_INPUT_INVALID", "CG_ACCESS_DENIED", "CG_PROVIDER_NOT_FOUND", "CG_CAPABILITY_NOT_FOUND", "CG_CATALOG_TOO_LARGE", "CG_RESULT_TOO_LARGE", "CG_INPUT_TOO_LARGE", "CG_GRAPH_CLOSED", "CG_RELOAD_FAILED", "CG_DOCUMENT_ROOT_REQUIRED", "CG_DOCUMENT_NOT_FOUND", "CG_DOCUMENT_ACCESS_DENIED", "CG_DOCUMENT_REFERENCE_ONLY", "CG_DOCUMENT_TOO_LARGE", "CG_DOCUMENT_UNREADABLE", "CG_MODEL_NOT_CONFIGURED", "CG_MODEL_UNAVAILABLE", "CG_MODEL_EXECUTOR_UNSAFE", "CG_MODEL_CONTEXT_EXCEEDED", "CG_MODEL_OUTPUT_INVALID", "CG_MODEL_INVALID_SELECTION", "CG_MODEL_OUTPUT_TOO_LARGE", "CG_MODEL_REFUSED", "CG_MODEL_TIMEOUT", "CG_MODEL_CANCELLED"],
+        Field(title="ErrorCode"),
+    ],
+)
+"""
+A machine-readable error code; never reused or removed.
+"""
 
 
-class Phase(StrEnum):
-    """
-    Where in the lifecycle the error happened.
-    """
+Phase = TypeAliasType(
+    "Phase",
+    Annotated[
+        Literal["config", "load", "query", "match", "document", "lifecycle"],
+        Field(title="Phase"),
+    ],
+)
+"""
+Where in the lifecycle the error happened.
+"""
 
-    config = "config"
-    load = "load"
-    query = "query"
-    match = "match"
-    document = "document"
-    lifecycle = "lifecycle"
 
-
-class NextAction(StrEnum):
-    """
-    What the caller should do next.
-    """
-
-    fix_input = "fix_input"
-    check_config = "check_config"
-    refresh = "refresh"
-    narrow_scope = "narrow_scope"
-    retry = "retry"
-    contact_admin = "contact_admin"
+NextAction = TypeAliasType(
+    "NextAction",
+    Annotated[
+        Literal["fix_input", "check_config", "refresh", "narrow_scope", "retry", "contact_admin"],
+        Field(title="NextAction"),
+    ],
+)
+"""
+What the caller should do next.
+"""

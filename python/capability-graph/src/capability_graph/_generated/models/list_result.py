@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Literal
 
 from capability_graph._model import ContractModel
 from pydantic import MISSING, ConfigDict, Field
+from typing_extensions import TypeAliasType
 
 from .capability_summary import CapabilitySummary
 from .ids import Cursor, Revision
 
-
-class ListStatus(StrEnum):
-    """
-    'ok', or 'empty' when the authorized catalog has no capability.
-    """
-
-    ok = "ok"
-    empty = "empty"
+ListStatus = TypeAliasType(
+    "ListStatus", Annotated[Literal["ok", "empty"], Field(title="ListStatus")]
+)
+"""
+'ok', or 'empty' when the authorized catalog has no capability.
+"""
 
 
 class ListResult(ContractModel):

@@ -2,24 +2,22 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Literal
 
 from capability_graph._model import ContractModel
 from pydantic import ConfigDict, Field
+from typing_extensions import TypeAliasType
 
 from .ids import ExecutorName, Revision
 from .match_candidate import MatchCandidate
 
-
-class MatchStatus(StrEnum):
-    """
-    'matched', 'no_match' (nothing fits) or 'unknown' (could not decide).
-    """
-
-    matched = "matched"
-    no_match = "no_match"
-    unknown = "unknown"
+MatchStatus = TypeAliasType(
+    "MatchStatus",
+    Annotated[Literal["matched", "no_match", "unknown"], Field(title="MatchStatus")],
+)
+"""
+'matched', 'no_match' (nothing fits) or 'unknown' (could not decide).
+"""
 
 
 class MatchResult(ContractModel):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NotRequired
 
 from typing_extensions import TypedDict
@@ -47,7 +48,7 @@ class CapabilityDetail(TypedDict, closed=True):
     """
     What the capability does.
     """
-    tags: list[Tag]
+    tags: Sequence[Tag]
     """
     The capability's tags, in declaration order.
     """
@@ -55,11 +56,11 @@ class CapabilityDetail(TypedDict, closed=True):
     """
     When to use the capability; omitted when the definition does not declare it.
     """
-    relations: list[Relation]
+    relations: Sequence[Relation]
     """
     The relations this capability declares, in declaration order, targets as full ids.
     """
-    documents: list[DocumentMetadata]
+    documents: Sequence[DocumentMetadata]
     """
     Metadata of the capability's documents, in declaration order; never a local path.
     """

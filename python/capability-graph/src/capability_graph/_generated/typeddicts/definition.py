@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal, NotRequired, TypeAlias
 
 from typing_extensions import TypedDict
@@ -152,15 +153,15 @@ class Capability(TypedDict, closed=True):
     """
     When to use the capability.
     """
-    tags: NotRequired[list[Tag]]
+    tags: NotRequired[Sequence[Tag]]
     """
     Free-form tags; list can filter capabilities by them.
     """
-    relations: NotRequired[list[RelationDeclaration]]
+    relations: NotRequired[Sequence[RelationDeclaration]]
     """
     The capability's explicit relations to other capabilities.
     """
-    documents: NotRequired[list[DocumentDeclaration]]
+    documents: NotRequired[Sequence[DocumentDeclaration]]
     """
     The capability's documents.
     """
@@ -187,7 +188,7 @@ class ProviderDefinition(TypedDict, closed=True):
     """
     What the provider offers.
     """
-    capabilities: list[Capability]
+    capabilities: Sequence[Capability]
     """
     The capabilities of this provider; an empty list is a legal, empty catalog.
     """

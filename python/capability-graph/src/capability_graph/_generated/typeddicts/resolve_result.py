@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal, TypeAlias
 
 from typing_extensions import TypedDict
@@ -58,15 +59,15 @@ class ResolveResult(TypedDict, closed=True):
     """
     The graph revision the capabilities were read from.
     """
-    capabilities: list[CapabilityDetail]
+    capabilities: Sequence[CapabilityDetail]
     """
     The requested capabilities first, in request order, then the ones reached, each once.
     """
-    edges: list[Edge]
+    edges: Sequence[Edge]
     """
     The relations followed between returned capabilities.
     """
-    unresolved: list[UnresolvedRelation]
+    unresolved: Sequence[UnresolvedRelation]
     """
     The followed relations whose target could not be returned; empty when 'status' is 'ok'.
     """

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -207,9 +208,40 @@ def model_files(repo: Repo) -> dict[Path, str]:
 
 
 def typeddict_files(repo: Repo) -> dict[Path, str]:
-    generated = generate(repo.load_schemas(), TYPED_DICTS, TYPEDDICT_FLAGS)
+    schemas = repo.load_schemas()
+    generated = {
+        name: _describe_functional_typeddicts(text, schemas)
+        for name, text in generate(schemas, TYPED_DICTS, TYPEDDICT_FLAGS).items()
+    }
     docstring = "The TypedDicts of the results the SDK returns as their JSON form."
     return _package(repo.typeddicts, generated, docstring)
+
+
+# A TypedDict with a key that is a Python keyword (an edge's "from") is written in the functional
+# syntax, where no docstring follows a key: the generator leaves it undescribed.
+_FUNCTIONAL_TYPEDDICT = re.compile(r"^(?P<name>\w+) = TypedDict\(\n.*?^\)\n", re.M | re.S)
+
+
+def _describe_functional_typeddicts(text: str, schemas: dict[str, Any]) -> str:
+    """``text`` with a docstring after each functional TypedDict: the schema's description of
+    the type and of each of its keys (the API reference shows it, as for the class syntax)."""
+    definitions = {
+        definition["title"]: definition
+        for schema in schemas.values()
+        for definition in schema.get("$defs", {}).values()
+        if "title" in definition
+    }
+
+    def described(match: re.Match[str]) -> str:
+        definition = definitions[match["name"]]
+        keys = [
+            f"- ``{key}``: {member['description']}"
+            for key, member in definition.get("properties", {}).items()
+        ]
+        lines = [definition["description"], "", *keys]
+        return match[0] + '"""\n' + "\n".join(lines) + '\n"""\n'
+
+    return _FUNCTIONAL_TYPEDDICT.sub(described, text)
 
 
 def _python_files(folder: Path) -> Iterable[Path]:

@@ -300,7 +300,19 @@ def _undescribed_fields(path: Path) -> list[str]:
     generator writes a property's schema ``description`` as the docstring under the field)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     missing = []
-    for node in tree.body:
+    for position, node in enumerate(tree.body):
+        if _is_functional_typeddict(node):
+            # Name = TypedDict("Name", {"from": ...}): its docstring describes each key.
+            after = tree.body[position + 1] if position + 1 < len(tree.body) else None
+            text = _docstring(after)
+            assert isinstance(node, ast.Assign)
+            assert isinstance(node.value, ast.Call)
+            name, members = node.targets[0], node.value.args[1]
+            assert isinstance(name, ast.Name)
+            assert isinstance(members, ast.Dict)
+            keys = [key.value for key in members.keys if isinstance(key, ast.Constant)]
+            missing += [f"{name.id}.{key}" for key in keys if f"- ``{key}``: " not in text]
+            continue
         if not isinstance(node, ast.ClassDef):
             continue
         body = node.body
@@ -319,6 +331,25 @@ def _undescribed_fields(path: Path) -> list[str]:
             if not described:
                 missing.append(f"{node.name}.{statement.target.id}")
     return missing
+
+
+def _is_functional_typeddict(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Name)
+        and node.value.func.id == "TypedDict"
+    )
+
+
+def _docstring(node: ast.stmt | None) -> str:
+    if (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    ):
+        return node.value.value
+    return ""
 
 
 def test_every_field_of_the_public_models_has_a_description() -> None:

@@ -26,6 +26,13 @@ Edge = TypedDict(
     },
     closed=True,
 )
+"""
+A followed relation between two returned capabilities.
+
+- ``from``: The full id of the capability that declares the relation.
+- ``kind``: The kind of the relation.
+- ``to``: The full id of the relation's target capability.
+"""
 
 
 UnresolvedReason: TypeAlias = Literal["out_of_scope", "provider_not_loaded", "capability_not_found"]
@@ -44,6 +51,14 @@ UnresolvedRelation = TypedDict(
     },
     closed=True,
 )
+"""
+A followed relation whose target could not be returned.
+
+- ``from``: The full id of the capability that declares the relation.
+- ``kind``: The kind of the relation.
+- ``target``: The full id of the target that could not be returned.
+- ``reason``: Why the target could not be returned.
+"""
 
 
 class ResolveResult(TypedDict, closed=True):

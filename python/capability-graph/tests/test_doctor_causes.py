@@ -175,6 +175,20 @@ def test_unknown_configuration_keys_are_named(tmp_path: Path) -> None:
     assert as_json.json()["checks"][0] == {"id": "config", "status": "fail", "message": message}
 
 
+def test_unknown_keys_of_a_model_are_judged_by_its_own_executor_variant(tmp_path: Path) -> None:
+    # Not by the other executors' variants, whose "executor" constant the model does not have:
+    # "steps" is a scripted model's key, not an unknown one.
+    config = write_config(
+        tmp_path,
+        {
+            "providers": [{"definition": provider("one")}],
+            "model": {"executor": "scripted", "steps": [], "stepz": 1},
+        },
+    )
+    human, _ = doctor(str(config))
+    assert human.stdout.splitlines()[1].endswith("; unknown keys: /model/stepz")
+
+
 def test_bad_relation_names_the_capability_and_the_target(tmp_path: Path) -> None:
     definition = provider(
         "shop",

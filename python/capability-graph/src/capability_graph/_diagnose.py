@@ -59,6 +59,8 @@ def diagnose(config: Any) -> Report:
     _executor(host, report)
     if snapshot is not None and not report.failed():
         _opens(host, snapshot, report)
+    else:  # spec 12.2 (CG-MAINT-4): a check that cannot run is reported as skipped
+        report.check("open", "skip", "Not checked: an earlier check failed")
     report.status = "failed" if report.failed() else "ok"
     return report
 

@@ -154,7 +154,9 @@ def _extra_members(error: ValidationError) -> Iterator[str]:
                 yield f"{base}/{_escape(str(key))}"
     if error.validator in ("oneOf", "anyOf") and error.context:
         # Only the variants the value was meant for: those that fail on nothing but extra keys
-        # below them (a file source is not judged by the inline variant's rules).
+        # and faults below them (a file source is not judged by the inline variant's rules),
+        # never on the member that tells the variants apart (a scripted model is not judged by
+        # the openai variant, whose "executor" is another constant).
         by_variant: dict[Any, list[ValidationError]] = {}
         for sub in error.context:
             by_variant.setdefault(sub.schema_path[0], []).append(sub)
@@ -165,9 +167,10 @@ def _extra_members(error: ValidationError) -> Iterator[str]:
 
 
 def _is_extra_or_below(sub: ValidationError, parent: ValidationError) -> bool:
-    return sub.validator == "additionalProperties" or len(sub.absolute_path) > len(
-        parent.absolute_path
-    )
+    depth, parent_depth = len(sub.absolute_path), len(parent.absolute_path)
+    if sub.validator in ("const", "enum") and depth == parent_depth + 1:
+        return False  # the variant's own tag: another variant
+    return sub.validator == "additionalProperties" or depth > parent_depth
 
 
 def _escape(part: Any) -> str:

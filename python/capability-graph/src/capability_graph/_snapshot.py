@@ -248,24 +248,22 @@ def _check_documents(declaration: Mapping[str, Any], index: int) -> None:
     seen: set[str] = set()
     for position, document in enumerate(documents):
         if document["id"] in seen:
-            raise _invalid(
-                ErrorCode.CG_DEFINITION_INVALID,
-                f"/capabilities/{index}/documents/{position}/id repeats a document id",
-            )
+            raise _document_invalid(index, position, "/id repeats a document id")
         seen.add(document["id"])
         has_path, has_url = "path" in document, "url" in document
         if has_path == has_url:
-            raise _invalid(
-                ErrorCode.CG_DEFINITION_INVALID,
-                f"/capabilities/{index}/documents/{position} must have exactly one of path or url",
-            )
+            raise _document_invalid(index, position, " must have exactly one of path or url")
         if has_path:
             reason = check_document_path(document["path"])
             if reason is not None:
-                raise _invalid(
-                    ErrorCode.CG_DEFINITION_INVALID,
-                    f"/capabilities/{index}/documents/{position}/path {reason}",
-                )
+                raise _document_invalid(index, position, f"/path {reason}")
+
+
+def _document_invalid(index: int, position: int, fault: str) -> GraphError:
+    # The pointer is built only for the fault: a large definition has 100,000s of documents.
+    return _invalid(
+        ErrorCode.CG_DEFINITION_INVALID, f"/capabilities/{index}/documents/{position}{fault}"
+    )
 
 
 def _relations_of(

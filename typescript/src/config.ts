@@ -9,7 +9,13 @@ import type { ModelSection } from "./executors/protocol.js";
 import { executorFactory } from "./executors/registry.js";
 import { type BoundedRead, readBoundedFile } from "./files.js";
 import { firstPureFault, integralBeyondRange, isPlainObject } from "./json/pure.js";
-import { type JsonPath, parseJsonBytes, pathKey, type TextFault } from "./json/text.js";
+import {
+  CONFIG_SKIP_DEPTH,
+  type JsonPath,
+  parseJsonBytes,
+  pathKey,
+  type TextFault,
+} from "./json/text.js";
 import { pureFaultMessage, schemaFaultMessage } from "./messages.js";
 
 /** A configuration file is at most 1 MiB ([CG-CFG-1]). */
@@ -100,6 +106,8 @@ export function textFaultCause(fault: TextFault): string {
       return "is not JSON data: an object has a duplicate key";
     case "long-integer":
       return "has an integer literal that is too long";
+    case "depth":
+      return "nests deeper than 32";
   }
 }
 
@@ -118,7 +126,9 @@ export async function readConfigFile(path: string, cwd: string): Promise<ConfigF
   });
   const read = await readBoundedFile(absolute, MAX_CONFIG_BYTES);
   if (!read.ok) return fail(readFaultCause(read, MAX_CONFIG_BYTES));
-  const parsed = parseJsonBytes(read.bytes);
+  // Inline definitions are judged from their own root, at load: a container is skipped only at
+  // depth 33 of one of them ([CG-CONV-15]).
+  const parsed = parseJsonBytes(read.bytes, { skipDepth: CONFIG_SKIP_DEPTH });
   if (!parsed.ok) return fail(textFaultCause(parsed.fault));
   const literals = parsed.bigIntegers;
   return {

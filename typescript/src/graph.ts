@@ -188,7 +188,7 @@ export class CapabilityGraph {
     let request = args;
     let outOfRangeInteger = integralBeyondRange;
     if (typeof args === "string") {
-      const parsed = parseJsonText(args, { maxIntegerDigits: MAX_INTEGER_DIGITS });
+      const parsed = parseJsonText(args, REQUEST_TEXT);
       if (!parsed.ok)
         throw pointerError("CG_INPUT_INVALID", phase, textFaultMessage(parsed.fault, "request"));
       request = parsed.value;
@@ -504,6 +504,12 @@ function checkContext(
   return structuredClone(context) as Record<string, ContextValue>;
 }
 
+/**
+ * How a request text is parsed ([CG-MSG-13]): integer literals of at most 400 digits, and a
+ * container at depth 33 skipped and reported as the text's depth fault ([CG-CONV-15]).
+ */
+const REQUEST_TEXT = { maxIntegerDigits: MAX_INTEGER_DIGITS, depthIsFault: true } as const;
+
 export type RequestTextOutcome =
   | { readonly kind: "parsed"; readonly text: string; readonly value: unknown }
   | { readonly kind: "not-json"; readonly reason: "syntax" | "utf8" | "bom" };
@@ -517,9 +523,8 @@ export type RequestTextOutcome =
  */
 export function parseRequestText(tool: string, text: string | Uint8Array): RequestTextOutcome {
   const phase = OPERATIONS.find((operation) => operation.tool === tool)?.phase ?? "query";
-  const options = { maxIntegerDigits: MAX_INTEGER_DIGITS };
   const parsed =
-    typeof text === "string" ? parseJsonText(text, options) : parseJsonBytes(text, options);
+    typeof text === "string" ? parseJsonText(text, REQUEST_TEXT) : parseJsonBytes(text, REQUEST_TEXT);
   if (parsed.ok) {
     return {
       kind: "parsed",

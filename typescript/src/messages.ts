@@ -92,6 +92,8 @@ export function textFaultMessage(fault: TextFault, source: "request" | "file"): 
       return `${source === "file" ? "/" : pathPointer(fault.path)} an object has a duplicate key`;
     case "long-integer":
       return `${pathPointer(fault.path)} integers must stay within +/-2^53`;
+    case "depth":
+      return `${pathPointer(fault.path)} nesting deeper than 32`;
   }
 }
 

@@ -85,10 +85,42 @@ def test_an_integer_literal_too_long_to_convert_is_not_pure(digits: int) -> None
     )
 
 
-def test_a_text_nested_deeper_than_the_parser_follows_is_too_deep() -> None:
+@pytest.mark.parametrize("depth", [33, 1000, 100_000])
+def test_a_container_at_depth_33_is_too_deep_at_its_pointer_whatever_its_depth(depth: int) -> None:
+    # CG-CONV-15: the container at depth 33 is not read (to its closing bracket), so how deep the
+    # text goes does not change the outcome; a bracket inside a string never counts.
+    text = '{"a": "[", "b": ' + "[" * depth + '"]"' + "]" * depth + "}"
     with pytest.raises(NotPureJson) as excinfo:
-        parse_request_text('{"a": "[", "b": ' + "[" * 100_000 + "]" * 100_000 + "}", "/context")
-    assert (excinfo.value.reason, excinfo.value.pointer) == ("nesting deeper than 32", "/context")
+        parse_request_text(text)
+    assert (excinfo.value.reason, excinfo.value.pointer) == (
+        "nesting deeper than 32",
+        "/b" + "/0" * 32,
+    )
+
+
+@pytest.mark.parametrize("depth", [5, 33, 1000, 100_000])
+def test_a_text_whose_brackets_do_not_close_is_not_json_whatever_its_depth(depth: int) -> None:
+    with pytest.raises(MalformedJson):
+        parse_request_text('{"b": ' + "[" * depth + "]" * (depth - 1) + "}")
+
+
+def test_what_a_container_at_depth_33_holds_is_not_read() -> None:
+    text = "[" * 33 + '[1 2 NaN {"a": 1, "a": 2}' + "]" * 34
+    with pytest.raises(NotPureJson) as excinfo:
+        parse_request_text(text)
+    assert excinfo.value.reason == "nesting deeper than 32"
+
+
+def test_a_scalar_held_at_depth_32_is_not_too_deep() -> None:
+    # CG-CONV-11: only containers count.
+    assert parse_request_text("[" * 33 + "1" + "]" * 33) is not None
+
+
+def test_the_depth_of_a_value_text_counts_from_the_request_root() -> None:
+    # A --context value lies at depth 2: its container at depth 31 is at depth 33 of the request.
+    with pytest.raises(NotPureJson) as excinfo:
+        parse_request_text("[" * 32 + "]" * 32, "/context/k", depth=2)
+    assert excinfo.value.pointer == "/context/k" + "/0" * 31
 
 
 def test_a_400_digit_integer_is_left_to_the_range_check() -> None:
@@ -97,8 +129,32 @@ def test_a_400_digit_integer_is_left_to_the_range_check() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["", "{", '{"a": 1,}', '[{"a": 1, "a": 2}, ', '{"a": 1, "a": 2} x', "NaN x", "[" * 100_000],
-    ids=["empty", "open", "trailing comma", "unclosed", "trailing text", "NaN", "deep unclosed"],
+    [
+        "",
+        "{",
+        '{"a": 1,}',
+        '[{"a": 1, "a": 2}, ',
+        '{"a": 1, "a": 2} x',
+        "NaN x",
+        '{"limit": NaN}',
+        "[Infinity]",
+        "[-Infinity]",
+        "[" * 100_000,
+        "[" * 40 + "]" * 40 + " x",
+    ],
+    ids=[
+        "empty",
+        "open",
+        "trailing comma",
+        "unclosed",
+        "trailing text",
+        "NaN",
+        "NaN member",
+        "Infinity",
+        "minus Infinity",
+        "deep unclosed",
+        "deep then trailing text",
+    ],
 )
 def test_a_text_that_is_not_json_is_malformed_even_after_a_duplicate(text: str) -> None:
     with pytest.raises(MalformedJson):

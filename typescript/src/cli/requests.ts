@@ -4,6 +4,7 @@
 // text, so an integer the caller typed keeps every digit and the graph judges it exactly
 // ([CG-CONV-6]) instead of the CLI rounding it.
 import { OPERATIONS, type Operation, type OperationArgument } from "../_generated/operations.js";
+import { parseJsonText } from "../json/text.js";
 import {
   CONFIG_OPTION,
   type CommandSpec,
@@ -76,13 +77,16 @@ function render(fragment: Fragment): string {
   return `{${members.join(",")}}`;
 }
 
+/** A `--context` value lies at `/context/KEY`, depth 2 of the request ([CG-CONV-11]). */
+const FACT_DEPTH = 2;
+
+/**
+ * Whether a `KEY:=JSON` value is a JSON text, read as the request text that holds it will be
+ * read ([CG-CONV-15], [CG-CONV-16]): its other faults are the graph's CG_INPUT_INVALID.
+ */
 function isJsonText(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
+  const parsed = parseJsonText(text, { skipDepth: 33 - FACT_DEPTH });
+  return parsed.ok || (parsed.fault.kind !== "syntax" && parsed.fault.kind !== "bom");
 }
 
 /** `KEY=TEXT` (a string) or `KEY:=JSON` (any JSON value, judged by the context rules). */

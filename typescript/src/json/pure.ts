@@ -1,6 +1,6 @@
 // The pure-JSON rules ([CG-CONV-2], [CG-CONV-6], [CG-CONV-7], [CG-CONV-9], [CG-CONV-11]) over a
 // parsed value, and the size of its compact serialization ([CG-BUD-1], section 1.2).
-import type { JsonPath } from "./text.js";
+import { type JsonPath, TooDeep } from "./text.js";
 
 export type PureFaultKind =
   | "null"
@@ -22,8 +22,9 @@ const MAX_SAFE = 2 ** 53;
 export interface PureCheckOptions {
   /**
    * Values the rules do not look at: `"inside"` for a match request's `context`, whose content
-   * the context rules judge (a null context is still a fault, [CG-CONV-12]); `"entirely"` for a
-   * configuration's inline definitions, judged at load, null included ([CG-CFG-3], [CG-CONV-11]).
+   * the context rules judge (a null context is still a fault, [CG-CONV-12]) but whose containers
+   * the depth rule counts ([CG-CONV-15]); `"entirely"` for a configuration's inline definitions,
+   * judged at load, null included ([CG-CFG-3], [CG-CONV-11]).
    */
   readonly skip?: (path: JsonPath) => "inside" | "entirely" | undefined;
   /**
@@ -70,9 +71,21 @@ export function firstPureFault(
   options: PureCheckOptions = {},
 ): PureFault | undefined {
   const stack: Visit[] = [{ value: root, parent: undefined, key: 0, depth: 0 }];
+  // Values inside a member skipped "inside": only their depth is judged.
+  const depthOnly = new Set<Visit>();
   while (stack.length > 0) {
     const visit = stack.pop() as Visit;
     const { value, depth } = visit;
+    if (value instanceof TooDeep) return { kind: "depth", path: pathOf(visit) };
+    if (depthOnly.has(visit)) {
+      if (value === null || typeof value !== "object") continue;
+      if (depth > MAX_DEPTH) return { kind: "depth", path: pathOf(visit) };
+      for (const child of childVisits(visit)) {
+        depthOnly.add(child);
+        stack.push(child);
+      }
+      continue;
+    }
     const skip =
       options.skip !== undefined && depth > 0 && depth <= SKIP_DEPTH
         ? options.skip(pathOf(visit))
@@ -85,7 +98,13 @@ export function firstPureFault(
     }
     if (value === null || typeof value !== "object") continue;
     if (depth > MAX_DEPTH) return { kind: "depth", path: pathOf(visit) };
-    if (skip === "inside") continue;
+    if (skip === "inside") {
+      for (const child of childVisits(visit)) {
+        depthOnly.add(child);
+        stack.push(child);
+      }
+      continue;
+    }
     if (Array.isArray(value)) {
       for (let index = value.length - 1; index >= 0; index -= 1) {
         const item: Visit = { value: value[index], parent: visit, key: index, depth: depth + 1 };
@@ -107,6 +126,24 @@ export function firstPureFault(
     }
   }
   return undefined;
+}
+
+/** The members or items of a container, last first (the stack pops the first first). */
+function childVisits(visit: Visit): Visit[] {
+  const value = visit.value;
+  const children: Visit[] = [];
+  if (Array.isArray(value)) {
+    for (let index = value.length - 1; index >= 0; index -= 1) {
+      children.push({ value: value[index], parent: visit, key: index, depth: visit.depth + 1 });
+    }
+  } else if (isPlainObject(value)) {
+    const keys = Object.keys(value);
+    for (let index = keys.length - 1; index >= 0; index -= 1) {
+      const key = keys[index] as string;
+      children.push({ value: value[key], parent: visit, key, depth: visit.depth + 1 });
+    }
+  }
+  return children;
 }
 
 function scalarFault(value: unknown): PureFaultKind | undefined {

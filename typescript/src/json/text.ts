@@ -1,8 +1,12 @@
 // A strict JSON text parser (RFC 8259) for the texts the contract parses itself: configuration
 // files, definition files and request texts. JSON.parse cannot be used for them: it keeps the
 // last of two duplicate member names ([CG-CONV-4], [CG-CONV-5]), silently rounds integer
-// literals beyond 2^53 ([CG-CONV-6]) and gives no position. This parser is iterative, so any
-// nesting with balanced brackets is followed and then judged by the depth rule.
+// literals beyond 2^53 ([CG-CONV-6]) and gives no position. No text is read deeper than the depth
+// rule looks ([CG-CONV-15]): a container at the skip depth is skipped to the bracket that closes it
+// (brackets counted outside strings, nothing else of its content read) and stands as TOO_DEEP, so
+// the outcome never depends on how deep a parser can go. A text that is not JSON is not JSON
+// whatever else it holds ([CG-MSG-15]): the other faults of a text are recorded and reported only
+// once the whole text parsed.
 
 /** A path inside a JSON value: member names (strings) and array indexes (numbers). */
 export type JsonPath = ReadonlyArray<string | number>;
@@ -18,7 +22,17 @@ export type TextFault =
       readonly reason: string;
     }
   | { readonly kind: "duplicate"; readonly path: JsonPath }
-  | { readonly kind: "long-integer"; readonly path: JsonPath };
+  | { readonly kind: "long-integer"; readonly path: JsonPath }
+  | { readonly kind: "depth"; readonly path: JsonPath };
+
+/** A container at the skip depth, not read ([CG-CONV-15]): the depth rule reports it. */
+export class TooDeep {}
+export const TOO_DEEP: TooDeep = Object.freeze(new TooDeep());
+
+/** The depth rule's limit: the deepest container allowed is at depth 32 ([CG-CONV-11]). */
+const DEEPEST = 32;
+/** A configuration's inline definitions lie at depth 3 (`/providers/N/definition`). */
+export const CONFIG_SKIP_DEPTH = 3 + DEEPEST + 1;
 
 export type ParseOutcome =
   | {
@@ -46,9 +60,18 @@ export interface ParseOptions {
    * Files (configurations, definitions) have no such limit: their size is bounded instead.
    */
   readonly maxIntegerDigits?: number;
+  /**
+   * The depth (the root at 0) of the containers that are skipped and stand as TOO_DEEP: 33 for a
+   * request or a definition, less for a text held at some depth of a request (a `--context`
+   * value), CONFIG_SKIP_DEPTH for a configuration ([CG-CONV-15]).
+   */
+  readonly skipDepth?: number;
+  /** Report the first skipped container as a `depth` fault of the text (request texts). */
+  readonly depthIsFault?: boolean;
 }
 
 const MAX_SAFE_MAGNITUDE = 2n ** 53n;
+const MAX_SAFE_MAGNITUDE_NUMBER = 2 ** 53;
 /** Characters a JSON string holds as they are: anything but a quote, a backslash or a C0 control. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: C0 controls end a run of plain characters
 const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y;
@@ -81,7 +104,12 @@ export function parseJsonBytes(bytes: Uint8Array, options: ParseOptions = {}): P
 /** Parse a JSON text given as a string. */
 export function parseJsonText(text: string, options: ParseOptions = {}): ParseOutcome {
   if (text.charCodeAt(0) === 0xfeff) return { ok: false, fault: { kind: "bom" } };
-  return new Parser(text, options.maxIntegerDigits ?? Number.POSITIVE_INFINITY).parse();
+  return new Parser(
+    text,
+    options.maxIntegerDigits ?? Number.POSITIVE_INFINITY,
+    options.skipDepth ?? DEEPEST + 1,
+    options.depthIsFault === true,
+  ).parse();
 }
 
 interface Frame {
@@ -124,15 +152,20 @@ class Fault {
 class Parser {
   private position = 0;
   private readonly bigIntegers = new Set<string>();
+  /** The first fault of a well-formed text, reported once the whole text parsed. */
+  private recorded: TextFault | undefined;
 
   constructor(
     private readonly text: string,
     private readonly maxIntegerDigits: number,
+    private readonly skipDepth: number,
+    private readonly depthIsFault: boolean,
   ) {}
 
   parse(): ParseOutcome {
     try {
       const value = this.document();
+      if (this.recorded !== undefined) return { ok: false, fault: this.recorded };
       return { ok: true, value, bigIntegers: this.bigIntegers };
     } catch (error) {
       if (error instanceof Fault) return { ok: false, fault: error.fault };
@@ -152,7 +185,11 @@ class Parser {
       const char = this.text[this.position];
       let value: unknown;
       let opened: Frame | undefined;
-      if (char === "{") {
+      if ((char === "{" || char === "[") && stack.length === this.skipDepth) {
+        this.skipContainer();
+        if (this.depthIsFault) this.record({ kind: "depth", path: placePath(place) });
+        value = TOO_DEEP;
+      } else if (char === "{") {
         this.position += 1;
         const container: Record<string, unknown> = {};
         opened = { container, isObject: true, slot: "", parent: holder, parentSlot: place.slot };
@@ -206,6 +243,38 @@ class Parser {
     }
   }
 
+  private record(fault: TextFault): void {
+    this.recorded ??= fault;
+  }
+
+  /**
+   * Skip the container that opens at this.position to the bracket that closes it: brackets are
+   * counted outside strings (a backslash in a string escapes the next character); nothing else
+   * is read. A container that never closes makes a text that is not JSON.
+   */
+  private skipContainer(): void {
+    let depth = 0;
+    let index = this.position;
+    const text = this.text;
+    while (index < text.length) {
+      const char = text[index];
+      if (char === '"') {
+        index += 1;
+        while (index < text.length && text[index] !== '"') index += text[index] === "\\" ? 2 : 1;
+      } else if (char === "[" || char === "{") depth += 1;
+      else if (char === "]" || char === "}") {
+        depth -= 1;
+        if (depth === 0) {
+          this.position = index + 1;
+          return;
+        }
+      }
+      index += 1;
+    }
+    this.position = text.length;
+    this.syntax("a container that does not close");
+  }
+
   private store(frame: Frame, value: unknown): void {
     if (!frame.isObject) (frame.container as unknown[]).push(value);
     else if (frame.slot === "__proto__") {
@@ -226,7 +295,7 @@ class Parser {
     const name = this.string();
     // Every earlier member is already stored in the object, so a repeated name is found there.
     if (Object.hasOwn(frame.container, name)) {
-      throw new Fault({ kind: "duplicate", path: framePath(frame) });
+      this.record({ kind: "duplicate", path: framePath(frame) });
     }
     frame.slot = name;
     this.skipWhitespace();
@@ -263,8 +332,10 @@ class Parser {
     const isInteger = found[1] === undefined && found[2] === undefined;
     if (!isInteger) return Number(literal);
     const digits = literal.startsWith("-") ? literal.length - 1 : literal.length;
-    if (digits > this.maxIntegerDigits)
-      throw new Fault({ kind: "long-integer", path: placePath(place) });
+    if (digits > this.maxIntegerDigits) {
+      this.record({ kind: "long-integer", path: placePath(place) });
+      return MAX_SAFE_MAGNITUDE_NUMBER;
+    }
     if (digits >= 16) {
       const exact = BigInt(literal);
       if ((exact < 0n ? -exact : exact) > MAX_SAFE_MAGNITUDE)

@@ -20,7 +20,13 @@ from ._cursor import cursor_key
 from ._errors import GraphError
 from ._generated.defaults import DEFAULT_BUDGETS, DOCUMENT_BODIES
 from ._generated.taxonomy import ErrorCode, Phase
-from ._json import NotPureJson, check_pure_value, parse_pure_json, whole_numbers_as_integers
+from ._json import (
+    CONFIG_SKIP_DEPTH,
+    NotPureJson,
+    check_pure_value,
+    parse_pure_json,
+    whole_numbers_as_integers,
+)
 from ._schemas import check_shape, pointer_message
 
 __all__ = [
@@ -141,7 +147,9 @@ def parse_config_file(data: bytes, path: Path) -> tuple[Any, Path]:
     paths are relative to; the ``unreadable`` error when it is not JSON data."""
     try:
         # Nulls, big numbers and depth are judged next, by the configuration's own rules.
-        value = parse_pure_json(data, check_values=False, allow_null=True)
+        value = parse_pure_json(
+            data, check_values=False, allow_null=True, skip_depth=CONFIG_SKIP_DEPTH
+        )
     except NotPureJson:
         raise _unreadable() from None
     return value, Path(os.path.abspath(path)).parent

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ._config import MAX_CONFIG_BYTES, Source, parse_config_file, read_config_file
 from ._errors import GraphError
-from ._json import NotPureJson, parse_pure_json
+from ._json import CONFIG_SKIP_DEPTH, NotPureJson, parse_pure_json
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
@@ -116,7 +116,7 @@ def _json_problem(data: bytes) -> str | None:
     except RecursionError:
         return "is nested too deeply"
     try:
-        parse_pure_json(data, check_values=False, allow_null=True)
+        parse_pure_json(data, check_values=False, allow_null=True, skip_depth=CONFIG_SKIP_DEPTH)
     except NotPureJson as problem:
         return f"is not JSON data: {problem.reason}"
     return None

@@ -6,9 +6,14 @@ surrogates. Violations raise :class:`NotPureJson` with a short reason (never the
 callers turn it into the GraphError of their phase.
 
 Parsing uses the stdlib C decoder with an ``object_pairs_hook`` (duplicate keys) and
-``parse_constant`` (NaN/Infinity). Depth and integer range are checked in one walk; the walk is
-skipped for definition files, whose schema admits no numbers, by ``check_values=False``; their
-depth is checked by :func:`check_depth`, which visits only containers.
+``parse_constant`` (``NaN`` and ``Infinity`` make a text that is not JSON, CG-CONV-16). Depth
+and integer range are checked in one walk; the walk is skipped for definition files, whose
+schema admits no numbers, by ``check_values=False``; their depth is checked by
+:func:`check_depth`, which visits only containers.
+
+No text is parsed deeper than the depth rule looks (CG-CONV-15): a container at the depth where
+the rule finds a fault is skipped to its closing bracket and stands as a :class:`TooDeep` marker,
+so an outcome never depends on how deep a runtime's parser can go.
 """
 
 from __future__ import annotations
@@ -63,7 +68,124 @@ class NotPureJson(ValueError):
 
 
 def _reject_constant(_name: str) -> Any:
-    raise NotPureJson("NaN and Infinity are not JSON")
+    # NaN and Infinity are not RFC 8259 JSON: a text holding one is not JSON (CG-CONV-16).
+    raise MalformedJson(_NOT_JSON)
+
+
+_NOT_JSON: Final = "not well-formed JSON"
+_TOO_DEEP: Final = f"nesting deeper than {MAX_DEPTH}"
+#: A configuration holds inline definitions at /providers/N/definition, depth 3: a container at
+#: depth 33 of one of them is at depth 36 of the configuration's text (CG-CONV-11).
+CONFIG_SKIP_DEPTH: Final = 3 + MAX_DEPTH + 1
+
+
+class TooDeep:
+    """A container at the depth where the depth rule finds a fault, skipped while parsing: its
+    content is never read (CG-CONV-15). The value rules report it as nesting deeper than 32."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "TooDeep()"
+
+
+# What a depth scan must see: a string (a bracket inside one does not count; an unterminated one
+# runs to the end of the text) or a bracket.
+_STRING_OR_BRACKET: Final = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]', re.DOTALL)
+
+
+def _deep_spans(text: str, skip_depth: int) -> list[tuple[int, int]] | None:
+    """The spans of the containers at ``skip_depth`` (the root is at depth 0), in text order, each
+    from its opening bracket to the bracket that closes it, counting brackets outside strings;
+    None when one of them never closes (the text is not JSON)."""
+    spans: list[tuple[int, int]] = []
+    depth = -1
+    start = 0
+    for token in _STRING_OR_BRACKET.finditer(text):
+        char = token.group()[0]
+        if char == '"':
+            continue
+        if char in "[{":
+            depth += 1
+            if depth == skip_depth:
+                start = token.start()
+        else:
+            if depth == skip_depth:
+                spans.append((start, token.end()))
+            depth -= 1
+            if depth < -1:
+                return spans  # a bracket that closes nothing: the parse refuses the text
+    return None if depth >= skip_depth else spans
+
+
+def _loads_skipping(text: str, skip_depth: int, hooks: dict[str, Any]) -> Any:
+    """``json.loads`` of ``text`` with every container at ``skip_depth`` replaced by a
+    :class:`TooDeep` marker, or :class:`MalformedJson`.
+
+    Each skipped span becomes the token ``NaN``, which the parse turns into the marker; a ``NaN``
+    or ``Infinity`` of the text itself (more ``NaN`` than spans, or any ``Infinity``) makes the
+    text not JSON, as everywhere (CG-CONV-16). The parse never goes deeper than ``skip_depth``.
+    """
+    spans = _deep_spans(text, skip_depth)
+    if spans is None:
+        raise MalformedJson(_NOT_JSON)
+    pieces = []
+    end = 0
+    for start, stop in spans:
+        pieces.append(text[end:start])
+        pieces.append("NaN")
+        end = stop
+    pieces.append(text[end:])
+    markers = 0
+
+    def marker(name: str) -> TooDeep:
+        nonlocal markers
+        markers += 1
+        if name != "NaN" or markers > len(spans):
+            raise MalformedJson(_NOT_JSON)
+        return TooDeep()
+
+    try:
+        value = json.loads("".join(pieces), parse_constant=marker, **hooks)
+    except (NotPureJson, _NullFound):
+        raise
+    except (ValueError, RecursionError):
+        raise MalformedJson(_NOT_JSON) from None
+    if markers != len(spans):
+        raise MalformedJson(_NOT_JSON)
+    return value
+
+
+def _holds_container_at(children: Iterable[Any], depth: int, target: int) -> bool:
+    """Whether a container among ``children`` (each at ``depth``) or inside them is at
+    ``target``."""
+    for child in children:
+        kind = type(child)
+        if kind is dict or kind is list:
+            if depth >= target:
+                return True
+            if _holds_container_at(child.values() if kind is dict else child, depth + 1, target):
+                return True
+    return False
+
+
+def _loads_within(text: str, skip_depth: int, **hooks: Any) -> Any:
+    """``json.loads`` of a text with every container at ``skip_depth`` skipped (see
+    :func:`_loads_skipping`), or :class:`MalformedJson`. The C decoder is tried first: nearly
+    every text is shallow, and a shallow one is the same either way. A fault found by the first
+    parse may lie inside a container that is not to be read: the text is then parsed again,
+    skipping, when it has brackets enough to hold one."""
+    try:
+        value = json.loads(text, parse_constant=_reject_constant, **hooks)
+    except (NotPureJson, _NullFound, ValueError, RecursionError) as fault:
+        if text.count("[") + text.count("{") <= skip_depth:
+            if isinstance(fault, NotPureJson | _NullFound):
+                raise
+            raise MalformedJson(_NOT_JSON) from None
+        return _loads_skipping(text, skip_depth, hooks)
+    if _holds_container_at((value,), 0, skip_depth):
+        return _loads_skipping(text, skip_depth, hooks)
+    return value
 
 
 def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -79,11 +201,19 @@ class _NullFound(Exception):
     """A null member: rare, so the parse is redone with a walk that can name its pointer."""
 
 
-def parse_pure_json(data: bytes, *, check_values: bool = True, allow_null: bool = False) -> Any:
+def parse_pure_json(
+    data: bytes,
+    *,
+    check_values: bool = True,
+    allow_null: bool = False,
+    skip_depth: int = MAX_DEPTH + 1,
+) -> Any:
     """Parse ``data`` as pure JSON or raise :class:`NotPureJson`.
 
     ``allow_null`` keeps nulls for the caller to judge (a configuration file holds inline
-    definitions, whose nulls are definition errors, not configuration errors).
+    definitions, whose nulls are definition errors, not configuration errors). Containers at
+    ``skip_depth`` are not read but stand as :class:`TooDeep` markers (CG-CONV-15; a
+    configuration file passes :data:`CONFIG_SKIP_DEPTH`).
     """
     try:
         text = data.decode("utf-8")
@@ -93,14 +223,14 @@ def parse_pure_json(data: bytes, *, check_values: bool = True, allow_null: bool 
         raise NotPureJson("a byte order mark is not JSON")
     integers = _FileIntegers()
     if allow_null:
-        value = _loads(text, _unique_pairs_with_nulls, integers)
+        value = _loads(text, _unique_pairs_with_nulls, integers, skip_depth)
         if _SURROGATE_ESCAPE.search(data):
             _check_strings(value)
         return value  # the configuration's own check judges its integers (CG-CONV-13)
     try:
-        value = _loads(text, _unique_pairs, integers)
+        value = _loads(text, _unique_pairs, integers, skip_depth)
     except _NullFound:
-        value = _loads(text, _unique_pairs_with_nulls, integers)
+        value = _loads(text, _unique_pairs_with_nulls, integers, skip_depth)
         check_pure_value(value)  # names the pointer of the first null (or other problem)
     if check_values or integers.out_of_range:
         check_pure_value(value)  # names the pointer of the first integer out of range
@@ -202,17 +332,8 @@ class _FileIntegers:
         return value
 
 
-def _loads(text: str, hook: Any, integers: _FileIntegers) -> Any:
-    try:
-        return json.loads(
-            text, object_pairs_hook=hook, parse_constant=_reject_constant, parse_int=integers
-        )
-    except (NotPureJson, _NullFound):
-        raise
-    except RecursionError:
-        raise NotPureJson(f"nesting deeper than {MAX_DEPTH}") from None
-    except ValueError:
-        raise NotPureJson("not well-formed JSON") from None
+def _loads(text: str, hook: Any, integers: _FileIntegers, skip_depth: int) -> Any:
+    return _loads_within(text, skip_depth, object_pairs_hook=hook, parse_int=integers)
 
 
 def _check_strings(value: Any) -> None:
@@ -288,14 +409,17 @@ def duplicated_names(value: Any) -> frozenset[str]:
 MAX_INTEGER_DIGITS: Final = 400
 
 
-def scan_json_text(data: str | bytes, pointer: str = "") -> tuple[Any, NotPureJson | None]:
+def scan_json_text(
+    data: str | bytes, pointer: str = "", depth: int = 0
+) -> tuple[Any, NotPureJson | None]:
     """Parse a JSON text leniently: the value and the first problem of the request rules.
 
     The value keeps the last of duplicated members and a marker in place of an unconvertible
-    integer; the problem (duplicate member name, or such an integer) names its JSON pointer
-    (under ``pointer``, when the text is one value of a larger request). A text that is not JSON
-    at all raises :class:`MalformedJson`; one that nests deeper than the runtime's parser goes,
-    :class:`NotPureJson`.
+    integer or of a container at depth 33 of the request (CG-CONV-15: never read); the problem
+    (duplicate member name, such an integer, such a container) names its JSON pointer (under
+    ``pointer``, when the text is one value of a larger request, whose root lies at ``depth`` of
+    the request; a negative ``depth`` when the request lies inside the text). A text that is not
+    JSON at all -- NaN and Infinity included (CG-CONV-16) -- raises :class:`MalformedJson`.
     """
     flagged = False
     limit = MAX_INTEGER_DIGITS
@@ -317,41 +441,21 @@ def scan_json_text(data: str | bytes, pointer: str = "") -> tuple[Any, NotPureJs
 
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
-        value = json.loads(text, object_pairs_hook=pairs, parse_int=integer)
-    except NotPureJson:
-        raise
     except UnicodeDecodeError:
         raise MalformedJson("not valid UTF-8") from None
-    except RecursionError:
-        raise _too_deep(text, pointer) from None
-    except ValueError:
-        raise MalformedJson("not well-formed JSON") from None
-    return value, (_first_problem(value, pointer) if flagged else None)
+    skip_depth = MAX_DEPTH + 1 - depth
+    value = _loads_within(text, skip_depth, object_pairs_hook=pairs, parse_int=integer)
+    if not flagged and not _holds_marker(value, text, skip_depth):
+        return value, None
+    return value, _first_problem(value, pointer)
 
 
-def _too_deep(text: str, pointer: str) -> NotPureJson:
-    """The parser gave up on depth: far too deep if the brackets close, else not JSON at all."""
-    depth = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-        elif char in "]}":
-            depth -= 1
-            if depth < 0:
-                break
-    if depth != 0:
-        return MalformedJson("not well-formed JSON")
-    return NotPureJson(f"nesting deeper than {MAX_DEPTH}", pointer)
+def _holds_marker(value: Any, text: str, skip_depth: int) -> bool:
+    """Whether ``value``, parsed from ``text``, holds a :class:`TooDeep` marker: only a text with
+    brackets enough can, and then a walk of its containers down to ``skip_depth`` says."""
+    if text.count("[") + text.count("{") <= skip_depth:
+        return False
+    return _holds_too_deep((value,), MAX_DEPTH + 1 - skip_depth)
 
 
 def _first_problem(value: Any, pointer: str) -> NotPureJson | None:
@@ -361,6 +465,8 @@ def _first_problem(value: Any, pointer: str) -> NotPureJson | None:
         item, where = stack.pop()
         if isinstance(item, _Unconvertible):
             return NotPureJson(_INTEGER_RANGE, where)
+        if isinstance(item, TooDeep):
+            return NotPureJson(_TOO_DEEP, where)
         if isinstance(item, _Duplicated):
             return NotPureJson(DUPLICATE_KEY, where)
         if isinstance(item, dict):
@@ -373,16 +479,16 @@ def _first_problem(value: Any, pointer: str) -> NotPureJson | None:
     return None
 
 
-def parse_request_text(data: str | bytes, pointer: str = "") -> Any:
+def parse_request_text(data: str | bytes, pointer: str = "", depth: int = 0) -> Any:
     """THE parser of a request given as JSON text, on every surface.
 
     Raises :class:`NotPureJson` (with the pointer of the problem) for a text that is not
     well-formed JSON, has a duplicate member name in any object, holds an integer literal with
-    more than 400 digits (MAX_INTEGER_DIGITS), or nests deeper than the parser goes (the text not
-    being JSON at all is :class:`MalformedJson`). The other pure-JSON rules (nulls, the integer
-    range, depth 32) are the request check's, which follows.
+    more than 400 digits (MAX_INTEGER_DIGITS), or a container at depth 33 of the request (the
+    text not being JSON at all, NaN and Infinity included, is :class:`MalformedJson`). The other
+    pure-JSON rules (nulls, the integer range) are the request check's, which follows.
     """
-    value, problem = scan_json_text(data, pointer)
+    value, problem = scan_json_text(data, pointer, depth)
     if problem is not None:
         raise problem
     return value
@@ -408,19 +514,20 @@ def _escape(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
-def check_pure_value(value: Any, pointer: str = "") -> None:
+def check_pure_value(value: Any, pointer: str = "", depth: int = 0) -> None:
     """Check a language value (or a parsed document) against the pure-JSON rules.
 
     Accepts dict (str keys), list, str, int, float and bool. ``null`` is never valid: no field of
     the contract is nullable, and null is never an omission. Raises :class:`NotPureJson` naming
-    the JSON pointer of the problem.
+    the JSON pointer of the problem. ``depth`` is the depth of ``value`` in the value checked.
     """
-    stack: list[tuple[Any, str, int]] = [(value, pointer, 0)]
+    stack: list[tuple[Any, str, int]] = [(value, pointer, depth)]
     while stack:
         item, where, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            raise NotPureJson(f"nesting deeper than {MAX_DEPTH}", where)
         kind = type(item)
+        # Only containers count: a scalar held by a container at depth 32 is fine (CG-CONV-11).
+        if (depth > MAX_DEPTH and (kind is dict or kind is list)) or kind is TooDeep:
+            raise NotPureJson(_TOO_DEEP, where)
         if kind is str:
             _check_string(item, where)
         elif kind is bool:
@@ -447,7 +554,7 @@ def check_pure_value(value: Any, pointer: str = "") -> None:
             )
 
 
-def check_depth(value: Any, pointer: str = "") -> None:
+def check_depth(value: Any, pointer: str = "", depth: int = 0) -> None:
     """Reject a container deeper than ``MAX_DEPTH`` (the root is at depth 0), naming the first
     in document order (spec/capability-graph/spec/01-conventions.md, CG-CONV-11).
 
@@ -456,8 +563,8 @@ def check_depth(value: Any, pointer: str = "") -> None:
     building pointers (a large definition has hundreds of thousands of containers); the walk that
     names the first one too deep runs only when there is one.
     """
-    if _deeper_than_max(value):
-        _raise_first_too_deep(value, pointer)
+    if _holds_too_deep((value,), depth):
+        _raise_first_too_deep(value, pointer, depth)
 
 
 def _deeper_than_max(value: Any) -> bool:
@@ -475,15 +582,17 @@ def _holds_too_deep(children: Iterable[Any], depth: int) -> bool:
                 return True
             if _holds_too_deep(child.values() if kind is dict else child, depth + 1):
                 return True
+        elif kind is TooDeep:
+            return True
     return False
 
 
-def _raise_first_too_deep(value: Any, pointer: str) -> None:
-    stack: list[tuple[Any, str, int]] = [(value, pointer, 0)]
+def _raise_first_too_deep(value: Any, pointer: str, depth: int = 0) -> None:
+    stack: list[tuple[Any, str, int]] = [(value, pointer, depth)]
     while stack:
         item, where, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            raise NotPureJson(f"nesting deeper than {MAX_DEPTH}", where)
+        if depth > MAX_DEPTH or type(item) is TooDeep:
+            raise NotPureJson(_TOO_DEEP, where)
         if type(item) is dict:
             children = [(f"{where}/{_escape(key)}", child) for key, child in item.items()]
         elif type(item) is list:
@@ -494,37 +603,116 @@ def _raise_first_too_deep(value: Any, pointer: str) -> None:
         stack.extend(
             (child, place, depth + 1)
             for place, child in reversed(children)
-            if type(child) is dict or type(child) is list
+            if type(child) is dict or type(child) is list or type(child) is TooDeep
         )
 
 
-# Serialization uses orjson: byte-identical to ``json.dumps(ensure_ascii=False,
-# separators=(",", ":"))`` for JSON data without exponent floats (a test pins it; a float like
-# 6.1e-05 is spelled 0.000061, the same number) and 5-6x faster, which matters for the revision
-# hash of large definitions (which hold no numbers) and for every result's size check.
+# Serialization uses orjson, 5-6x faster than the stdlib, which matters for the revision hash of
+# large definitions (which hold no numbers) and for every result's size check. orjson writes a
+# float as Python does (``1.0``, ``1e-6``); the compact serialization writes numbers as RFC 8785
+# does, in the ECMAScript form (``1``, ``0.000001``; CG-BUD-9), so a value holding a float is
+# written again with each float as an ``orjson.Fragment`` of that form.
 
 
 def dump_bytes(value: Any) -> bytes:
-    """Compact UTF-8 JSON as every surface emits it (no ASCII escaping, no whitespace).
+    """The compact serialization (spec/capability-graph/spec/01-conventions.md): UTF-8, no
+    whitespace, members in the order the value holds them, RFC 8785 escapes and numbers.
 
     A lone surrogate, which orjson refuses, is written as its six-byte ``\\uXXXX`` escape with
-    lowercase hex (the compact serialization of spec/capability-graph/spec/01-conventions.md):
-    only the size check of a request meets one (CG-BUD-1), before the pure-JSON rules refuse it.
+    lowercase hex: only the size check of a request meets one (CG-BUD-1), before the pure-JSON
+    rules refuse it.
     """
+    if type(value) is float:
+        return _ecmascript_number(value).encode("ascii")
     try:
-        return orjson.dumps(value)
+        data = orjson.dumps(value)
     except orjson.JSONEncodeError:
         if not _holds_lone_surrogate(value):
             raise
-    # The stdlib encoder keeps the surrogate as a character; ``backslashreplace`` writes the
-    # only characters UTF-8 cannot encode as ``\\udxxx``, inside their string.
-    try:
-        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    except RecursionError:
-        # Deeper than the encoder goes (orjson refuses it too): not JSON this side of the
-        # pure-JSON rules, like the orjson error above.
-        raise ValueError("nesting deeper than the encoder goes") from None
-    return text.encode("utf-8", "backslashreplace")
+        return _dump_with_lone_surrogates(value)
+    if _FLOAT_TOKEN.search(data) is not None and _holds_float(value):
+        return orjson.dumps(_numbers_as_fragments(value))
+    return data
+
+
+def _dump_with_lone_surrogates(value: Any) -> bytes:
+    """The compact serialization of a value orjson refuses for its lone surrogates, written part
+    by part: a string by the stdlib encoder, which keeps the surrogate as a character that
+    ``backslashreplace`` then writes as ``\\udxxx``, inside its string."""
+    out: list[str] = []
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is _Text:
+            out.append(item)
+        elif kind is str:
+            out.append(json.dumps(item, ensure_ascii=False))
+        elif kind is float:
+            out.append(_ecmascript_number(item))
+        elif kind is dict:
+            parts: list[Any] = []
+            for key, child in item.items():
+                parts += [
+                    _Text("," if parts else ""),
+                    _Text(json.dumps(key, ensure_ascii=False)),
+                    _Text(":"),
+                    child,
+                ]
+            stack += [_Text("}"), *reversed(parts), _Text("{")]
+        elif kind is list or kind is tuple:
+            parts = []
+            for child in item:
+                parts += [_Text(",") if parts else _Text(""), child]
+            stack += [_Text("]"), *reversed(parts), _Text("[")]
+        else:
+            out.append(json.dumps(item, allow_nan=False))
+    return "".join(out).encode("utf-8", "backslashreplace")
+
+
+class _Text(str):
+    """Serialized text of :func:`_dump_with_lone_surrogates`, written as it is."""
+
+
+def _numbers_as_fragments(value: Any) -> Any:
+    kind = type(value)
+    if kind is float:
+        return orjson.Fragment(_ecmascript_number(value).encode("ascii"))
+    if kind is dict:
+        return {key: _numbers_as_fragments(child) for key, child in value.items()}
+    if kind is list or kind is tuple:
+        return [_numbers_as_fragments(child) for child in value]
+    return value
+
+
+def _ecmascript_number(number: float) -> str:
+    """ECMAScript's Number::toString of a finite float, the number form of RFC 8785: the
+    shortest digits that round-trip (Python's ``repr`` finds them), then plain notation for
+    decimal exponents from -6 to 20 and ``d.ddde+n`` beyond; ``-0`` is ``0``."""
+    if number == 0:
+        return "0"
+    if number < 0:
+        return "-" + _ecmascript_number(-number)
+    mantissa, _, exponent = repr(number).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = (whole + fraction).lstrip("0")
+    # The value is 0.DIGITS x 10^point.
+    if whole != "0":
+        point = len(whole) + int(exponent or 0)
+    else:
+        point = int(exponent or 0) - (len(fraction) - len(fraction.lstrip("0")))
+    digits = digits.rstrip("0")
+    count = len(digits)
+    if count <= point <= 21:
+        return digits + "0" * (point - count)
+    if 0 < point <= 21:
+        return digits[:point] + "." + digits[point:]
+    if -6 < point <= 0:
+        return "0." + "0" * -point + digits
+    power = point - 1
+    sign = "+" if power >= 0 else "-"
+    head = digits if count == 1 else digits[0] + "." + digits[1:]
+    return f"{head}e{sign}{abs(power)}"
 
 
 def lone_surrogate_count(text: str) -> int:
@@ -550,8 +738,8 @@ def _holds_lone_surrogate(value: Any) -> bool:
 
 
 def dumps(value: Any) -> str:
-    """:func:`dump_bytes` as text."""
-    return orjson.dumps(value).decode("utf-8")
+    """:func:`dump_bytes` as text: what every surface writes (CG-CLI-14)."""
+    return dump_bytes(value).decode("utf-8")
 
 
 # Canonical bytes are RFC 8785 (JCS), so any language reproduces a revision. ``rfc8785`` is the

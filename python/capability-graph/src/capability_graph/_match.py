@@ -36,6 +36,7 @@ from ._cancel import CancelToken
 from ._errors import GraphError
 from ._executors import Executor, MatchJob
 from ._generated.taxonomy import REGISTRY, ErrorCode, NextAction, Phase
+from ._json import dump_bytes
 
 __all__ = [
     "MODEL_CODES",
@@ -153,8 +154,10 @@ def validate_executor_output(
        once, else ``CG_MODEL_INVALID_SELECTION``.
     """
     try:
-        serialized = json.dumps(raw, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        size = len(serialized.encode("utf-8"))
+        # json.dumps refuses what is not JSON data; the size is the compact serialization's,
+        # numbers as RFC 8785 writes them (CG-BUD-9), as every implementation measures it.
+        json.dumps(raw, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        size = len(dump_bytes(raw))
     except (TypeError, ValueError, RecursionError):  # not JSON data, NaN, lone surrogate, cycle
         raise _error(ErrorCode.CG_MODEL_OUTPUT_INVALID) from None
     if size > max_output_bytes:

@@ -166,7 +166,8 @@ def screen_frame(line: str | bytes, tools: frozenset[str]) -> types.JSONRPCMessa
     unreadable ids, frames that are not JSON at all) goes to the SDK unchanged.
     """
     try:
-        frame, problem = scan_json_text(line)
+        # The arguments lie at depth 2 of the frame (/params/arguments): depth counts from them.
+        frame, problem = scan_json_text(line, depth=-2)
     except NotPureJson:
         return None
     if problem is None or not isinstance(frame, dict) or "id" in duplicated_names(frame):

@@ -17,6 +17,7 @@ from .._generated.operations import OPERATION_TABLE, Operation
 from .._generated.taxonomy import ErrorCode, Phase
 from .._json import (
     NotPureJson,
+    check_depth,
     check_pure_value,
     dump_bytes,
     lone_surrogate_count,
@@ -135,9 +136,12 @@ def prepare_request(operation: Operation, arguments: Any, config: HostConfig) ->
     rest = {k: v for k, v in arguments.items() if k != "context"}
     try:
         check_pure_value(rest)
+        # ``context`` is checked by its own rules next (CG_CONTEXT_INVALID), but the depth rule
+        # counts every container of the request, as it does in a request text (CG-CONV-15).
+        if "context" in arguments:
+            check_depth(arguments["context"], "/context", 1)
     except NotPureJson as problem:
         raise _input_invalid(phase, pointer_message(problem.pointer, problem.reason)) from None
-    # ``context`` is checked by its own rules next (CG_CONTEXT_INVALID); it is never walked here.
     shaped = whole_numbers_as_integers(rest)
     if "context" in arguments:
         shaped["context"] = arguments["context"]

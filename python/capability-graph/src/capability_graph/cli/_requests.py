@@ -21,6 +21,11 @@ from .._operations import invalid_arguments_text, oversized_request
 from ._base import StreamUnusable, Usage
 
 
+#: A ``--context`` value lies at /context/KEY, depth 2 of the request: its depth counts from
+#: there (CG-CONV-11).
+_FACT_DEPTH: Final = 2
+
+
 @dataclass(frozen=True)
 class JsonText:
     """The JSON text of a ``--context KEY:=JSON`` value, parsed into the request later (by the
@@ -36,7 +41,7 @@ def context_item(text: str) -> tuple[str, str | JsonText]:
         raise argparse.ArgumentTypeError("expected KEY=TEXT or KEY:=JSON")
     if key.endswith(":"):
         try:
-            parse_request_text(value)
+            parse_request_text(value, depth=_FACT_DEPTH)
         except MalformedJson:
             raise argparse.ArgumentTypeError("the value after := must be JSON") from None
         except NotPureJson:
@@ -113,7 +118,7 @@ def _parse_request(tool: str, text: str, pointer: str = "") -> Any:
     core's ``CG_INPUT_INVALID`` when it has no one meaning. :class:`MalformedJson` (not JSON at
     all) is left to the caller: for the CLI it is a usage error."""
     try:
-        return parse_request_text(text, pointer)
+        return parse_request_text(text, pointer, _FACT_DEPTH if pointer else 0)
     except MalformedJson:
         raise
     except NotPureJson as problem:

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from capability_graph import BlockingCapabilityGraph
+from capability_graph._json import dump_bytes
 from capability_graph.cli._parser import build_parser
 from capability_graph_testing.common import expected
 from capability_graph_testing.surfaces import (
@@ -144,7 +145,6 @@ def test_seed_resolve_missing_capability(config: Path) -> None:
         (["match", "x", "--context", "9bad=1"], "CG_CONTEXT_INVALID", "match"),
         (["match", "x", "--context", "a:={}"], "CG_CONTEXT_INVALID", "match"),
         (["match", "x", "--context", "a:=null"], "CG_CONTEXT_INVALID", "match"),
-        (["match", "x", "--context", "a:=NaN"], "CG_CONTEXT_INVALID", "match"),
         (["match", "x", "--timeout-ms", "0"], "CG_INPUT_INVALID", "match"),
         (["read", "acme::a", "upstream"], "CG_DOCUMENT_REFERENCE_ONLY", "document"),
         (["read", "acme::a", "gone"], "CG_DOCUMENT_NOT_FOUND", "document"),
@@ -384,7 +384,7 @@ def test_duplicate_names_in_arguments_are_input_invalid(config: Path) -> None:
             "describe_graph",
             '{"a": ' * 5000 + "1" + "}" * 5000,
             "query",
-            "/ nesting deeper than 32",
+            "/ nesting deeper than 32",  # at /a/a/...: cut before the caller's key
         ),
     ],
     ids=["nested", "match", "document", "unknown tool", "long integer", "deep"],
@@ -412,6 +412,48 @@ def test_a_text_that_is_not_json_stays_a_usage_error(config: Path) -> None:
         "call", "describe_graph", "--arguments", '[{"a": 1, "a": 2}, ', "--config", str(config)
     )
     usage_error(run, "call", "argument --arguments: not valid JSON")
+
+
+@pytest.mark.parametrize("text", ['{"limit": NaN}', '{"limit": Infinity}', '{"limit": -Infinity}'])
+def test_nan_and_infinity_in_a_request_text_are_not_json(config: Path, text: str) -> None:
+    # CG-CONV-16: not RFC 8259 JSON, so a usage error, never CG_INPUT_INVALID.
+    run = cli("call", "list_capabilities", "--arguments", text, "--config", str(config))
+    usage_error(run, "call", "argument --arguments: not valid JSON")
+
+
+def test_nan_in_a_context_value_is_not_json(config: Path) -> None:
+    run = cli("match", "x", "--context", "a:=NaN", "--config", str(config))
+    usage_error(run, "match", "argument --context: the value after := must be JSON")
+
+
+@pytest.mark.parametrize("depth", [33, 1000, 100_000])
+def test_a_too_deep_inline_text_wins_over_an_unreadable_configuration_at_any_depth(
+    tmp_path: Path, depth: int
+) -> None:
+    # CG-CONV-15, CG-CLI-8: judged when parsed, before the graph opens; never a runtime limit.
+    text = '{"tags": ' + "[" * depth + "]" * depth + "}"
+    run = cli("call", "no_such_tool", "--arguments", text, "--config", str(tmp_path / "none"))
+    assert cli_error(run) == expected(
+        "CG_INPUT_INVALID", "query", "/tags" + "/0" * 32 + " nesting deeper than 32"
+    )
+
+
+@pytest.mark.parametrize("depth", [33, 1000, 100_000])
+def test_a_deep_text_whose_brackets_do_not_close_is_a_usage_error_at_any_depth(
+    tmp_path: Path, depth: int
+) -> None:
+    text = '{"tags": ' + "[" * depth + "]" * (depth - 1) + "}"
+    run = cli("call", "no_such_tool", "--arguments", text, "--config", str(tmp_path / "none"))
+    usage_error(run, "call", "argument --arguments: not valid JSON")
+
+
+def test_the_result_line_is_the_compact_serialization(config: Path) -> None:
+    # CG-CLI-14: byte for byte what every implementation writes (no whitespace, UTF-8).
+    done = subprocess.run(
+        [*CLI, "describe", "--config", str(config)], capture_output=True, timeout=60, check=False
+    )
+    assert done.returncode == 0
+    assert done.stdout == dump_bytes(json.loads(done.stdout)) + b"\n"
 
 
 def test_read_raw_prints_the_document_text_only(config: Path) -> None:

@@ -334,3 +334,60 @@ test("--help prints the command's usage on stdout and exits 0", () => {
   assert.match(done.stdout, /--provider P/);
   assert.equal(done.stderr, "");
 });
+
+// 60,000 levels: an argument of 120,000 bytes stays under the kernel's limit for one argument.
+for (const depth of [33, 1000, 60_000]) {
+  test(`a container at depth 33 of an inline --arguments wins over the configuration, ${depth} deep`, () => {
+    // [CG-CONV-15], [CG-CLI-8]: judged when parsed, before the graph opens; no runtime limit.
+    const text = `{"tags": ${"[".repeat(depth)}${"]".repeat(depth)}}`;
+    const done = cli([
+      "call",
+      "no_such_tool",
+      "--arguments",
+      text,
+      "--config",
+      "/nonexistent/c.json",
+    ]);
+    assert.equal(done.status, 1);
+    assert.equal(
+      JSON.parse(done.stderr).error.message,
+      `/tags${"/0".repeat(32)} nesting deeper than 32`,
+    );
+  });
+
+  test(`an inline --arguments whose brackets do not close is a usage error, ${depth} deep`, () => {
+    const text = `{"tags": ${"[".repeat(depth)}${"]".repeat(depth - 1)}}`;
+    const done = cli([
+      "call",
+      "no_such_tool",
+      "--arguments",
+      text,
+      "--config",
+      "/nonexistent/c.json",
+    ]);
+    assert.equal(done.status, 2);
+    assert.match(done.stderr, /argument --arguments: not valid JSON/);
+  });
+}
+
+test("NaN and Infinity in a request text are a usage error ([CG-CONV-16])", () => {
+  for (const text of ['{"limit": NaN}', '{"limit": Infinity}', '{"limit": -Infinity}']) {
+    const done = cli(["call", "list_capabilities", "--arguments", text, "--config", graphFolder()]);
+    assert.equal(done.status, 2, text);
+    assert.match(done.stderr, /argument --arguments: not valid JSON/);
+  }
+  const context = cli(["match", "x", "--context", "a:=NaN", "--config", graphFolder()]);
+  assert.equal(context.status, 2);
+});
+
+test("a duplicate name followed by a text that is not JSON is a usage error ([CG-MSG-15])", () => {
+  const done = cli([
+    "call",
+    "list_capabilities",
+    "--arguments",
+    '{"limit": 1, "limit": 2',
+    "--config",
+    graphFolder(),
+  ]);
+  assert.equal(done.status, 2);
+});

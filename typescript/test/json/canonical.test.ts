@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import * as jcs from "canonicalize";
 import { canonicalJson } from "../../src/json/canonical.js";
+import { compactByteLength } from "../../src/json/pure.js";
 
 const reference = jcs.default as unknown as (input: unknown) => string | undefined;
 
@@ -26,4 +27,17 @@ test("members are sorted by UTF-16 code units, not by code points", () => {
     '{"😀":2,"｡":1}'.replace('😀":2,"｡":1', '😀":2,"｡":1'),
   );
   assert.equal(canonicalJson({ "\uff61": 1, "😀": 2 }), reference({ "\uff61": 1, "😀": 2 }));
+});
+
+test("the compact size counts numbers in their RFC 8785 form ([CG-BUD-9])", () => {
+  const cases: Array<[number, string]> = [
+    [1.0, "1"],
+    [-0, "0"],
+    [1e-7, "1e-7"],
+    [0.000001, "0.000001"],
+    [1e21, "1e+21"],
+  ];
+  for (const [number, form] of cases) {
+    assert.equal(compactByteLength({ n: [number] }), `{"n":[${form}]}`.length);
+  }
 });

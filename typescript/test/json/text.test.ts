@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseJsonBytes, parseJsonText, pathKey } from "../../src/json/text.js";
+import { parseJsonBytes, parseJsonText, pathKey, TOO_DEEP } from "../../src/json/text.js";
 
 test("a duplicate member name is a fault at the path of its object, never last-wins", () => {
   const outcome = parseJsonText('{"tags": [{"a": 1, "a": 2}]}');
@@ -71,4 +71,59 @@ test("a member named __proto__ is an ordinary member", () => {
   assert.ok(outcome.ok);
   assert.deepEqual(Object.keys(outcome.value as object), ["__proto__"]);
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});
+
+// [CG-CONV-15]: a container at the skip depth is passed over and stands as TOO_DEEP.
+const nested = (depth: number, inner = "") => `${"[".repeat(depth)}${inner}${"]".repeat(depth)}`;
+
+for (const depth of [33, 1000, 100_000]) {
+  test(`a request text's container at depth 33 is its depth fault, the text ${depth} deep`, () => {
+    const outcome = parseJsonText(`{"a": "[", "tags": ${nested(depth, '"]"')}}`, {
+      depthIsFault: true,
+    });
+    assert.deepEqual(outcome, {
+      ok: false,
+      fault: { kind: "depth", path: ["tags", ...Array<number>(32).fill(0)] },
+    });
+  });
+
+  test(`a text whose brackets do not close is not JSON, ${depth} deep`, () => {
+    const outcome = parseJsonText(`{"tags": ${nested(depth).slice(0, -1)}}`, {
+      depthIsFault: true,
+    });
+    assert.equal(outcome.ok === false && outcome.fault.kind, "syntax");
+  });
+}
+
+test("what a container at depth 33 holds is not read", () => {
+  const outcome = parseJsonText(`[${nested(32, '[1 2 NaN {"a": 1, "a": 2}]')}]`, {
+    depthIsFault: true,
+  });
+  assert.equal(outcome.ok === false && outcome.fault.kind, "depth");
+});
+
+test("a file's container at the skip depth stands as TOO_DEEP, for the value rules to judge", () => {
+  const outcome = parseJsonText(nested(40));
+  assert.ok(outcome.ok);
+  let value: unknown = outcome.value;
+  for (let depth = 0; depth < 33; depth += 1) value = (value as unknown[])[0];
+  assert.equal(value, TOO_DEEP);
+});
+
+test("a scalar held at depth 32 is not too deep ([CG-CONV-11])", () => {
+  assert.equal(parseJsonText(nested(33, "1"), { depthIsFault: true }).ok, true);
+});
+
+test("a text that is not JSON is not JSON, even after a duplicate name ([CG-MSG-15])", () => {
+  for (const text of ['{"a": 1, "a": 2', '[{"a": 1, "a": 2}] x', `[${"9".repeat(401)},`]) {
+    const outcome = parseJsonText(text, { maxIntegerDigits: 400 });
+    assert.equal(outcome.ok === false && outcome.fault.kind, "syntax", text);
+  }
+});
+
+test("NaN and Infinity are not JSON ([CG-CONV-16])", () => {
+  for (const text of ["NaN", '{"limit": NaN}', "[Infinity]", "[-Infinity]"]) {
+    const outcome = parseJsonText(text);
+    assert.equal(outcome.ok === false && outcome.fault.kind, "syntax", text);
+  }
 });

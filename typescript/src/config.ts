@@ -136,7 +136,8 @@ export async function readConfigFile(path: string, cwd: string): Promise<ConfigF
     value: parsed.value,
     baseDir: dirname(absolute),
     path: absolute,
-    outOfRangeInteger: (path) => literals.size > 0 && literals.has(pathKey(path())),
+    outOfRangeInteger: (path, value) =>
+      integralBeyondRange(path, value) || (literals.size > 0 && literals.has(pathKey(path()))),
   };
 }
 

@@ -193,7 +193,8 @@ export class CapabilityGraph {
         throw pointerError("CG_INPUT_INVALID", phase, textFaultMessage(parsed.fault, "request"));
       request = parsed.value;
       const literals = parsed.bigIntegers;
-      outOfRangeInteger = (path) => literals.size > 0 && literals.has(pathKey(path()));
+      outOfRangeInteger = (path, value) =>
+        integralBeyondRange(path, value) || (literals.size > 0 && literals.has(pathKey(path())));
     }
     const budgets = this.#config.budgets;
     if (compactByteLength(request, budgets.maxInputBytes) > budgets.maxInputBytes) {
@@ -524,7 +525,9 @@ export type RequestTextOutcome =
 export function parseRequestText(tool: string, text: string | Uint8Array): RequestTextOutcome {
   const phase = OPERATIONS.find((operation) => operation.tool === tool)?.phase ?? "query";
   const parsed =
-    typeof text === "string" ? parseJsonText(text, REQUEST_TEXT) : parseJsonBytes(text, REQUEST_TEXT);
+    typeof text === "string"
+      ? parseJsonText(text, REQUEST_TEXT)
+      : parseJsonBytes(text, REQUEST_TEXT);
   if (parsed.ok) {
     return {
       kind: "parsed",

@@ -135,7 +135,8 @@ export async function loadSource(source: SourceSpec, budgets: Budgets): Promise<
     definition = parsed.value;
     // A definition file's integers are judged on their literals ([CG-CONV-13]).
     const literals = parsed.bigIntegers;
-    outOfRangeInteger = (path) => literals.size > 0 && literals.has(pathKey(path()));
+    outOfRangeInteger = (path, value) =>
+      integralBeyondRange(path, value) || (literals.size > 0 && literals.has(pathKey(path())));
   } else {
     definition = source.definition;
     outOfRangeInteger = source.outOfRangeInteger ?? integralBeyondRange;

@@ -17,6 +17,7 @@ from capability_graph._json import (
     _raise_first_too_deep,
     canonical_bytes,
     check_depth,
+    check_pure_value,
     dump_bytes,
     parse_definition_json,
     parse_pure_json,
@@ -313,3 +314,25 @@ def test_the_definition_parser_gives_what_the_exact_path_gives(
 def test_the_definition_parser_refuses_what_orjson_accepts(text: bytes) -> None:
     assert _outcome(parse_definition_json, text) == _outcome(_exact_path, text)
     assert _outcome(parse_definition_json, text)[0] == "refused"
+
+
+@pytest.mark.parametrize(
+    ("number", "out_of_range"),
+    [
+        (1e20, True),
+        (-1e20, True),
+        (2.0**53 + 2, True),
+        (1e21, False),
+        (1e300, False),
+        (2.0**53, False),
+    ],
+)
+def test_an_integral_float_is_out_of_range_where_rfc8785_writes_an_integer_literal(
+    number: float, out_of_range: bool
+) -> None:
+    # CG-CONV-6: 1e20 is written 100000000000000000000 (an integer beyond 2^53); 1e21 is 1e+21.
+    if out_of_range:
+        with pytest.raises(NotPureJson, match="integers must stay within"):
+            check_pure_value({"limit": number})
+    else:
+        check_pure_value({"limit": number})

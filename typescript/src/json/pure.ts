@@ -35,9 +35,16 @@ export interface PureCheckOptions {
   readonly outOfRangeInteger?: (path: () => JsonPath, value: number) => boolean;
 }
 
-/** The range rule for a language value: an integral number beyond 2^53 is such an integer. */
+/**
+ * The range rule for a number's value ([CG-CONV-6]): an integral number beyond 2^53 that RFC 8785
+ * writes as an integer literal (below 10^21; from there on it writes `1e+21`, a number that meets
+ * the schema's bounds). A text's integer literals beyond 2^53 are out of range besides.
+ */
 export const integralBeyondRange = (_path: () => JsonPath, value: number): boolean =>
-  Number.isInteger(value) && Math.abs(value) > MAX_SAFE;
+  Number.isInteger(value) && Math.abs(value) > MAX_SAFE && Math.abs(value) < EXPONENT_FROM;
+
+/** From this magnitude on, ECMAScript (so RFC 8785) writes a number with an exponent. */
+const EXPONENT_FROM = 1e21;
 
 interface Visit {
   readonly value: unknown;

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import * as jcs from "canonicalize";
 import { canonicalJson } from "../../src/json/canonical.js";
-import { compactByteLength } from "../../src/json/pure.js";
+import { compactByteLength, integralBeyondRange } from "../../src/json/pure.js";
 
 const reference = jcs.default as unknown as (input: unknown) => string | undefined;
 
@@ -40,4 +40,12 @@ test("the compact size counts numbers in their RFC 8785 form ([CG-BUD-9])", () =
   for (const [number, form] of cases) {
     assert.equal(compactByteLength({ n: [number] }), `{"n":[${form}]}`.length);
   }
+});
+
+test("an integral number is out of range where RFC 8785 writes it as an integer literal ([CG-CONV-6])", () => {
+  const at = () => [];
+  for (const number of [1e20, -1e20, 2 ** 53 + 2])
+    assert.equal(integralBeyondRange(at, number), true);
+  for (const number of [1e21, 1e300, 2 ** 53, 1.5])
+    assert.equal(integralBeyondRange(at, number), false);
 });

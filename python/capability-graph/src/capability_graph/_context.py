@@ -19,6 +19,7 @@ from typing import Final
 from ._errors import GraphError
 from ._generated.defaults import MAX_CONTEXT_KEYS, MAX_CONTEXT_STRING
 from ._generated.taxonomy import ErrorCode, Phase
+from ._json import integral_beyond_range
 
 __all__ = ["MAX_CONTEXT_KEYS", "MAX_CONTEXT_STRING", "ContextValue", "validate_context"]
 
@@ -63,6 +64,8 @@ def validate_context(value: object) -> dict[str, ContextValue]:
                 raise _invalid(f"{where} must be integers between -2^53 and 2^53")
             result[key] = int(item)
         elif isinstance(item, float) and math.isfinite(item):
+            if integral_beyond_range(item):
+                raise _invalid(f"{where} must be integers between -2^53 and 2^53")
             result[key] = float(item)
         else:
             raise _invalid(f"{where} must be strings, finite numbers or booleans")

@@ -331,9 +331,19 @@ class _FileIntegers:
             self.out_of_range = True
         return value
 
+    def number(self, literal: str) -> float:
+        """A literal with a fraction or exponent: out of range too when its value is an integer
+        RFC 8785 writes as an integer literal beyond 2^53 (``1e20``)."""
+        value = float(literal)
+        if integral_beyond_range(value):
+            self.out_of_range = True
+        return value
+
 
 def _loads(text: str, hook: Any, integers: _FileIntegers, skip_depth: int) -> Any:
-    return _loads_within(text, skip_depth, object_pairs_hook=hook, parse_int=integers)
+    return _loads_within(
+        text, skip_depth, object_pairs_hook=hook, parse_int=integers, parse_float=integers.number
+    )
 
 
 def _check_strings(value: Any) -> None:
@@ -514,6 +524,17 @@ def _escape(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
+#: From this magnitude on, ECMAScript (so RFC 8785) writes a number with an exponent (``1e+21``).
+_EXPONENT_FROM: Final = 1e21
+
+
+def integral_beyond_range(number: float) -> bool:
+    """Whether a float is an integer out of range (CG-CONV-6): integral, beyond 2^53, and written
+    by RFC 8785 as an integer literal (below 10^21; from there on, a number that meets the
+    schema's bounds)."""
+    return number.is_integer() and MAX_SAFE_INTEGER < abs(number) < _EXPONENT_FROM
+
+
 def check_pure_value(value: Any, pointer: str = "", depth: int = 0) -> None:
     """Check a language value (or a parsed document) against the pure-JSON rules.
 
@@ -540,6 +561,8 @@ def check_pure_value(value: Any, pointer: str = "", depth: int = 0) -> None:
         elif kind is float:
             if not math.isfinite(item):
                 raise NotPureJson("NaN and Infinity are not JSON", where)
+            if integral_beyond_range(item):
+                raise NotPureJson("integers must stay within +/-2^53", where)
         elif kind is dict:
             for key, child in item.items():
                 if type(key) is not str:

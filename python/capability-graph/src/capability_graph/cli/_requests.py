@@ -20,7 +20,6 @@ from .._json import MalformedJson, NotPureJson, parse_request_text
 from .._operations import invalid_arguments_text, oversized_request
 from ._base import StreamUnusable, Usage
 
-
 #: A ``--context`` value lies at /context/KEY, depth 2 of the request: its depth counts from
 #: there (CG-CONV-11).
 _FACT_DEPTH: Final = 2

@@ -504,3 +504,44 @@ def test_a_configuration_file_integer_of_thousands_of_digits_is_the_range_fault(
     assert open_error(path) == expected(
         "CG_CONFIG_INVALID", "config", "/budgets/maxInputBytes integers must stay within +/-2^53"
     )
+
+
+def _deep_definition_text(depth: int) -> str:
+    return (
+        '{"providerId": "deep", "name": "Deep", "version": "1", "capabilities": [{"id": "a",'
+        ' "name": "A", "description": "An a.", "tags": ' + "[" * depth + "]" * depth + "}]}"
+    )
+
+
+@pytest.mark.parametrize("depth", [31, 1000, 100_000])
+def test_an_inline_definition_of_a_configuration_file_is_too_deep_at_any_depth(
+    tmp_path: Path, depth: int
+) -> None:
+    # CG-CONV-15: its containers at depth 33 (36 of the file) are passed over, then judged at load
+    # from the definition's own root; 31 levels under tags (depth 3) reach depth 33.
+    config = tmp_path / "c.json"
+    config.write_text('{"providers": [{"definition": ' + _deep_definition_text(depth) + "}]}")
+    assert open_error(config) == expected(
+        "CG_DEFINITION_INVALID",
+        "load",
+        "/capabilities/0/tags" + "/0" * 30 + " nesting deeper than 32",
+    )
+
+
+def test_a_configuration_fault_wins_over_a_deep_inline_definition(tmp_path: Path) -> None:
+    # CG-OPEN-1: reading the file does not stop at the deep definition; step 2 comes first.
+    config = tmp_path / "c.json"
+    config.write_text(
+        '{"providers": [{"definition": '
+        + _deep_definition_text(100_000)
+        + '}], "budgets": {"maxInputBytes": 0}}'
+    )
+    assert open_error(config) == expected(
+        "CG_CONFIG_INVALID", "config", "/budgets/maxInputBytes must be at least 1"
+    )
+
+
+def test_a_configuration_whose_deep_brackets_do_not_close_is_unreadable(tmp_path: Path) -> None:
+    config = tmp_path / "c.json"
+    config.write_text('{"providers": [{"definition": ' + "[" * 100_000 + "}]}")
+    assert open_error(config) == UNREADABLE

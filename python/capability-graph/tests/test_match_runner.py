@@ -583,3 +583,33 @@ def test_cancel_token_is_idempotent_and_wakes_waiters_and_callbacks_once() -> No
     assert late == [1]
     run(token.wait())  # already cancelled: returns at once
     assert repr(token) == "CancelToken(cancelled=True)"
+
+
+@pytest.mark.parametrize(
+    ("confidence", "form"), [(1e-7, b"1e-7"), (0.000001, b"0.000001"), (1.0, b"1")]
+)
+def test_output_size_counts_numbers_in_their_rfc8785_form(confidence: float, form: bytes) -> None:
+    # CG-BUD-9: not Python's 1e-07, 1e-06 or 1.0.
+    raw = {"status": "matched", "candidates": [{"id": ID_A, "confidence": confidence}]}
+    size = len(
+        b'{"status":"matched","candidates":[{"id":"acme::route.validation","confidence":'
+        + form
+        + b"}]}"
+    )
+    assert validate(raw, max_output_bytes=size).status == "matched"
+    assert validation_error(raw, max_output_bytes=size - 1) == TOO_LARGE
+
+
+def test_a_reason_of_1024_characters_outside_the_bmp_is_valid() -> None:
+    # CG-CONV-14: code points, not UTF-16 units.
+    raw = {
+        "status": "matched",
+        "candidates": [{"id": ID_A, "confidence": 0.5, "reason": "😀" * 1024}],
+    }
+    assert validate(raw).status == "matched"
+    assert (
+        validation_error({**raw, "candidates": [{**raw["candidates"][0], "reason": "😀" * 1025}]})[
+            "code"
+        ]
+        == "CG_MODEL_OUTPUT_INVALID"
+    )

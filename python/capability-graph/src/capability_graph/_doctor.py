@@ -114,7 +114,7 @@ def _json_problem(data: bytes) -> str | None:
     except _Constant:
         return "is not JSON: NaN and Infinity are not JSON values"
     except RecursionError:
-        pass  # deeper than the stdlib goes: the contract's parser passes over the depth (CG-CONV-15)
+        pass  # deeper than the stdlib goes: the contract's parser passes over it (CG-CONV-15)
     try:
         parse_pure_json(data, check_values=False, allow_null=True, skip_depth=CONFIG_SKIP_DEPTH)
     except NotPureJson as problem:

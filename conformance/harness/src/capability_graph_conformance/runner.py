@@ -309,7 +309,7 @@ class _Runner:
             if "arguments" in step:
                 try:
                     message["arguments"] = substitute(step["arguments"], captures)
-                except KeyError as error:
+                except (KeyError, ValueError) as error:
                     case.error(f"{label}: {error}")
                     return
             if op == "call" and "handle" in step:

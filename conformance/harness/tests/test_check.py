@@ -152,6 +152,11 @@ def test_scenarios_are_checked(copy: Path) -> None:
     assert any("never started" in p for p in problems)
 
 
+def test_setup_commands_are_only_for_argv_vectors(copy: Path) -> None:
+    _edit(_vector(copy, "cg.query.describe"), {"setup": [["init", "--dry-run"]]})
+    assert any("setup is only for argv vectors" in p for p in _problems(copy))
+
+
 def test_edits_of_a_captured_value_are_checked(copy: Path) -> None:
     list_page = {"op": "call", "tool": "list_capabilities", "arguments": {"limit": 1}}
     captured = {**list_page, "expect": {"result": {"nextCursor": {"$capture": "c"}}}}

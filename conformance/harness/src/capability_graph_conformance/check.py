@@ -178,6 +178,8 @@ def _check_vector(suite: Suite, vector: Vector) -> Iterator[str]:
         yield "expect.exit is only for argv vectors"
     if "env" in data and kind != "argv":
         yield "env is only for argv vectors"
+    if "setup" in data and kind != "argv":
+        yield "setup is only for argv vectors"
     if kind == "steps":
         yield from _check_steps(data.get("steps", []))
     expectations = [data.get("expect"), data.get("surfaceExpect")]

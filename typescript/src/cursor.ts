@@ -1,4 +1,4 @@
-// Pagination cursors ([CG-CUR-1] .. [CG-CUR-5]): the payload `{"v":2,"r":REV,"f":FILTERS,"o":N}`
+// Pagination cursors ([CG-CUR-1] .. [CG-CUR-8]): the payload `{"v":2,"r":REV,"f":FILTERS,"o":N}`
 // binding the revision, the filters and the position, authenticated with HMAC-SHA-256 truncated
 // to 128 bits under a key derived from the configuration identity, base64url without padding.
 // The layout and the key are normative, so a cursor crosses implementations. The length is
@@ -12,6 +12,9 @@ const PAYLOAD_VERSION = 2;
 const MAX_CURSOR_CHARS = 256;
 const KEY_LABEL = "capability-graph list cursor key";
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
+/** An offset as the graph writes it: decimal, no sign, no leading zero, no fraction or exponent. */
+const OFFSET = /^[1-9][0-9]*$/;
+const CLOSING_BRACE = 0x7d;
 
 export interface CursorFilters {
   readonly providers: readonly string[] | undefined;
@@ -77,22 +80,32 @@ function mac(key: Buffer, payload: Buffer): Buffer {
   return createHmac("sha256", key).update(payload).digest().subarray(0, MAC_BYTES);
 }
 
+/**
+ * The payload [CG-CUR-5] writes, members in this order, the offset's digits as given. The revision
+ * and the filter key are JSON strings (JSON.stringify writes them as Python's json.dumps does:
+ * both are ASCII).
+ */
+function payloadText(revision: string, filters: string, offset: string): string {
+  const head = JSON.stringify({ v: PAYLOAD_VERSION, r: revision, f: filters });
+  return `${head.slice(0, -1)},"o":${offset}}`;
+}
+
 export function issueCursor(
   key: Buffer,
   revision: string,
   filters: string,
   offset: number,
 ): string {
-  const payload = Buffer.from(
-    JSON.stringify({ v: PAYLOAD_VERSION, r: revision, f: filters, o: offset }),
-    "utf8",
-  );
+  const payload = Buffer.from(payloadText(revision, filters, String(offset)), "utf8");
   return Buffer.concat([mac(key, payload), payload]).toString("base64url");
 }
 
 /**
  * The offset a cursor points at, or undefined for any cursor this graph did not issue for this
- * revision and these filters, or whose position is not inside the selection.
+ * revision and these filters ([CG-CUR-2]): not the one base64url text of its bytes ([CG-CUR-6]),
+ * a MAC that does not verify, a payload other than the exact bytes the graph writes with a
+ * decimal offset ([CG-CUR-7]), or an offset where no selected item is ([CG-CUR-8]). The payload is
+ * compared, never parsed: a forged payload with a valid MAC never reaches a JSON parser.
  */
 export function readCursor(
   key: Buffer,
@@ -103,20 +116,18 @@ export function readCursor(
 ): number | undefined {
   if (cursor.length > MAX_CURSOR_CHARS || !BASE64URL.test(cursor)) return undefined;
   const bytes = Buffer.from(cursor, "base64url");
-  // Buffer's decoder skips what it cannot decode; only a canonical encoding is accepted.
+  // Buffer's decoder skips what it cannot decode and ignores the unused bits of the last
+  // character; only the text the graph writes for these bytes is accepted ([CG-CUR-6]).
   if (bytes.toString("base64url") !== cursor || bytes.length <= MAC_BYTES) return undefined;
   const payload = bytes.subarray(MAC_BYTES);
   if (!timingSafeEqual(bytes.subarray(0, MAC_BYTES), mac(key, payload))) return undefined;
-  let fields: unknown;
-  try {
-    fields = JSON.parse(payload.toString("utf8"));
-  } catch {
-    return undefined;
-  }
-  if (fields === null || typeof fields !== "object" || Array.isArray(fields)) return undefined;
-  const { v, r, f, o } = fields as Record<string, unknown>;
-  if (Object.keys(fields).length !== 4 || v !== PAYLOAD_VERSION || r !== revision || f !== filters)
-    return undefined;
-  if (typeof o !== "number" || !Number.isInteger(o) || o <= 0 || o >= selected) return undefined;
-  return o;
+  // Verified, yet untrusted ([CG-CUR-7]): anyone with the configuration can compute the key.
+  const head = Buffer.from(payloadText(revision, filters, "").slice(0, -1), "utf8");
+  if (!payload.subarray(0, head.length).equals(head)) return undefined;
+  if (payload[payload.length - 1] !== CLOSING_BRACE) return undefined;
+  const digits = payload.subarray(head.length, -1).toString("latin1");
+  if (!OFFSET.test(digits)) return undefined;
+  // A number of any size compares correctly with the count, even where it is not exact.
+  const offset = Number(digits);
+  return offset < selected ? offset : undefined;
 }

@@ -152,8 +152,14 @@ export async function diagnose(options: DiagnosticsOptions): Promise<Diagnostics
     add("relations", "skip", "Not checked: a source failed to load");
   }
 
-  for (const provider of loaded) {
-    add(`documents.${provider.sourceIndex}`, ...(await documentCheck(provider, config)));
+  // [CG-MAINT-15]: one documents check per source, listed even when its source failed to load.
+  for (const source of config.sources) {
+    const provider = loaded.find((candidate) => candidate.sourceIndex === source.index);
+    if (provider === undefined) {
+      add(`documents.${source.index}`, "skip", "Not checked: the source failed to load");
+    } else {
+      add(`documents.${source.index}`, ...(await documentCheck(provider, config)));
+    }
   }
   const bodies = config.bodies;
   for (const provider of loaded) {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { createHash, createHmac } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -185,4 +186,187 @@ test("the cursor key ignores the content of an inline definition", () => {
     cursorKey(withDefinition({ a: 1 })),
     cursorKey({ providers: [{ path: "a.json" }] }),
   );
+});
+
+// Which cursor texts and payloads a graph accepts ([CG-CUR-5] .. [CG-CUR-8], [CG-LIST-2]). The
+// cursors below are made as the specification says, not with this implementation's functions:
+// a payload with a valid MAC can say anything (anyone with the configuration can make one), and
+// the graph must still accept exactly the cursors it could have issued.
+const ASTRAL = "\u{1F600}";
+const BMP_HIGH = "\uFF21";
+const PAYLOAD_CONFIG = {
+  providers: [
+    {
+      definition: {
+        providerId: "acme",
+        name: "Acme",
+        version: "1",
+        capabilities: [
+          { id: "a", tags: [ASTRAL, BMP_HIGH] },
+          { id: "b", tags: ["http", ASTRAL, BMP_HIGH] },
+          { id: "c", tags: [BMP_HIGH, ASTRAL] },
+          { id: "d" },
+        ].map((capability) => ({ ...capability, name: "N", description: "D." })),
+      },
+    },
+  ],
+};
+const FOREIGN_JSON =
+  '{"code":"CG_INPUT_INVALID","phase":"query","message":"Cursor is malformed, foreign or stale; restart listing without it","nextAction":"fix_input"}';
+
+/** RFC 8785 for what these configurations hold (strings, integers, objects, arrays). */
+function jcs(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(jcs).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${jcs(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function specKey(config: { providers: object[] }): Buffer {
+  const providers = config.providers.map((source) =>
+    "definition" in source ? { ...source, definition: true } : source,
+  );
+  return createHash("sha256")
+    .update("capability-graph list cursor key\u0000", "utf8")
+    .update(jcs({ ...config, providers }), "utf8")
+    .digest();
+}
+
+/** The filter key of [CG-CUR-5]; `tags` given already sorted by code point. */
+function specFilters(tags: readonly string[] = []): string {
+  return createHash("sha256")
+    .update(jcs({ providers: null, tags }), "utf8")
+    .digest("hex")
+    .slice(0, 16);
+}
+
+function specCursor(config: { providers: object[] }, payload: string): string {
+  const data = Buffer.from(payload, "utf8");
+  const mac = createHmac("sha256", specKey(config)).update(data).digest().subarray(0, 16);
+  return Buffer.concat([mac, data]).toString("base64url");
+}
+
+function specPayload(revision: string, offset: string, filters = specFilters()): string {
+  return `{"v":2,"r":"${revision}","f":"${filters}","o":${offset}}`;
+}
+
+async function withPayloadGraph(
+  body: (graph: CapabilityGraph, revision: string) => Promise<void>,
+): Promise<void> {
+  const graph = await CapabilityGraph.open(PAYLOAD_CONFIG);
+  try {
+    await body(graph, (await graph.list({})).revision);
+  } finally {
+    await graph.close();
+  }
+}
+
+async function assertForeign(graph: CapabilityGraph, request: object): Promise<void> {
+  await assert.rejects(
+    graph.list(request),
+    (error: unknown) =>
+      error instanceof GraphError && JSON.stringify(error.toJSON()) === FOREIGN_JSON,
+  );
+}
+
+const ids = (page: { items: readonly { id: string }[] }) => page.items.map((item) => item.id);
+
+test("a cursor made as the specification says is the one the graph issues", async () => {
+  await withPayloadGraph(async (graph, revision) => {
+    const issued = (await graph.list({ limit: 1 })).nextCursor;
+    assert.equal(issued, specCursor(PAYLOAD_CONFIG, specPayload(revision, "1")));
+  });
+});
+
+test("an issued cursor with padding appended or its unused bits set is refused", async () => {
+  await withPayloadGraph(async (graph) => {
+    const issued = (await graph.list({ limit: 1 })).nextCursor as string;
+    await assertForeign(graph, { limit: 1, cursor: `${issued}=` });
+    await assertForeign(graph, { limit: 1, cursor: `${issued}==` });
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const unused = issued.length % 4 === 2 ? 0b1111 : 0b11;
+    assert.notEqual(issued.length % 4, 0);
+    const last = alphabet[alphabet.indexOf(issued.at(-1) as string) | unused] as string;
+    const altered = `${issued.slice(0, -1)}${last}`;
+    assert.deepEqual(Buffer.from(altered, "base64url"), Buffer.from(issued, "base64url"));
+    await assertForeign(graph, { limit: 1, cursor: altered });
+  });
+});
+
+test("a payload with a valid MAC is refused unless written as the graph writes it", async () => {
+  await withPayloadGraph(async (graph, revision) => {
+    for (const payload of [
+      '{"v":2,"r":"REV","f":"FILTERS","o":1.0}',
+      '{"v":2,"r":"REV","f":"FILTERS","o":01}',
+      '{"v":2,"r":"REV","f":"FILTERS","o":1e0}',
+      '{"v":2,"r":"REV","f":"FILTERS","o":"1"}',
+      '{"v":2,"r":"REV","f":"FILTERS","o":0}',
+      '{"v":2,"r":"REV","f":"FILTERS","o":-1}',
+      '{"o":1,"v":2,"r":"REV","f":"FILTERS"}',
+      '{"v":2, "r":"REV","f":"FILTERS","o":1}',
+      '{"v":2,"r":"REV","f":"FILTERS","o":1,"x":0}',
+      '{"v":2,"r":"REV","f":"FILTERS","o":3,"o":1}',
+    ]) {
+      const forged = payload.replace("REV", revision).replace("FILTERS", specFilters());
+      await assertForeign(graph, { limit: 1, cursor: specCursor(PAYLOAD_CONFIG, forged) });
+    }
+  });
+});
+
+test("a cursor at the last item answers it; at or past the end it is refused", async () => {
+  await withPayloadGraph(async (graph, revision) => {
+    const last = await graph.list({
+      cursor: specCursor(PAYLOAD_CONFIG, specPayload(revision, "3")),
+    });
+    assert.deepEqual(ids(last), ["acme::d"]);
+    assert.equal(last.nextCursor, undefined);
+    for (const offset of [
+      "4",
+      "5",
+      "9007199254740993",
+      "9223372036854775808",
+      `1${"0".repeat(100)}`,
+    ]) {
+      await assertForeign(graph, {
+        cursor: specCursor(PAYLOAD_CONFIG, specPayload(revision, offset)),
+      });
+    }
+    // tags ["http"] select one item of four: offset 1 is past the end of that selection.
+    const filtered = specCursor(PAYLOAD_CONFIG, specPayload(revision, "1", specFilters(["http"])));
+    await assertForeign(graph, { tags: ["http"], cursor: filtered });
+  });
+});
+
+test("a cursor on an empty catalog is refused, not answered as empty", async () => {
+  const empty = {
+    providers: [{ definition: { providerId: "acme", name: "A", version: "1", capabilities: [] } }],
+  };
+  const graph = await CapabilityGraph.open(empty);
+  try {
+    const page = await graph.list({});
+    assert.equal(page.status, "empty");
+    await assertForeign(graph, { cursor: specCursor(empty, specPayload(page.revision, "1")) });
+  } finally {
+    await graph.close();
+  }
+});
+
+test("the tags a cursor binds are a set sorted by code point, whatever their order", async () => {
+  await withPayloadGraph(async (graph, revision) => {
+    const first = await graph.list({ limit: 1, tags: [BMP_HIGH, ASTRAL] });
+    const second = await graph.list({
+      limit: 1,
+      tags: [ASTRAL, BMP_HIGH],
+      cursor: first.nextCursor as string,
+    });
+    assert.deepEqual([...ids(first), ...ids(second)], ["acme::a", "acme::b"]);
+    // Code point order puts U+FF21 before U+1F600; UTF-16 code units would not.
+    const cursor = specCursor(
+      PAYLOAD_CONFIG,
+      specPayload(revision, "2", specFilters([BMP_HIGH, ASTRAL])),
+    );
+    assert.deepEqual(ids(await graph.list({ tags: [ASTRAL, BMP_HIGH], cursor })), ["acme::c"]);
+  });
 });

@@ -53,23 +53,27 @@ test("an unreadable configuration fails the config check, names the cause for th
   });
 });
 
-test("every source is checked even after one fails, and the open check is skipped", async () => {
+test("every source is checked even after one fails, and the checks that cannot run are listed as skip", async () => {
   write("good.json", provider("good"));
   const config = write("capability-graph.json", {
     providers: [{ path: "absent.json" }, { path: "good.json" }],
   });
   const result = await report(config);
   assert.equal(result.status, "failed");
-  const byId = Object.fromEntries(result.checks.map((check) => [check.id, check.status]));
-  assert.deepEqual(byId, {
-    config: "ok",
-    "source.0": "fail",
-    "source.1": "ok",
-    relations: "skip",
-    "documents.1": "skip",
-    executor: "skip",
-    open: "skip",
-  });
+  // [CG-MAINT-15]: 2N + 4 checks in one order; documents.0 is listed although source 0 failed.
+  assert.deepEqual(
+    result.checks.map((check) => [check.id, check.status]),
+    [
+      ["config", "ok"],
+      ["source.0", "fail"],
+      ["source.1", "ok"],
+      ["relations", "skip"],
+      ["documents.0", "skip"],
+      ["documents.1", "skip"],
+      ["executor", "skip"],
+      ["open", "skip"],
+    ],
+  );
   assert.equal(result.configError, undefined);
 });
 

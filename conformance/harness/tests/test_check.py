@@ -152,6 +152,32 @@ def test_scenarios_are_checked(copy: Path) -> None:
     assert any("never started" in p for p in problems)
 
 
+def test_setup_commands_are_only_for_argv_vectors(copy: Path) -> None:
+    _edit(_vector(copy, "cg.query.describe"), {"setup": [["init", "--dry-run"]]})
+    assert any("setup is only for argv vectors" in p for p in _problems(copy))
+
+
+def test_edits_of_a_captured_value_are_checked(copy: Path) -> None:
+    list_page = {"op": "call", "tool": "list_capabilities", "arguments": {"limit": 1}}
+    captured = {**list_page, "expect": {"result": {"nextCursor": {"$capture": "c"}}}}
+    edited = {"$captured": "c", "$append": "==", "$setUnusedBits": False}
+    _edit(
+        _vector(copy, "cg.lifecycle.cursor-bound-to-filter"),
+        {
+            "steps": [
+                {"op": "open"},
+                captured,
+                {**list_page, "arguments": {"cursor": {"$captured": "never", "$append": "="}}},
+                {**list_page, "arguments": {"cursor": edited}},
+            ]
+        },
+    )
+    problems = _problems(copy)
+    assert any("'never'" in p and "before any step captured it" in p for p in problems)
+    assert any("more than one edit" in p for p in problems)
+    assert any("'$setUnusedBits' beside '$captured' must be true" in p for p in problems)
+
+
 def test_expected_failure_lists_must_name_real_vectors(copy: Path) -> None:
     path = copy / "conformance/implementations/python-reference.expected-failures.json"
     data = json.loads(path.read_text(encoding="utf-8"))

@@ -65,3 +65,17 @@ def test_substitute_replaces_captured_values() -> None:
     assert substitute(arguments, {"c": "abc"}) == {"limit": 1, "cursor": "abc", "list": ["abc"]}
     with pytest.raises(KeyError):
         substitute(arguments, {})
+
+
+def test_substitute_edits_a_captured_string() -> None:
+    # "QUJD" + "RA": the last character of a 6-character text carries 4 unused bits.
+    captures = {"c": "QUJDRA"}
+    assert substitute({"cursor": {"$captured": "c", "$append": "=="}}, captures) == {
+        "cursor": "QUJDRA=="
+    }
+    assert substitute({"$captured": "c", "$setUnusedBits": True}, captures) == "QUJDRP"
+    assert substitute({"$captured": "c", "$setUnusedBits": True}, {"c": "QUJDREU"}) == "QUJDREX"
+    with pytest.raises(ValueError, match="no unused bits"):
+        substitute({"$captured": "c", "$setUnusedBits": True}, {"c": "QUJD"})
+    with pytest.raises(ValueError, match="cannot edit"):
+        substitute({"$captured": "c", "$append": "="}, {"c": 1})

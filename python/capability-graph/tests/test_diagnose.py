@@ -32,6 +32,36 @@ def test_a_missing_source_and_a_bad_inline_source_are_both_reported(tmp_path: Pa
     assert [check_id for check_id, _ in failed(report)] == ["source.0", "source.1"]
 
 
+def listed(report: Report) -> list[tuple[str, str]]:
+    return [(c["id"], c["status"]) for c in report.checks]
+
+
+def test_every_check_is_listed_in_one_order_after_a_source_fails(tmp_path: Path) -> None:
+    # [CG-MAINT-15]: 2N + 4 checks; documents.0 is skip because source 0 did not load.
+    notes = provider(
+        "notes", capability("a", documents=[{"id": "d", "title": "D", "path": "d.md"}])
+    )
+    report = diagnose(
+        {"providers": [{"path": str(tmp_path / "missing.json")}, {"definition": notes}]}
+    )
+    assert listed(report) == [
+        ("config", "ok"),
+        ("source.0", "fail"),
+        ("source.1", "ok"),
+        ("relations", "skip"),
+        ("documents.0", "skip"),
+        ("documents.1", "fail"),
+        ("executor", "skip"),
+        ("open", "skip"),
+    ]
+    # [CG-MAINT-16]: an inline source without documentRoot cannot serve a path document.
+    assert "notes::a/d CG_DOCUMENT_ROOT_REQUIRED" in report.checks[5]["message"]
+
+
+def test_an_invalid_configuration_lists_only_config_and_sources() -> None:
+    assert listed(diagnose({"providers": 3})) == [("config", "fail"), ("sources", "skip")]
+
+
 BROKEN = {
     "config shape": {"providers": 3},
     "definition": inline({"providerId": "acme"}),

@@ -108,6 +108,8 @@ async function applyPlan(
   });
   if (conflict) return { status: "conflict", checks, warnings: [] };
   if (unreadable) return { status: "failed", checks, warnings: [] };
+  // [CG-MAINT-19]: planned only when a file would be written; else what init itself reports.
+  if (!states.includes("absent")) return { status: "ok", checks, warnings: [] };
   if (dryRun) return { status: "planned", checks, warnings: [] };
 
   for (const [index, planned] of plan.entries()) {

@@ -334,8 +334,9 @@ async function install(
   let replacing = false;
   if (existing !== undefined) {
     if (isDeepStrictEqual(existing, desired)) {
+      // Nothing to write: --dry-run reports what the command itself reports ([CG-MAINT-19]).
       checks.push(check("server", "ok", `${client.display} already has ${where}`));
-      return { status: options.dryRun ? "planned" : "ok", checks, warnings };
+      return { status: "ok", checks, warnings };
     }
     if (!isOwnEntry(existing)) {
       checks.push(
@@ -406,16 +407,20 @@ async function uninstall(request: ClientRequest, dryRun: boolean): Promise<Repor
   const file = await readClientFile(request);
   const shown = shownPath(file.target, cwd);
   const where = `the server ${serverName} in ${shown}`;
+  // Nothing to write: --dry-run reports what the command itself reports ([CG-MAINT-19]).
   const nothing = (): Report => {
-    checks.push(check("server", "ok", `${client.display} has no ${where}: nothing to remove`));
-    return { status: dryRun ? "planned" : "ok", checks, warnings: [] };
+    checks.push(
+      check(
+        "server",
+        "ok",
+        `${client.display} has no server ${serverName} in ${shown}: nothing to remove`,
+      ),
+    );
+    return { status: "ok", checks, warnings: [] };
   };
-  if (file.document === undefined) {
-    checks.push(file.check);
-    return { status: "failed", checks, warnings: [] };
-  }
+  checks.push(file.bytes === undefined && file.document !== undefined ? file.absent : file.check);
+  if (file.document === undefined) return { status: "failed", checks, warnings: [] };
   if (file.bytes === undefined) return nothing();
-  checks.push(file.check);
   const existing = file.document.servers?.[serverName];
   if (existing === undefined) return nothing();
   if (!isOwnEntry(existing)) {
@@ -485,6 +490,8 @@ async function graphConfigCheck(configFile: string, cwd: string): Promise<GraphC
 
 interface ClientFile {
   readonly check: Check;
+  /** The check of a file that does not exist, for mcp-uninstall (nothing will be created). */
+  readonly absent: Check;
   readonly profile: ClientProfile;
   /** The file edited: the target of a symbolic link, else the path given. */
   readonly target: string;
@@ -503,12 +510,14 @@ interface ClientFile {
 async function readClientFile(request: ClientRequest): Promise<ClientFile> {
   const profile = request.client;
   const given = request.clientFile;
+  const absent = check("client-config", "ok", `${shownPath(given, request.cwd)} does not exist`);
   const unusable = (target: string, reason: string): ClientFile => ({
     check: check(
       "client-config",
       "fail",
       `${shownPath(target, request.cwd)}: ${reason}: left untouched`,
     ),
+    absent,
     profile,
     target,
     bytes: undefined,
@@ -533,6 +542,7 @@ async function readClientFile(request: ClientRequest): Promise<ClientFile> {
         "ok",
         `${shownPath(given, request.cwd)} does not exist yet: it will be created`,
       ),
+      absent,
       profile,
       target: given,
       bytes: undefined,
@@ -572,6 +582,7 @@ async function readClientFile(request: ClientRequest): Promise<ClientFile> {
   }
   return {
     check: check("client-config", "ok", `${shownPath(target, request.cwd)} is valid ${formatName}`),
+    absent,
     profile,
     target,
     bytes,

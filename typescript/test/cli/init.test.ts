@@ -125,6 +125,15 @@ describe("init", () => {
     assert.equal(reportOf(io).status, "conflict");
   });
 
+  test("--dry-run with every file already in place is ok: nothing would be written", async () => {
+    // [CG-MAINT-19]
+    const cwd = freshFolder();
+    await init(cwd, ".", "--json");
+    const { exit, io } = await init(cwd, ".", "--dry-run", "--json");
+    assert.equal(exit, 0);
+    assert.equal(reportOf(io).status, "ok");
+  });
+
   test("a folder in the place of a planned file is a conflict", async () => {
     const cwd = freshFolder();
     mkdirSync(path.join(cwd, "capability-graph.json"));

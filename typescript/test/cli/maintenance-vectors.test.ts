@@ -25,6 +25,8 @@ interface Vector {
   fixture: string;
   config?: Record<string, unknown>;
   argv: string[];
+  /** Commands run first in the same folder, each exiting 0 (spec/conformance/README.md). */
+  setup?: string[][];
   expect: {
     exit: {
       code: number;
@@ -52,13 +54,20 @@ test("the suite has maintenance vectors for init, mcp-install and mcp-uninstall"
 for (const vector of vectors) {
   test(`vector ${vector.id}`, async () => {
     const cwd = workingFolder(vector);
-    const before = snapshot(cwd);
     const configFile = path.join(cwd, "capability-graph.json");
-    const [command, ...args] = vector.argv.map((arg) => arg.replaceAll("{config}", configFile));
-    const run = COMMANDS[command ?? ""];
-    assert.ok(run !== undefined);
-    const io = captureIo(cwd);
-    const exit = await run(args, io);
+    const invoke = async (argv: readonly string[]) => {
+      const [command, ...args] = argv.map((arg) => arg.replaceAll("{config}", configFile));
+      const run = COMMANDS[command ?? ""];
+      assert.ok(run !== undefined);
+      const io = captureIo(cwd);
+      return { exit: await run(args, io), io };
+    };
+    for (const command of vector.setup ?? []) {
+      const setup = await invoke(command);
+      assert.equal(setup.exit, 0, `setup ${command[0]}: ${setup.io.out}${setup.io.err}`);
+    }
+    const before = snapshot(cwd);
+    const { exit, io } = await invoke(vector.argv);
     const expected = vector.expect.exit;
     assert.equal(exit, expected.code, io.out + io.err);
     if (expected.stdoutEmpty === true) assert.equal(io.out, "");

@@ -114,6 +114,32 @@ describe("mcp-install: adding the entry", () => {
     assert.equal(read(path.join(cwd, "c.json")), before);
   });
 
+  test("--dry-run over an identical entry is ok, not planned: nothing would be written", async () => {
+    // [CG-MAINT-19]
+    const { cwd } = project();
+    await install(cwd, ...onClientFile("cursor", "c.json"));
+    const before = read(path.join(cwd, "c.json"));
+    const { exit, io } = await install(cwd, ...onClientFile("cursor", "c.json", "--dry-run"));
+    assert.equal(exit, 0);
+    assert.equal(reportOf(io).status, "ok");
+    assert.equal(read(path.join(cwd, "c.json")), before);
+  });
+
+  test("the checks are graph-config, env, client-config and server, in this order", async () => {
+    // [CG-MAINT-20]
+    const { cwd } = project();
+    const { io } = await install(cwd, ...onClientFile("cursor", "c.json", "--env", "K"));
+    assert.deepEqual(
+      reportOf(io).checks.map((check) => [check.id, check.status]),
+      [
+        ["graph-config", "ok"],
+        ["env", "ok"],
+        ["client-config", "ok"],
+        ["server", "ok"],
+      ],
+    );
+  });
+
   // Each accepted --name is the one key of the servers written.
   const acceptedNames: Array<{ name: string; serverName: string }> = [
     { name: "--name registers the server under another name", serverName: "docs-graph" },

@@ -51,6 +51,22 @@ describe("mcp-uninstall", () => {
     assert.equal(reportOf(io).status, "ok");
     assert.ok(reportOf(io).checks.at(-1)?.message.endsWith("nothing to remove"));
     assert.equal(existsSync(path.join(cwd, "none.json")), false);
+    // [CG-MAINT-20]: client-config, then server, also when there is no file.
+    assert.deepEqual(
+      reportOf(io).checks.map((check) => [check.id, check.status]),
+      [
+        ["client-config", "ok"],
+        ["server", "ok"],
+      ],
+    );
+  });
+
+  test("--dry-run with nothing to remove is ok, not planned", async () => {
+    // [CG-MAINT-19]: a real run would write nothing either.
+    const cwd = freshFolder();
+    const { exit, io } = await uninstall(cwd, ...onClientFile("cursor", "none.json", "--dry-run"));
+    assert.equal(exit, 0);
+    assert.equal(reportOf(io).status, "ok");
   });
 
   // A Cursor file mcp.json the command must leave byte-identical, whatever the outcome.

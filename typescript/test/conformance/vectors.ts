@@ -288,12 +288,37 @@ function expectOutcome(
   matches(expected.result, observed.result, captures, where);
 }
 
+const BASE64URL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/**
+ * `{"$captured": NAME}`, or an edited copy of a captured string (spec/conformance/README.md):
+ * `"$append": TEXT` adds TEXT; `"$setUnusedBits": true` sets the unused low bits of the last
+ * character of an unpadded base64url text (the same bytes, another text).
+ */
+function capturedValue(reference: Record<string, unknown>, captures: Map<string, unknown>) {
+  const value = captures.get(reference.$captured as string);
+  if (typeof reference.$append === "string") return `${value as string}${reference.$append}`;
+  if (reference.$setUnusedBits === true) {
+    const text = value as string;
+    const unused = { 2: 0b1111, 3: 0b11 }[text.length % 4];
+    if (unused === undefined) throw new Mismatch(`${text} has no unused bits to set`);
+    const last = BASE64URL_ALPHABET.indexOf(text.at(-1) as string) | unused;
+    return `${text.slice(0, -1)}${BASE64URL_ALPHABET[last]}`;
+  }
+  return value;
+}
+
+const CAPTURED_EDITS = new Set(["$append", "$setUnusedBits"]);
+
 function replaceCaptured(value: unknown, captures: Map<string, unknown>): unknown {
   if (Array.isArray(value)) return value.map((item) => replaceCaptured(item, captures));
   if (value !== null && typeof value === "object") {
     const keys = Object.keys(value);
-    if (keys.length === 1 && keys[0] === "$captured")
-      return captures.get((value as { $captured: string }).$captured);
+    if (
+      keys.includes("$captured") &&
+      keys.every((key) => key === "$captured" || CAPTURED_EDITS.has(key))
+    )
+      return capturedValue(value as Record<string, unknown>, captures);
     return Object.fromEntries(
       Object.entries(value).map(([key, item]) => [key, replaceCaptured(item, captures)]),
     );

@@ -30,6 +30,7 @@ import referencing.exceptions
 from jsonschema import Draft202012Validator
 
 from ._json import dumps
+from .matching import CAPTURED_EDITS
 from .requirements import Coverage, RequirementError, suite_coverage
 from .schemas import CONFORMANCE_BASE_URI, SchemaSet
 from .suite import Suite, SuiteError, Vector
@@ -177,6 +178,8 @@ def _check_vector(suite: Suite, vector: Vector) -> Iterator[str]:
         yield "expect.exit is only for argv vectors"
     if "env" in data and kind != "argv":
         yield "env is only for argv vectors"
+    if "setup" in data and kind != "argv":
+        yield "setup is only for argv vectors"
     if kind == "steps":
         yield from _check_steps(data.get("steps", []))
     expectations = [data.get("expect"), data.get("surfaceExpect")]
@@ -236,6 +239,7 @@ def _check_steps(steps: list[Any]) -> Iterator[str]:
         for name in _names(step.get("arguments"), "$captured"):
             if name not in captured:
                 yield f"steps[{index}]: {{'$captured': {name!r}}} before any step captured it"
+        yield from (f"steps[{index}]: {p}" for p in _captured_edits(step.get("arguments")))
         expect = step.get("expect")
         for name in _names(expect, "$same") + _names(expect, "$differs"):
             if name not in captured:
@@ -256,7 +260,8 @@ def _check_steps(steps: list[Any]) -> Iterator[str]:
 def _names(value: Any, matcher: str) -> list[str]:
     found: list[str] = []
     if isinstance(value, dict):
-        if len(value) == 1 and matcher in value:
+        edits = CAPTURED_EDITS if matcher == "$captured" else frozenset()
+        if matcher in value and set(value) - {matcher} <= edits:
             found.append(str(value[matcher]))
         for item in value.values():
             found.extend(_names(item, matcher))
@@ -264,6 +269,23 @@ def _names(value: Any, matcher: str) -> list[str]:
         for item in value:
             found.extend(_names(item, matcher))
     return found
+
+
+def _captured_edits(value: Any) -> Iterator[str]:
+    """Problems of the edit members beside ``$captured``: at most one, each of its type."""
+    if isinstance(value, dict):
+        edits = set(value) & CAPTURED_EDITS if "$captured" in value else set()
+        if len(edits) > 1:
+            yield f"{{'$captured': ...}} has more than one edit: {sorted(edits)}"
+        if "$append" in edits and not isinstance(value["$append"], str):
+            yield "'$append' beside '$captured' must be a string"
+        if "$setUnusedBits" in edits and value["$setUnusedBits"] is not True:
+            yield "'$setUnusedBits' beside '$captured' must be true"
+        for item in value.values():
+            yield from _captured_edits(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _captured_edits(item)
 
 
 # -- schemas, fixtures, implementations ------------------------------------------------------------

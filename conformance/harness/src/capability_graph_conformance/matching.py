@@ -13,7 +13,11 @@ array matches element-wise with the same length; a scalar by JSON equality (``1 
 ``$capture``  anything; remembered under a name for later steps
 ``$same``     equal to a value captured earlier; ``$differs``: not equal to it
 
-In step arguments, ``{"$captured": NAME}`` is replaced by the captured value (:func:`substitute`).
+In step arguments, ``{"$captured": NAME}`` is replaced by the captured value (:func:`substitute`);
+with one edit member beside it, by an edited copy of a captured string: ``"$append": TEXT`` adds
+TEXT at its end, ``"$setUnusedBits": true`` sets the unused low bits of the last character of a
+base64url text (the bits its decoding ignores), so that a vector can hand an issued cursor back
+in another spelling of the same bytes.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from typing import Any, Final
 from ._json import preview
 from .schemas import ecma_search
 
-__all__ = ["MATCHERS", "json_equal", "match", "substitute"]
+__all__ = ["CAPTURED_EDITS", "MATCHERS", "json_equal", "match", "substitute"]
 
 MATCHERS: Final = frozenset(
     (
@@ -176,14 +180,39 @@ def _probe(pattern: Any, value: Any, captures: dict[str, Any], strict: bool) -> 
 
 
 def substitute(value: Any, captures: Mapping[str, Any]) -> Any:
-    """``value`` with every ``{"$captured": NAME}`` replaced by the captured value."""
+    """``value`` with every ``{"$captured": NAME}`` replaced by the captured value (edited when
+    the object has an edit member). KeyError: nothing was captured under NAME; ValueError: the
+    edit does not apply to the captured value."""
     if isinstance(value, dict):
-        if len(value) == 1 and "$captured" in value:
+        if "$captured" in value and set(value) - {"$captured"} <= CAPTURED_EDITS:
             name = value["$captured"]
             if name not in captures:
                 raise KeyError(f"nothing was captured as {name!r}")
-            return captures[name]
+            return _edited(captures[name], value)
         return {k: substitute(v, captures) for k, v in value.items()}
     if isinstance(value, list):
         return [substitute(v, captures) for v in value]
     return value
+
+
+#: The members that may stand beside ``$captured`` (at most one of them).
+CAPTURED_EDITS: Final = frozenset(("$append", "$setUnusedBits"))
+_BASE64URL: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+#: The unused low bits of the last character of an unpadded base64 text, by its length mod 4.
+_UNUSED_BITS: Final = {2: 0b1111, 3: 0b11}
+
+
+def _edited(captured: Any, reference: Mapping[str, Any]) -> Any:
+    edits = set(reference) & CAPTURED_EDITS
+    if not edits:
+        return captured
+    if len(edits) > 1 or not isinstance(captured, str):
+        raise ValueError(f"cannot edit {preview(captured, 60)} with {sorted(edits)}")
+    if "$append" in reference:
+        return captured + str(reference["$append"])
+    # $setUnusedBits: the same bytes for a lenient decoder, another text for a strict one.
+    unused = _UNUSED_BITS.get(len(captured) % 4)
+    if unused is None or not captured or captured[-1] not in _BASE64URL:
+        raise ValueError(f"{preview(captured, 60)} has no unused bits to set")
+    last = _BASE64URL[_BASE64URL.index(captured[-1]) | unused]
+    return captured[:-1] + last

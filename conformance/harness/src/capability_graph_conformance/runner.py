@@ -309,7 +309,7 @@ class _Runner:
             if "arguments" in step:
                 try:
                     message["arguments"] = substitute(step["arguments"], captures)
-                except KeyError as error:
+                except (KeyError, ValueError) as error:
                     case.error(f"{label}: {error}")
                     return
             if op == "call" and "handle" in step:
@@ -455,10 +455,14 @@ class _Runner:
         vector = case.vector
         expect = vector.expect_for("cli")
         files = expect.get("exit", {}).get("files", {})
+        setup = vector.data.get("setup", [])
         # a command that may write files gets a folder of its own
-        workdir = self.workspace.for_vector(vector, private=bool(files))
-        before = {path: _read_or_none(workdir.path / path) for path in files}
+        workdir = self.workspace.for_vector(vector, private=bool(files) or bool(setup))
         config = str(workdir.config_path)
+        for index, command in enumerate(setup):
+            if not await self._setup_command(case, workdir, index, command):
+                return
+        before = {path: _read_or_none(workdir.path / path) for path in files}
         extra_env: dict[str, str] = {}
         if vector.kind == "argv":
             arguments = [a.replace("{config}", config) for a in vector.data["argv"]]
@@ -586,6 +590,46 @@ class _Runner:
             )
         if any(not c.passed for c in case.checks):
             case.evidence = evidence
+
+    async def _setup_command(
+        self, case: CaseResult, workdir: Workdir, index: int, command: list[str]
+    ) -> bool:
+        """Run one of the vector's ``setup`` commands (the same CLI, the same folder); it must
+        exit 0. False when it did not (the case has failed)."""
+        manifest = self.manifest
+        assert manifest.cli is not None
+        config = str(workdir.config_path)
+        argv = manifest.expand(manifest.cli) + [a.replace("{config}", config) for a in command]
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=manifest.cwd(manifest.cli) or str(workdir.path),
+                env=manifest.environment({}),
+            )
+        except OSError as error:
+            case.error(f"setup[{index}]: cannot start the CLI {argv[0]!r}: {error}")
+            return False
+        try:
+            stdout, stderr = await asyncio.wait_for(
+                process.communicate(), self.options.process_timeout
+            )
+        except TimeoutError:
+            process.kill()
+            await process.wait()
+            case.error(
+                f"setup[{index}]: the CLI did not finish within {self.options.process_timeout:g} s"
+            )
+            return False
+        case.check(
+            "cli-setup",
+            process.returncode == 0,
+            f"setup[{index}] {command[0]}: expected exit 0, got {process.returncode}; "
+            f"stdout {preview(stdout, 200)}; stderr {preview(stderr, 200)}",
+        )
+        return process.returncode == 0
 
     async def _deliver_signal(
         self,

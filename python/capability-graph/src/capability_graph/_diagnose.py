@@ -40,9 +40,10 @@ def diagnose(config: Any) -> Report:
 
     ``config`` is what ``open`` accepts: a path to a JSON file, a mapping or a
     [HostConfig][capability_graph.HostConfig]. The report's checks, in order: ``config``, one
-    ``source.N`` per provider source, ``relations``, one ``documents.N`` per provider (every
-    local document is read), ``executor`` (the ``model`` section and what it needs: a package,
-    a program on ``PATH``, an environment variable) and ``open``. A configuration file that
+    ``source.N`` per provider source, ``relations``, one ``documents.N`` per source (every
+    local document is read; ``skip`` when the source failed to load), ``executor`` (the
+    ``model`` section and what it needs: a package, a program on ``PATH``, an environment
+    variable) and ``open``. A configuration file that
     cannot be read at all gives a failed report whose ``error`` is the GraphError ``open``
     raises. Nothing is left open; it blocks while it reads (run it in a thread from async code).
     """
@@ -51,15 +52,18 @@ def diagnose(config: Any) -> Report:
     if host is None:
         report.status = "failed"
         return report
-    providers = _sources(host, report)
+    # [CG-MAINT-15]: every check is listed, in one order; one that cannot run is `skip`.
+    loaded = _sources(host, report)
     snapshot = None
-    if providers is not None:
-        snapshot = _relations(host, providers, report)
-        _documents(host, providers, report)
+    if len(loaded) == len(host.sources):
+        snapshot = _relations(host, list(loaded.values()), report)
+    else:
+        report.check("relations", "skip", "Not checked: a source failed to load")
+    _documents(host, loaded, report)
     _executor(host, report)
     if snapshot is not None and not report.failed():
         _opens(host, snapshot, report)
-    else:  # spec 12.2 (CG-MAINT-4): a check that cannot run is reported as skipped
+    else:  # [CG-MAINT-4]: a check that cannot run is reported as skipped
         report.check("open", "skip", "Not checked: an earlier check failed")
     report.status = "failed" if report.failed() else "ok"
     return report
@@ -93,9 +97,9 @@ def _configuration(config: Any, report: Report) -> HostConfig | None:
     return host
 
 
-def _sources(host: HostConfig, report: Report) -> list[Provider] | None:
-    """Each source loaded on its own; None when one failed (the graph cannot be built)."""
-    providers = []
+def _sources(host: HostConfig, report: Report) -> dict[int, Provider]:
+    """Each source loaded on its own: the providers that loaded, by source index."""
+    providers: dict[int, Provider] = {}
     for source in host.sources:
         data = None
         try:
@@ -106,16 +110,13 @@ def _sources(host: HostConfig, report: Report) -> list[Provider] | None:
             facts = definition_facts(source, data, host.budgets.max_definition_bytes)
             report.check(f"source.{source.index}", "fail", f"{_error_text(error)} ({facts})")
             continue
-        providers.append(provider)
+        providers[source.index] = provider
         report.check(
             f"source.{source.index}",
             "ok",
             f"Provider {provider.provider_id} version {provider.version}: "
             f"{counted(len(provider.capabilities), 'capability', 'capabilities')}",
         )
-    if len(providers) != len(host.sources):
-        report.check("relations", "skip", "Not checked: a source failed to load")
-        return None
     return providers
 
 
@@ -148,10 +149,16 @@ def _relations(host: HostConfig, providers: list[Provider], report: Report) -> S
     return snapshot
 
 
-def _documents(host: HostConfig, providers: list[Provider], report: Report) -> None:
+def _documents(host: HostConfig, loaded: dict[int, Provider], report: Report) -> None:
+    """One ``documents.N`` per source ([CG-MAINT-15]); every ``path`` document read as
+    ``read_document`` reads it ([CG-MAINT-16])."""
     bodies = host.bodies
-    for provider in providers:
-        check_id = f"documents.{provider.source_index}"
+    for source in host.sources:
+        check_id = f"documents.{source.index}"
+        provider = loaded.get(source.index)
+        if provider is None:
+            report.check(check_id, "skip", "Not checked: the source failed to load")
+            continue
         files = urls = 0
         failures: list[str] = []
         for capability in provider.capabilities.values():

@@ -6,9 +6,11 @@ the entry refers to an environment variable. The edit itself is a splice into th
 (:mod:`._client_files`); a write replaces the file atomically and only if it is still the file
 that was read, and ``--force`` keeps the previous file next to it first.
 
-Report checks: ``graph-config`` (install: the graph configuration opens), ``env`` (install: the
-client can forward the variables asked for), ``client-config`` (the client's file can be read
-and edited), ``server`` (the outcome), ``backup`` (``--force``: where the previous file is).
+Report checks, in this order ([CG-MAINT-20]): ``graph-config`` (install: the graph
+configuration opens), ``env`` (install with ``--env``: the client can forward the variables asked
+for), ``client-config`` (the client's file can be read and edited), ``backup`` (``--force``:
+where the previous file is kept), ``server`` (the outcome). The report ends with the first check
+that fails.
 """
 
 from __future__ import annotations
@@ -227,8 +229,10 @@ def install(
         )
         report.status = "failed"
         return
+    if env:
+        report.check("env", "ok", f"Forwarding by reference: {', '.join(env)}")
     _warn_unforwarded(report, model, env, client.label)
-    target = _ClientFile.open(report, client, client_config)
+    target = _ClientFile.open(report, client, client_config, creating=True)
     if target is None:
         return
     entry = server_entry(client_name, config, env)
@@ -270,7 +274,7 @@ def uninstall(
     report: Report, client_name: str, *, client_config: str | None, name: str, dry_run: bool
 ) -> None:
     client = CLIENTS[client_name]
-    target = _ClientFile.open(report, client, client_config)
+    target = _ClientFile.open(report, client, client_config, creating=False)
     if target is None:
         return
     existing = target.entry(report, name) if target.text is not None else None
@@ -352,13 +356,18 @@ class _ClientFile:
     mode: int
 
     @classmethod
-    def open(cls, report: Report, client: Client, given: str | None) -> _ClientFile | None:
-
+    def open(
+        cls, report: Report, client: Client, given: str | None, *, creating: bool
+    ) -> _ClientFile | None:
+        """The client's file (``--config-path``, else the client's default location:
+        [CG-MAINT-18]), read; None (and a failed ``client-config`` check) when it cannot be."""
         target = Path(given) if given else client.default_path()
         shown = str(target)
         # Edit the file a symbolic link points to; never replace the link itself.
         real = Path(os.path.realpath(target))
         if not os.path.lexists(real):
+            missing = "does not exist yet: it will be created" if creating else "does not exist"
+            report.check("client-config", "ok", f"{shown} {missing}")
             return cls(client, shown, real, None, b"", None, 0)
         reason = "is not a readable UTF-8 file"
         try:
@@ -373,7 +382,14 @@ class _ClientFile:
             report.check("client-config", "fail", f"{shown} {reason}: left untouched")
             report.status = "failed"
             return None
-        return cls(client, shown, real, text, data, file_identity(info), info.st_mode & 0o7777)
+        opened = cls(client, shown, real, text, data, file_identity(info), info.st_mode & 0o7777)
+        try:
+            opened.document()  # parses, and its servers member is one object (or absent)
+        except CannotEdit as problem:
+            opened._cannot(report, problem.reason, check_id="client-config")
+            return None
+        report.check("client-config", "ok", f"{shown} can be edited")
+        return opened
 
     def document(self) -> JsonDocument | TomlDocument:
         text = self.text or ""
@@ -388,8 +404,10 @@ class _ClientFile:
             self._cannot(report, problem.reason)
             return _UNEDITABLE
 
-    def _cannot(self, report: Report, reason: str) -> None:
-        report.check("client-config", "fail", f"{self.shown}: {reason}: left untouched")
+    def _cannot(self, report: Report, reason: str, *, check_id: str = "server") -> None:
+        """A file that cannot be edited safely: ``failed``, left byte-identical. Once the file
+        has passed its ``client-config`` check, what remains is the ``server`` edit's."""
+        report.check(check_id, "fail", f"{self.shown}: {reason}: left untouched")
         report.status = "failed"
 
     def write(
@@ -429,10 +447,19 @@ class _ClientFile:
             report.check("server", "ok", done[0])
             report.status = "planned"
             return
-        try:
-            if verb == "replace":
+        if verb == "replace":
+            try:
                 backup = _keep_backup(self.real, self.data, self.mode)
-                report.check("backup", "ok", f"Kept the previous file as {backup}")
+            except OSError as error:
+                report.check(
+                    "backup",
+                    "fail",
+                    f"Cannot keep a backup of {shown}: {error.strerror or 'error'}",
+                )
+                report.status = "failed"
+                return
+            report.check("backup", "ok", f"Kept the previous file as {backup}")
+        try:
             if self.identity is None:
                 create_new(self.real, new)
             else:

@@ -70,8 +70,8 @@ def test_init_never_overwrites_a_different_file(tmp_path: Path) -> None:
     (tmp_path / "capability-graph.json").write_text("{mine}", encoding="utf-8")
     data = maintenance_report(cli("init", str(tmp_path), "--json"), "conflict", 3)
     found = report_checks(data)
-    assert found["file.capability-graph.json"][0] == "fail"
-    assert found["file.providers.example.json"][0] == "skip"
+    assert found["configuration"][0] == "fail"
+    assert found["provider"][0] == "skip"
     assert tree(tmp_path) == {"capability-graph.json": b"{mine}"}  # nothing else written either
 
 
@@ -87,7 +87,31 @@ def test_init_dry_run_plans_and_writes_nothing(tmp_path: Path) -> None:
 def test_init_into_a_file_fails(tmp_path: Path) -> None:
     (tmp_path / "f").write_text("x", encoding="utf-8")
     data = maintenance_report(cli("init", str(tmp_path / "f"), "--json"), "failed", 1)
-    assert report_checks(data)["directory"][0] == "fail"
+    # [CG-MAINT-17]: the first file cannot be written; the later ones are not attempted.
+    assert [(c["id"], c["status"]) for c in data["checks"]] == [
+        ("configuration", "fail"),
+        ("provider", "skip"),
+        ("document", "skip"),
+    ]
+
+
+def test_init_dry_run_with_every_file_in_place_is_ok(tmp_path: Path) -> None:
+    # [CG-MAINT-19]: nothing would be written, so the status is the real run's.
+    cli("init", str(tmp_path))
+    before = tree(tmp_path)
+    maintenance_report(cli("init", str(tmp_path), "--dry-run", "--json"), "ok", 0)
+    assert tree(tmp_path) == before
+
+
+def test_init_lists_its_checks_in_the_plans_order_whatever_conflicts(tmp_path: Path) -> None:
+    (tmp_path / "providers").mkdir()
+    (tmp_path / "providers" / "example.json").write_text("{}", encoding="utf-8")
+    data = maintenance_report(cli("init", str(tmp_path), "--json"), "conflict", 3)
+    assert [(c["id"], c["status"]) for c in data["checks"]] == [
+        ("configuration", "skip"),
+        ("provider", "fail"),
+        ("document", "skip"),
+    ]
 
 
 def test_init_leaves_no_temporary_files(tmp_path: Path) -> None:
@@ -114,11 +138,7 @@ def test_init_with_a_folder_and_a_configuration_elsewhere(
     assert run.status == 0, run
     data = run.json()
     MAINTENANCE_REPORT.validate(data)
-    assert [c["id"] for c in data["checks"]] == [
-        "file.graph.json",
-        "file.providers.example.json",
-        "file.providers.knowledge.getting-started.md",
-    ]
+    assert [c["id"] for c in data["checks"]] == ["configuration", "provider", "document"]
     written = json.loads((tmp_path / "conf" / "graph.json").read_text(encoding="utf-8"))
     assert written["providers"] == [{"path": "../graph/providers/example.json"}]
     assert (tmp_path / "graph" / "providers" / "knowledge" / "getting-started.md").is_file()

@@ -277,3 +277,42 @@ def test_an_env_name_that_is_not_a_variable_name_names_the_format_whole(config: 
         "argument --env: must be an environment variable name: "
         "A-Z a-z _, then up to 127 of A-Z a-z 0-9 _",
     )
+
+
+def _listed(data: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(c["id"], c["status"]) for c in data["checks"]]
+
+
+def test_the_checks_of_mcp_install_and_uninstall_are_listed_in_one_order(
+    tmp_path: Path, graph_config: Path
+) -> None:
+    # [CG-MAINT-20]: graph-config, env (with --env), client-config, server.
+    target = tmp_path / "client.json"
+    data = maintenance_report(mcp_install("cursor", target, graph_config, "--env", "K"), "ok", 0)
+    assert _listed(data) == [
+        ("graph-config", "ok"),
+        ("env", "ok"),
+        ("client-config", "ok"),
+        ("server", "ok"),
+    ]
+    uninstall = ("mcp-uninstall", "--client", "cursor", "--config-path", str(target), "--json")
+    data = maintenance_report(cli(*uninstall), "ok", 0)
+    assert _listed(data) == [("client-config", "ok"), ("server", "ok")]
+    # No file at all: nothing to remove, the same two checks.
+    data = maintenance_report(cli(*uninstall[:4], str(tmp_path / "none.json"), "--json"), "ok", 0)
+    assert _listed(data) == [("client-config", "ok"), ("server", "ok")]
+
+
+def test_a_dry_run_that_would_write_nothing_reports_ok(tmp_path: Path, graph_config: Path) -> None:
+    # [CG-MAINT-19]: planned only when a real run would write the file.
+    target = tmp_path / "client.json"
+    maintenance_report(mcp_install("cursor", target, graph_config), "ok", 0)
+    before = target.read_bytes()
+    maintenance_report(mcp_install("cursor", target, graph_config, "--dry-run"), "ok", 0)
+    assert target.read_bytes() == before
+    uninstall = ("mcp-uninstall", "--client", "cursor", "--config-path", str(target), "--json")
+    maintenance_report(cli(*uninstall, "--dry-run"), "planned", 0)
+    maintenance_report(cli(*uninstall), "ok", 0)
+    after = target.read_bytes()
+    maintenance_report(cli(*uninstall, "--dry-run"), "ok", 0)
+    assert target.read_bytes() == after

@@ -1,7 +1,8 @@
 """``list``: one page of capability summaries, filtered by providers and tags.
 
 Pages are cut by offset in the snapshot's fixed order; the cursor to the next page is opaque and
-tamper-evident (see ``_cursor``): it binds the revision and the filters.
+tamper-evident (see ``_cursor``): it binds the revision and the filters. A cursor names a position
+where a selected item is ([CG-CUR-8]), so one past the end is refused, never an empty page.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from collections.abc import Mapping
 from itertools import islice
 from typing import Any
 
-from .._cursor import decode_cursor, encode_cursor, filter_key
+from .._cursor import decode_cursor, encode_cursor, filter_key, foreign_cursor
 from .._generated.defaults import LIST_LIMIT
 from .._generated.taxonomy import Phase
 from ._common import (
@@ -41,9 +42,15 @@ async def handle(context: OperationContext, request: Mapping[str, Any]) -> dict[
     authorized = sum(
         len(snapshot.providers[p].capabilities) for p in scoped_providers(snapshot, config)
     )
+    # [CG-CUR-8]: a cursor names a position where a selected item is. The in-scope catalog
+    # bounds the selection, so an offset of any size is refused before the items are walked.
+    if offset and offset >= authorized:
+        raise foreign_cursor()
     if authorized == 0:
         return {"status": "empty", "revision": snapshot.revision, "items": []}
     page = list(islice(capabilities_of(snapshot, providers, tags), offset, offset + limit + 1))
+    if offset and not page:  # the filters select no more than `offset` items
+        raise foreign_cursor()
     result: dict[str, Any] = {
         "status": "ok",
         "revision": snapshot.revision,

@@ -9,12 +9,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 from pathlib import Path
 from typing import Any, Final, TextIO
 
 from .._files import Clobbered, create_new
-from .._report import Report
+from .._report import CheckStatus, Report, ReportStatus
 from ._arguments import AddCommand, add_flags
 from ._base import DEFAULT_CONFIG, PROG, Usage, write_report
 
@@ -98,9 +97,16 @@ def _json_bytes(value: Any) -> bytes:
     return (json.dumps(value, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
+#: A check of the report: its id, status and message.
+_Check = tuple[str, CheckStatus, str]
+
+
 def _init(directory: str | None, config: str | None, *, dry_run: bool) -> Report:
     """Scaffold a graph: the configuration at ``--config`` (else ``DIR/capability-graph.json``),
-    the example provider and its document in ``DIR`` (else the configuration's folder)."""
+    the example provider and its document in ``DIR`` (else the configuration's folder).
+
+    One check per file, in the plan's order ([CG-MAINT-17]); ``--dry-run`` is ``planned`` only
+    when a file would be written ([CG-MAINT-19])."""
     if config is not None and not config:
         raise Usage("argument --config: the path is empty")
     config_path = Path(config) if config else Path(directory or ".") / DEFAULT_CONFIG
@@ -108,62 +114,83 @@ def _init(directory: str | None, config: str | None, *, dry_run: bool) -> Report
     provider_path = root / "providers" / "example.json"
     planned: list[tuple[str, Path, str, bytes]] = [
         (
-            _file_check_id(config_path.name),
+            "configuration",
             config_path,
             config if config else DEFAULT_CONFIG,
             _json_bytes(_init_config(provider_path, config_path.parent)),
         ),
+        ("provider", provider_path, "providers/example.json", _json_bytes(_INIT_PROVIDER)),
+        (
+            "document",
+            root / "providers" / "knowledge" / "getting-started.md",
+            "providers/knowledge/getting-started.md",
+            _INIT_DOCUMENT.encode("utf-8"),
+        ),
     ]
-    for relative, data in (
-        ("providers/example.json", _json_bytes(_INIT_PROVIDER)),
-        ("providers/knowledge/getting-started.md", _INIT_DOCUMENT.encode("utf-8")),
-    ):
-        planned.append((_file_check_id(relative), root / relative, relative, data))
+    # What each planned path holds now: nothing, this very file, or something else.
+    states = [_state(path, data) for _, path, _, data in planned]
+    checks: list[_Check] = []
+    for (check_id, _, shown, _), state in zip(planned, states, strict=True):
+        if state == "same":
+            checks.append((check_id, "ok", f"{shown} already exists with this content"))
+        elif state == "differs":
+            checks.append(
+                (check_id, "fail", f"{shown} already exists and differs: not overwritten")
+            )
+        elif "differs" in states:
+            checks.append((check_id, "skip", "Not written: another file conflicts"))
+        else:
+            checks.append((check_id, "ok", f"Would create {shown}"))
+    status: ReportStatus = "conflict" if "differs" in states else "ok"
+    if status == "ok" and "absent" in states:
+        status = "planned" if dry_run else _write(planned, states, checks)
     report = Report()
-    for folder in dict.fromkeys((root, config_path.parent)):
-        if folder.exists() and not folder.is_dir():
-            report.check("directory", "fail", f"{folder} exists and is not a directory")
-            report.status = "failed"
-            return report
-    to_write: list[tuple[str, Path, str, bytes]] = []
-    conflicts = 0
-    for check_id, path, shown, data in planned:
-        if os.path.lexists(path):
-            if path.is_file() and not path.is_symlink() and _read_small(path) == data:
-                report.check(check_id, "ok", f"{shown} already exists with this content")
-            else:
-                conflicts += 1
-                report.check(
-                    check_id, "fail", f"{shown} already exists and differs: not overwritten"
-                )
+    for check in checks:
+        report.check(*check)
+    report.status = status
+    if status == "ok" and "absent" in states:
+        report.hint(f"check the new graph: {PROG} doctor --config {config_path}")
+    return report
+
+
+def _state(path: Path, data: bytes) -> str:
+    if not os.path.lexists(path):
+        return "absent"
+    # A link to a file with this content is that file: nothing to write, nothing overwritten.
+    same = path.is_file() and _read_small(path) == data
+    return "same" if same else "differs"
+
+
+def _write(
+    planned: list[tuple[str, Path, str, bytes]],
+    states: list[str],
+    checks: list[_Check],
+) -> ReportStatus:
+    """Create the absent files in order, updating their checks; the report's status. After a
+    file that cannot be written, the later ones are not attempted (``skip``)."""
+    for index, ((check_id, path, shown, data), state) in enumerate(
+        zip(planned, states, strict=True)
+    ):
+        if state != "absent":
             continue
-        to_write.append((check_id, path, shown, data))
-    if conflicts:
-        for check_id, _, _, _ in to_write:
-            report.check(check_id, "skip", "Not written: another file conflicts")
-        report.status = "conflict"
-        return report
-    if dry_run:
-        for check_id, _, shown, _ in to_write:
-            report.check(check_id, "ok", f"Would create {shown}")
-        report.status = "planned"
-        return report
-    for check_id, path, shown, data in to_write:
         try:
             create_new(path, data)
-        except Clobbered:
-            report.check(check_id, "fail", f"{shown} appeared meanwhile: not overwritten")
-            report.status = "conflict"
-            return report
-        except OSError as error:
-            report.check(check_id, "fail", f"Cannot create {shown}: {error.strerror or 'error'}")
-            report.status = "failed"
-            return report
-        report.check(check_id, "ok", f"Created {shown}")
-    if to_write:
-        report.hint(f"check the new graph: {PROG} doctor --config {config_path}")
-    report.status = "ok"
-    return report
+        except (Clobbered, OSError) as error:
+            if isinstance(error, Clobbered):
+                checks[index] = (check_id, "fail", f"{shown} appeared meanwhile: not overwritten")
+            else:
+                reason = error.strerror or "error"
+                checks[index] = (check_id, "fail", f"Cannot create {shown}: {reason}")
+            for later in range(index + 1, len(planned)):
+                if states[later] == "absent":
+                    checks[later] = (
+                        planned[later][0],
+                        "skip",
+                        "Not written: an earlier file failed",
+                    )
+            return "conflict" if isinstance(error, Clobbered) else "failed"
+        checks[index] = (check_id, "ok", f"Created {shown}")
+    return "ok"
 
 
 def _init_config(provider_path: Path, config_folder: Path) -> dict[str, Any]:
@@ -173,12 +200,6 @@ def _init_config(provider_path: Path, config_folder: Path) -> dict[str, Any]:
     except ValueError:  # another drive (Windows): no relative path exists
         where = Path(os.path.abspath(provider_path)).as_posix()
     return {**_INIT_CONFIG, "providers": [{"path": where}]}
-
-
-def _file_check_id(relative: str) -> str:
-    """``file.`` and the file's name as a check id (lower case, ``[a-z0-9._-]`` only)."""
-    name = re.sub(r"[^a-z0-9._-]", "-", relative.replace("/", ".").lower())
-    return f"file.{name}"[:128]
 
 
 def _read_small(path: Path) -> bytes | None:

@@ -366,7 +366,7 @@ ENV_RULE = (
         (
             {"apiKey": SECRET},
             "/model has a key that is not allowed"
-            " (allowed: executor, timeoutMs, baseUrl, model, apiKeyEnv)",
+            " (allowed: executor, baseUrl, model, apiKeyEnv, timeoutMs)",
         ),
         ({"timeoutMs": 0}, "/model/timeoutMs must be an integer from 1 to 600000"),
     ],

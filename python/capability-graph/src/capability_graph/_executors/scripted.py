@@ -105,7 +105,7 @@ _NO_KIND: Final = "does not match any allowed shape"
 
 
 def _parse_step(value: object, where: str, depth: int) -> _Step:
-    if depth > MAX_NESTING:
+    if depth > MAX_NESTING:  # the one message of the model section not the schema's, CG-MSG-18
         raise config_error(f"{where} nests sleepMs steps more than {MAX_NESTING} deep")
     if not isinstance(value, Mapping):
         raise config_error(f"{where} {_NO_KIND}")

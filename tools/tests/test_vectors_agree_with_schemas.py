@@ -43,7 +43,7 @@ CONFIG_FAULTS_BEYOND_SCHEMAS = (
     "names a provider that is not loaded",
     "must not repeat items",
     "must be an existing directory",
-    "nests sleepMs steps more than 16 deep",  # executors.md section 7: no schema counts depth
+    "nests sleepMs steps more than 16 deep",  # [CG-MSG-18]: no schema counts depth
 )
 
 

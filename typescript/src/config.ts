@@ -158,7 +158,7 @@ export function checkConfig(
   const pure = firstPureFault(value, { skip: skipInlineDefinitions, outOfRangeInteger });
   if (pure !== undefined) throw configFault(pureFaultMessage(value, pure));
   if (!validateConfig(value))
-    throw configFault(schemaFaultMessage(value, validateConfig.errors ?? []));
+    throw configFault(schemaFaultMessage(value, validateConfig.errors ?? [], validateConfig));
   const config = value as unknown as HostConfigValue;
   const scope = config.scope?.providers;
   if (scope !== undefined && new Set(scope).size !== scope.length) {

@@ -356,7 +356,9 @@ export class CapabilityGraph {
     const pure = firstPureFault(request);
     if (pure !== undefined) throw fault(pureFaultMessage(request, pure));
     if (!validateReloadRequest(request))
-      throw fault(schemaFaultMessage(request, validateReloadRequest.errors ?? []));
+      throw fault(
+        schemaFaultMessage(request, validateReloadRequest.errors ?? [], validateReloadRequest),
+      );
     const named = (request as ReloadRequest).providers;
     if (named === undefined) return new Set(this.#config.sources.map((source) => source.index));
     const indexes = new Set<number>();
@@ -471,7 +473,7 @@ function checkRequestShape(
     throw pointerError(
       "CG_INPUT_INVALID",
       phase,
-      schemaFaultMessage(request, validate.errors ?? []),
+      schemaFaultMessage(request, validate.errors ?? [], validate),
     );
 }
 

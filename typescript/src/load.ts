@@ -151,7 +151,7 @@ export async function loadSource(source: SourceSpec, budgets: Budgets): Promise<
     }
   }
   if (!validateDefinition(definition)) {
-    const error = bestSchemaError(validateDefinition.errors ?? []);
+    const error = bestSchemaError(validateDefinition.errors ?? [], definition, validateDefinition);
     const path = error === undefined ? [] : instancePath(error.instancePath);
     if (path.length >= 3 && path[0] === "capabilities" && path[2] === "relations") {
       return fail(

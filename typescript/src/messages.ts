@@ -1,7 +1,7 @@
 // Pointer messages (spec messages.md, CG-MSG): where a fault is and what the contract expects,
 // never the offending value nor a member name the caller chose.
 import { CONTRACT_MEMBER_NAMES } from "./_generated/member-names.js";
-import type { ContractValidationError } from "./_generated/validators.js";
+import type { ContractValidationError, ContractValidator } from "./_generated/validators.js";
 import type { PureFault } from "./json/pure.js";
 import type { JsonPath, TextFault } from "./json/text.js";
 
@@ -133,17 +133,28 @@ const TYPE_NAMES: Readonly<Record<string, string>> = {
 export function schemaFaultMessage(
   root: unknown,
   errors: readonly ContractValidationError[],
+  validate?: ContractValidator,
 ): string {
-  const error = bestSchemaError(errors);
+  const error = bestSchemaError(errors, root, validate);
   if (error === undefined) return "/ is invalid";
   return keywordMessage(root, error);
 }
 
-/** The schema error to report among every error Ajv reported (see schemaFaultMessage). */
+/**
+ * The schema error to report among every error Ajv reported (see schemaFaultMessage). With the
+ * value checked and its validator, a combinator whose one meant branch fails only by members it
+ * does not allow reports that branch's unknown-key fault ([CG-MSG-17]).
+ */
 export function bestSchemaError(
   errors: readonly ContractValidationError[],
+  root?: unknown,
+  validate?: ContractValidator,
 ): ContractValidationError | undefined {
-  return bestMatch(errorTree(errors));
+  const meant =
+    validate === undefined
+      ? undefined
+      : (node: ErrorNode) => branchFailingOnlyByUnknownMembers(node, root, validate);
+  return bestMatch(errorTree(errors), meant);
 }
 
 interface ErrorNode {
@@ -230,14 +241,20 @@ function compareCodePoints(left: string, right: string): number {
   return left.length - right.length;
 }
 
-function bestMatch(top: readonly ErrorNode[]): ContractValidationError | undefined {
+function bestMatch(
+  top: readonly ErrorNode[],
+  meant?: (node: ErrorNode) => ContractValidationError | undefined,
+): ContractValidationError | undefined {
   // At the top, the error highest in the instance wins (it says "more" is wrong).
   let best: ErrorNode | undefined;
   for (const node of top) {
     if (best === undefined || compareRelevance(relevance(node), relevance(best)) > 0) best = node;
   }
-  // Inside a combinator, the most specific error of its branches, unless two tie.
+  // Inside a combinator: the one branch failing only by unknown members ([CG-MSG-17]), else the
+  // most specific error of its branches, unless two tie.
   while (best !== undefined && best.context.length > 0) {
+    const unknownMembers = meant?.(best);
+    if (unknownMembers !== undefined) return unknownMembers;
     const ranked = [...best.context].sort((left, right) =>
       compareRelevance(relevance(left), relevance(right)),
     );
@@ -247,6 +264,75 @@ function bestMatch(top: readonly ErrorNode[]): ContractValidationError | undefin
     best = first;
   }
   return best?.error;
+}
+
+/**
+ * The unknown-key error of the one branch of a failed combinator that the value fails only by
+ * members that branch does not allow ([CG-MSG-17]), or undefined. A branch qualifies when it
+ * reports such members on the value itself, the value has every member it requires and the
+ * value of each of its `const` members, and the whole value checked, with the members the
+ * branch does not define removed from this one, has no fault at or below it.
+ */
+function branchFailingOnlyByUnknownMembers(
+  node: ErrorNode,
+  root: unknown,
+  validate: ContractValidator,
+): ContractValidationError | undefined {
+  const here = node.error.instancePath;
+  const path = instancePath(here);
+  const value = valueAt(root, path);
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const members = value as Record<string, unknown>;
+  const branches = new Map<object, ContractValidationError>();
+  for (const { error } of node.context) {
+    if (error.keyword !== "additionalProperties" || error.instancePath !== here) continue;
+    if (error.parentSchema !== undefined && !branches.has(error.parentSchema))
+      branches.set(error.parentSchema, error);
+  }
+  const fitting: ContractValidationError[] = [];
+  for (const [branch, error] of branches) {
+    const properties = (branch as { properties?: Record<string, Record<string, unknown>> })
+      .properties;
+    const required = (branch as { required?: readonly string[] }).required ?? [];
+    if (properties === undefined || !required.every((name) => Object.hasOwn(members, name)))
+      continue;
+    const trimmed = Object.fromEntries(
+      Object.entries(members).filter(([name]) => Object.hasOwn(properties, name)),
+    );
+    const constantsHold = Object.entries(trimmed).every(
+      ([name, member]) =>
+        !Object.hasOwn(properties[name] ?? {}, "const") ||
+        JSON.stringify(properties[name]?.const) === JSON.stringify(member),
+    );
+    if (!constantsHold) continue;
+    const faults = validate(replaceAt(root, path, trimmed)) ? [] : (validate.errors ?? []);
+    const below = faults.some(
+      (fault) => fault.instancePath === here || fault.instancePath.startsWith(`${here}/`),
+    );
+    if (!below) fitting.push(error);
+  }
+  return fitting.length === 1 ? fitting[0] : undefined;
+}
+
+function valueAt(root: unknown, path: JsonPath): unknown {
+  let node = root;
+  for (const token of path) {
+    if (node === null || typeof node !== "object") return undefined;
+    node = (node as Record<string | number, unknown>)[token];
+  }
+  return node;
+}
+
+/** A copy of `root` with the value at `path` replaced (only the containers on the way are copied). */
+function replaceAt(root: unknown, path: JsonPath, replacement: unknown): unknown {
+  if (path.length === 0) return replacement;
+  const [head, ...rest] = path as [string | number, ...(string | number)[]];
+  const container = root as Record<string | number, unknown>;
+  const copy: Record<string | number, unknown> | unknown[] = Array.isArray(root)
+    ? [...root]
+    : { ...container };
+  (copy as Record<string | number, unknown>)[head] = replaceAt(container[head], rest, replacement);
+  return copy;
 }
 
 /** Whether the value at the error has the type its schema declares (false without a `type`). */

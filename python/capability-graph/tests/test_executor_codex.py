@@ -360,7 +360,7 @@ def test_flowcast_error_projection(exc: BaseException, expected: Any) -> None:
         ),
         (
             {"executor": "codex", "sandbox": "danger-full-access"},
-            "/model has a key that is not allowed (allowed: executor, timeoutMs, model)",
+            "/model has a key that is not allowed (allowed: executor, model, timeoutMs)",
         ),
     ],
 )

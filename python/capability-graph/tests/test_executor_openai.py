@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 import threading
 import time
@@ -148,6 +149,19 @@ def test_success_sends_a_strict_json_schema_request_and_validates_the_answer(key
         (
             Reply(body=completion('{"status": "matched", "candi', finish="length")),
             (ErrorCode.CG_MODEL_OUTPUT_TOO_LARGE, None),
+        ),
+        # Cut off at the model's output limit: never used, even when the content is complete.
+        (
+            Reply(body=completion(json.dumps(MATCHED), finish="length")),
+            (ErrorCode.CG_MODEL_OUTPUT_TOO_LARGE, None),
+        ),
+        (
+            Reply(body=completion(None, finish="length")),
+            (ErrorCode.CG_MODEL_OUTPUT_TOO_LARGE, None),
+        ),
+        (
+            Reply(body=completion(None, refusal=f"no {SECRET}", finish="length")),
+            (ErrorCode.CG_MODEL_REFUSED, None),
         ),
         (Reply(body=completion(f"not json {SECRET}")), (ErrorCode.CG_MODEL_OUTPUT_INVALID, None)),
         (Reply(body=completion(None)), (ErrorCode.CG_MODEL_OUTPUT_INVALID, None)),
@@ -366,7 +380,7 @@ ENV_RULE = (
         (
             {"apiKey": SECRET},
             "/model has a key that is not allowed"
-            " (allowed: executor, timeoutMs, baseUrl, model, apiKeyEnv)",
+            " (allowed: executor, baseUrl, model, apiKeyEnv, timeoutMs)",
         ),
         ({"timeoutMs": 0}, "/model/timeoutMs must be an integer from 1 to 600000"),
     ],

@@ -169,7 +169,20 @@ def test_describe_executor_never_reports_arbitrary_text() -> None:
     assert describe_executor(object()) == "custom"
 
 
-STEP = "must be an object with exactly one of return, raise, raiseException or sleepMs (with then)"
+def test_an_executor_name_with_an_upper_case_letter_is_reported_as_custom() -> None:
+    """The ExecutorName pattern is lowercase ([CG-MODEL-13]), as a result's schema requires."""
+
+    class Upper:
+        name = "MyExecutor"
+
+    class Lower:
+        name = "myexecutor"
+
+    assert describe_executor(Upper()) == "custom"
+    assert describe_executor(Lower()) == "myexecutor"
+
+
+STEP = "does not match any allowed shape"
 TIMEOUT_RANGE = "/model/timeoutMs must be an integer from 1 to 600000"
 SLEEP_RANGE = "/model/steps/0/sleepMs must be an integer from 0 to 600000"
 EXECUTORS = "/model/executor must be one of scripted, lexical, openai, codex"
@@ -192,11 +205,11 @@ def steps(*items: Any, **extra: Any) -> dict[str, Any]:
         ({"executor": "scripted", "steps": {}}, "/model/steps must be an array of steps"),
         (
             steps(extra=1),
-            "/model has a key that is not allowed (allowed: executor, timeoutMs, steps)",
+            "/model has a key that is not allowed (allowed: executor, steps, timeoutMs)",
         ),
         (
             steps(**{SECRET + "!": 1}),
-            "/model has a key that is not allowed (allowed: executor, timeoutMs, steps)",
+            "/model has a key that is not allowed (allowed: executor, steps, timeoutMs)",
         ),
         (steps(timeoutMs=None), TIMEOUT_RANGE),
         (steps(timeoutMs=0), TIMEOUT_RANGE),

@@ -204,3 +204,49 @@ def test_a_url_documents_media_type_comes_from_its_path_as_written(
         result = graph.call("resolve_capabilities", {"ids": ["acme::a"]})
     (metadata,) = result["capabilities"][0]["documents"]
     assert metadata["mediaType"] == media_type
+
+
+def test_a_linked_definition_file_has_the_links_folder_as_its_default_root(
+    tmp_path: Path,
+) -> None:
+    """[CG-CFG-10]: the folder of the configured path, not of the link's target."""
+    (tmp_path / "defs").mkdir()
+    (tmp_path / "site").mkdir()
+    document = {"id": "guide", "title": "Guide", "path": "guide.md"}
+    (tmp_path / "defs" / "acme.json").write_text(
+        json.dumps(provider("acme", capability("a", documents=[document]))), encoding="utf-8"
+    )
+    (tmp_path / "defs" / "guide.md").write_text("target folder\n", encoding="utf-8")
+    (tmp_path / "site" / "guide.md").write_text("link folder\n", encoding="utf-8")
+    (tmp_path / "site" / "acme.json").symlink_to("../defs/acme.json")
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"providers": [{"path": "site/acme.json"}]}), encoding="utf-8")
+    with BlockingCapabilityGraph.open(path) as graph:
+        result = graph.read_document(capability_id="acme::a", document_id="guide")
+    assert result.text == "link folder\n"
+
+
+def test_a_byte_order_mark_and_upper_case_suffixes_are_kept_as_they_are(tmp_path: Path) -> None:
+    """[CG-DOC-11]: the mark stays in the text; [CG-DEF-7]: suffixes in any ASCII case."""
+    documents = [
+        {"id": "bom", "title": "Bom", "path": "bom.MD"},
+        {"id": "mixed", "title": "Mixed", "path": "notes.Mdx"},
+        {"id": "data", "title": "Data", "path": "data.Json"},
+    ]
+    (tmp_path / "acme.json").write_text(
+        json.dumps(provider("acme", capability("a", documents=documents))), encoding="utf-8"
+    )
+    body = b"\xef\xbb\xbf# Title\r\n"
+    (tmp_path / "bom.MD").write_bytes(body)
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"providers": [{"path": "acme.json"}]}), encoding="utf-8")
+    with BlockingCapabilityGraph.open(path) as graph:
+        read = graph.read_document(capability_id="acme::a", document_id="bom").to_json()
+        detail = graph.resolve(ids=["acme::a"])["capabilities"][0]
+    assert read["text"] == "\ufeff# Title\r\n"
+    assert (read["bytes"], read["sha256"]) == (len(body), hashlib.sha256(body).hexdigest())
+    assert [(d["id"], d["mediaType"]) for d in detail["documents"]] == [
+        ("bom", "text/markdown"),
+        ("mixed", "text/markdown"),
+        ("data", "text/plain"),
+    ]

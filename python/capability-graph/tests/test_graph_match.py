@@ -195,3 +195,13 @@ def test_blocking_twin_close_from_another_thread_stops_a_running_match() -> None
     with pytest.raises(GraphError) as excinfo:
         graph.match(request="x")
     assert error_of(excinfo)["code"] == "CG_GRAPH_CLOSED"
+
+
+def test_no_executor_is_reported_before_the_catalog_budget() -> None:
+    """[CG-PREC-11]: CG_MODEL_NOT_CONFIGURED even when the catalog is over maxCatalogEntries."""
+    config = inline(ACME, budgets={"maxCatalogEntries": 1})
+    assert len(ACME["capabilities"]) > 1
+    with BlockingCapabilityGraph.open(config) as graph:
+        with pytest.raises(GraphError) as excinfo:
+            graph.match(request="anything")
+        assert error_of(excinfo) == expected("CG_MODEL_NOT_CONFIGURED", "match")

@@ -167,3 +167,35 @@ def test_async_reloads_are_serialized(sources: Path) -> None:
         return [r.ok for r in results]
 
     assert asyncio.run(scenario()) == [True] * 5
+
+
+def test_a_source_that_renames_its_provider_has_one_entry_with_the_new_id(sources: Path) -> None:
+    """[CG-LIFE-11]: one entry per reloaded source; the old id is gone after the reload."""
+    with BlockingCapabilityGraph.open(sources) as graph:
+        write(sources.parent / "acme.json", provider("acme2", capability("a")))
+        result = graph.reload().to_json()
+        assert result["ok"] is True
+        assert [(p["providerId"], p["changed"]) for p in result["providers"]] == [
+            ("acme2", True),
+            ("billing", False),
+        ]
+        assert [i.id for i in graph.list().items] == ["acme2::a", "billing::b"]
+        with pytest.raises(GraphError) as excinfo:
+            graph.list(providers=["acme"])
+        assert error_of(excinfo)["code"] == "CG_PROVIDER_NOT_FOUND"
+
+
+def test_a_failed_reload_reports_a_renamed_source_by_its_new_id_and_keeps_the_old(
+    sources: Path,
+) -> None:
+    """[CG-LIFE-11]: a failing entry carries the id that keeps serving."""
+    with BlockingCapabilityGraph.open(sources) as graph:
+        write(sources.parent / "acme.json", provider("acme2", capability("a")))
+        (sources.parent / "billing.json").write_text('{"providerId": "billing2"}')
+        result = graph.reload().to_json()
+        assert result["ok"] is False
+        assert [(p["providerId"], p["ok"]) for p in result["providers"]] == [
+            ("acme2", True),
+            ("billing", False),
+        ]
+        assert [i.id for i in graph.list().items] == ["acme::a", "billing::b"]

@@ -212,3 +212,90 @@ def test_the_pure_json_phrases_are_the_ones_of_the_spec() -> None:
         reason_of(lambda: parse_pure_json(b"{")),
     ]
     assert parsed == table[5:9]
+
+
+def _open_error(config: Any) -> dict[str, str]:
+    with pytest.raises(GraphError) as excinfo:
+        BlockingCapabilityGraph.open(config)
+    return error_of(excinfo)
+
+
+UNKNOWN_STEP = {"status": "unknown", "candidates": []}
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        (
+            {"model": {"executor": "scripted", "steps": [], SECRET_KEY: 1}},
+            "/model has a key that is not allowed (allowed: executor, steps, timeoutMs)",
+        ),
+        (
+            {"model": {"executor": "lexical", "steps": []}},
+            "/model has a key that is not allowed (allowed: executor, timeoutMs)",
+        ),
+        (
+            {"model": {"executor": "codex", SECRET_KEY: 1}},
+            "/model has a key that is not allowed (allowed: executor, model, timeoutMs)",
+        ),
+        (
+            {"providers": [{"path": "a.json", SECRET_KEY: "d"}]},
+            "/providers/0 has a key that is not allowed (allowed: path, documentRoot)",
+        ),
+        (
+            {"model": {"executor": "scripted", "steps": [{"return": UNKNOWN_STEP, "x": 1}]}},
+            "/model/steps/0 has a key that is not allowed (allowed: return)",
+        ),
+        (
+            {"model": {"executor": "scripted", "steps": [{"sleepMs": 0, "then": {"raise": {}}}]}},
+            "/model/steps/0/then/raise requires the key code",
+        ),
+        # Two branches fit but for one member each: the combinator itself ([CG-MSG-14]).
+        (
+            {"providers": [{"path": "a.json", "definition": {}}]},
+            "/providers/0 does not match any allowed shape",
+        ),
+        (
+            {"model": {"executor": "scripted", "steps": [{"return": 1, "raiseException": "x"}]}},
+            "/model/steps/0 does not match any allowed shape",
+        ),
+    ],
+    ids=[
+        "scripted",
+        "lexical-given-steps",
+        "codex",
+        "file-source",
+        "step",
+        "nested",
+        "both",
+        "two",
+    ],
+)
+def test_an_unknown_key_of_a_variant_names_the_keys_of_that_variant(
+    config: dict[str, Any], message: str
+) -> None:
+    """[CG-MSG-17]: the one branch failing only by unknown members is the one reported."""
+    full = {"providers": [], **config}
+    assert _open_error(full) == expected("CG_CONFIG_INVALID", "config", message)
+    assert SECRET_KEY not in message
+
+
+def test_an_unknown_key_of_a_path_document_names_the_keys_of_a_path_document() -> None:
+    document = {"id": "d", "title": "D", "path": "d.md", SECRET_KEY: "en"}
+    config = inline(provider("docs", capability("a", documents=[document])))
+    assert _open_error(config) == expected(
+        "CG_DEFINITION_INVALID",
+        "load",
+        "/capabilities/0/documents/0 has a key that is not allowed"
+        " (allowed: id, title, role, locale, path)",
+    )
+
+
+def test_a_null_context_is_the_null_rule_of_the_request_not_a_context_fault() -> None:
+    """[CG-CTX-5]: `"context": null` is a shape fault, before scope and the executor."""
+    error = _call_error(
+        "match_capabilities", {"request": "pay", "context": None, "providers": ["elsewhere"]}
+    )
+    assert error == expected(
+        "CG_INPUT_INVALID", "match", "/context must not be null (omit the key instead)"
+    )

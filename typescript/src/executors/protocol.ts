@@ -64,8 +64,8 @@ export class ExecutorError extends Error {
 export interface Executor {
   /**
    * The executor's name as `describe_graph` and match results report it ([CG-MODEL-13]); for an
-   * object given by an SDK user a name not matching `^[A-Za-z][A-Za-z0-9._-]{0,63}$` is
-   * reported as `custom`.
+   * object given by an SDK user a name not matching the ExecutorName pattern
+   * `^[a-z][a-z0-9._-]{0,63}$` (lowercase) is reported as `custom`.
    */
   readonly name?: string;
   /** Run one job; resolve with the raw output (any value; it is validated by the pipeline). */

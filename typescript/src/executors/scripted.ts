@@ -59,7 +59,8 @@ function stepsOf(model: ModelSection): readonly Step[] {
 
 export const scriptedExecutorFactory: ExecutorFactory = {
   checkOptions(model) {
-    // The schema checks each step's shape; the nesting limit is the one rule it cannot express.
+    // The schema checks each step's shape; the nesting limit is the one rule it cannot express,
+    // with the one message of the `model` section that is not the schema's ([CG-MSG-18]).
     for (const [index, top] of stepsOf(model).entries()) {
       let step: Step = top;
       let pointer = `/model/steps/${index}`;

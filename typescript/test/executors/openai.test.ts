@@ -232,6 +232,24 @@ describe("openai executor: answers", () => {
     );
   });
 
+  test("finish_reason length is CG_MODEL_OUTPUT_TOO_LARGE even with complete, valid content", async () => {
+    assertCode(
+      await outcomeOf(200, completion({ content: JSON.stringify(MATCHED) }, "length")),
+      "CG_MODEL_OUTPUT_TOO_LARGE",
+    );
+    assertCode(
+      await outcomeOf(200, completion({ content: null }, "length")),
+      "CG_MODEL_OUTPUT_TOO_LARGE",
+    );
+  });
+
+  test("a refusal cut off by length is CG_MODEL_REFUSED (the refusal row comes first)", async () => {
+    assertCode(
+      await outcomeOf(200, completion({ content: null, refusal: "no" }, "length")),
+      "CG_MODEL_REFUSED",
+    );
+  });
+
   test("a body that is not JSON is CG_MODEL_OUTPUT_INVALID", async () => {
     assertCode(await outcomeOf(200, "<html>gateway</html>"), "CG_MODEL_OUTPUT_INVALID");
   });

@@ -240,10 +240,37 @@ def _phrase(error: Any) -> str:
 
 
 def _best(errors: list[Any]) -> Any:
-    """The most specific error: descend into oneOf/anyOf contexts that got furthest."""
-    import jsonschema.exceptions
+    """The error to report ([CG-MSG-14]): the highest in the instance; inside a oneOf/anyOf, the
+    one branch the value was meant for when only its unknown members fail it ([CG-MSG-17]), else
+    the most specific branch error unless two tie."""
+    import heapq
 
-    return jsonschema.exceptions.best_match(errors)
+    from jsonschema.exceptions import relevance
+
+    best = max(errors, key=relevance, default=None)
+    while best is not None and best.context:
+        meant = _branch_failing_only_by_unknown_members(best)
+        if meant is not None:
+            return meant
+        smallest = heapq.nsmallest(2, best.context, key=relevance)
+        if len(smallest) == 2 and relevance(smallest[0]) == relevance(smallest[1]):
+            return best
+        best = smallest[0]
+    return best
+
+
+def _branch_failing_only_by_unknown_members(combinator: Any) -> Any:
+    """The ``additionalProperties`` error of the one branch of ``combinator`` whose every error
+    is that the value itself has members the branch does not allow, or None ([CG-MSG-17])."""
+    by_branch: dict[Any, list[Any]] = {}
+    for error in combinator.context:
+        by_branch.setdefault(error.relative_schema_path[0], []).append(error)
+    meant = [
+        errors[0]
+        for errors in by_branch.values()
+        if all(e.validator == "additionalProperties" and not e.relative_path for e in errors)
+    ]
+    return meant[0] if len(meant) == 1 else None
 
 
 def describe_problem(schema_name: str, value: Any, prefix: str = "") -> str | None:

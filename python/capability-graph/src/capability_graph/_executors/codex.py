@@ -43,7 +43,7 @@ from typing import Any, Final
 
 from .._errors import GraphError
 from .._generated.taxonomy import REGISTRY, ErrorCode, NextAction, Phase
-from . import COMMON_KEYS, MatchJob, read_common
+from . import MatchJob, read_common
 from ._config import ConfigReader
 from ._prompt import OUTPUT_SCHEMA, SYSTEM_PROMPT, drop_empty_reasons, parse_model_json, payload
 from ._threads import Preparation
@@ -111,7 +111,7 @@ class CodexExecutor:
 
     @classmethod
     def from_config(cls, model: Mapping[str, Any], where: str) -> CodexExecutor:
-        reader = ConfigReader(model, where, (*COMMON_KEYS, "model"))
+        reader = ConfigReader(model, where, ("executor", "model", "timeoutMs"))
         read_common(reader)
         name = reader.string(
             "model",

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 from .._errors import GraphError
 from .._generated.defaults import MAX_BASE_URL, MAX_OPENAI_MODEL
 from .._generated.taxonomy import REGISTRY, ErrorCode, NextAction, Phase
-from . import COMMON_KEYS, MatchJob, read_common
+from . import MatchJob, read_common
 from ._config import ConfigReader
 from ._prompt import OUTPUT_SCHEMA, SYSTEM_PROMPT, drop_empty_reasons, parse_model_json, payload
 from ._threads import Preparation
@@ -95,7 +95,9 @@ class OpenAICompatExecutor:
 
     @classmethod
     def from_config(cls, model: Mapping[str, Any], where: str) -> OpenAICompatExecutor:
-        reader = ConfigReader(model, where, (*COMMON_KEYS, "baseUrl", "model", "apiKeyEnv"))
+        reader = ConfigReader(
+            model, where, ("executor", "baseUrl", "model", "apiKeyEnv", "timeoutMs")
+        )
         read_common(reader)
         base_url = reader.required_string(
             "baseUrl",

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from .._generated.defaults import MAX_SLEEP_MS
-from . import COMMON_KEYS, MatchJob, read_common
+from . import MatchJob, read_common
 from ._config import ConfigReader, check_json_data, config_error, pointer
 
 __all__ = ["ScriptedExecutor", "ScriptedExecutorError"]
@@ -66,7 +66,7 @@ class ScriptedExecutor:
 
     @classmethod
     def from_config(cls, model: Mapping[str, Any], where: str) -> ScriptedExecutor:
-        reader = ConfigReader(model, where, (*COMMON_KEYS, "steps"))
+        reader = ConfigReader(model, where, ("executor", "steps", "timeoutMs"))
         read_common(reader)
         raw_steps = reader.required("steps")
         steps_where = pointer(where, "steps")
@@ -100,14 +100,15 @@ class ScriptedExecutor:
         raise RuntimeError(step.value)
 
 
-_STEP_KINDS: Final = "exactly one of return, raise, raiseException or sleepMs (with then)"
+# A step of no kind: the message the configuration schema gives it ([CG-MSG-7], [CG-MSG-14]).
+_NO_KIND: Final = "does not match any allowed shape"
 
 
 def _parse_step(value: object, where: str, depth: int) -> _Step:
-    if depth > MAX_NESTING:
+    if depth > MAX_NESTING:  # the one message of the model section not the schema's, CG-MSG-18
         raise config_error(f"{where} nests sleepMs steps more than {MAX_NESTING} deep")
     if not isinstance(value, Mapping):
-        raise config_error(f"{where} must be an object with {_STEP_KINDS}")
+        raise config_error(f"{where} {_NO_KIND}")
     keys = set(value)
     if keys == {"return"}:
         if value["return"] is None:  # null is never "no value" in the contract
@@ -134,7 +135,7 @@ def _parse_step(value: object, where: str, depth: int) -> _Step:
         return _Step("sleep", sleep_ms=sleep_ms or 0, then=then)
     if keys == {"sleepMs"}:
         raise config_error(f"{pointer(where, 'then')} is required")
-    raise config_error(f"{where} must be an object with {_STEP_KINDS}")
+    raise config_error(f"{where} {_NO_KIND}")
 
 
 def _any_string(reader: ConfigReader, key: str) -> str | None:

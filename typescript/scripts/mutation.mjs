@@ -21,6 +21,7 @@
 // prints per module the figures and every surviving mutant. docs/conformance/mutation.md records
 // them and classifies every survivor.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Stryker } from "@stryker-mutator/core";
@@ -107,7 +108,7 @@ function oracleArgv(command, module) {
   const { surfaces, patterns } = ORACLES[module];
   const argv = [command, "run", "--suite-root", repositoryRoot, "--no-progress"];
   argv.push("--no-expected-failures", "--exit-first", "--timeout", "20");
-  argv.push("--report-dir", join(packageRoot, ".stryker-tmp", "cg-conformance-report"));
+  argv.push("--report-dir", join(tmpdir(), `cg-mutation-report-${process.pid}`));
   for (const surface of surfaces) argv.push("-s", surface);
   for (const pattern of patterns) argv.push("-k", pattern);
   return argv;

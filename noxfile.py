@@ -211,6 +211,21 @@ def mutation(session: nox.Session) -> None:
     session.run("python", "tools/mutation.py", *session.posargs)
 
 
+@nox.session(name="mutation-ts", default=False)
+def mutation_ts(session: nox.Session) -> None:
+    """Mutation testing of the TypeScript implementation with the conformance suite as the
+    oracle (StrykerJS's command runner; typescript/scripts/mutation.mjs): prints the mutation
+    score per module and every surviving mutant. Arguments go to `npm run mutation` (modules
+    under src/, --sample N --seed S). Needs Node 20+ and npm on PATH. Slow: minutes per module."""
+    for program in ("node", "npm"):
+        if shutil.which(program) is None:
+            session.error(f"the mutation-ts session needs {program} (Node 20 or later) on PATH")
+    session.install("./conformance/harness")
+    with session.chdir("typescript"):
+        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+        session.run("npm", "run", "mutation", "--", *session.posargs, external=True)
+
+
 @nox.session(default=False)
 def bench(session: nox.Session) -> None:
     """Run the benchmarks and print ratios against their baselines (the TypeScript ones beside

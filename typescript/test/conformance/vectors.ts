@@ -449,6 +449,18 @@ export async function runVector(vector: Vector): Promise<void> {
 export function runsOnSdk(vector: Vector): boolean {
   return (
     vector.surfaces.includes("sdk") &&
-    (vector.open === true || vector.call !== undefined || vector.steps !== undefined)
+    (vector.open === true || vector.call !== undefined || vector.steps !== undefined) &&
+    !holdsUnsafeInteger(vector.config)
   );
+}
+
+/**
+ * Whether a configuration patch holds an integer JSON.parse cannot keep (a 401-digit literal is
+ * Infinity, [CG-CONV-13]): JSON.stringify would write null, not the vector's configuration. The
+ * conformance harness, which keeps every digit, runs such a vector.
+ */
+function holdsUnsafeInteger(value: unknown): boolean {
+  if (typeof value === "number") return !Number.isFinite(value);
+  if (value === null || typeof value !== "object") return false;
+  return Object.values(value).some(holdsUnsafeInteger);
 }

@@ -15,8 +15,22 @@ def dumps(value: Any) -> str:
 
 
 def canonical(value: Any) -> str:
-    """Canonical JSON text: sorted keys, compact. Equal values give equal text."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    """Canonical JSON text: sorted keys, compact. Equal values give equal text: JSON has one
+    number type, so an integral float is written as the integer it equals (``1.0`` as ``1``, as
+    RFC 8785 writes it; CG-BUD-9)."""
+    return json.dumps(
+        _integral_floats_as_ints(value), ensure_ascii=False, separators=(",", ":"), sort_keys=True
+    )
+
+
+def _integral_floats_as_ints(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _integral_floats_as_ints(child) for key, child in value.items()}
+    if isinstance(value, list | tuple):
+        return [_integral_floats_as_ints(child) for child in value]
+    return value
 
 
 def merge_patch(target: Any, patch: Any) -> Any:

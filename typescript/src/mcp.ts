@@ -162,38 +162,27 @@ class LineTransport implements Transport {
   }
 
   #deliver(line: string): void {
+    let data: unknown;
     let message: JSONRPCMessage;
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+      data = JSON.parse(line);
+      message = JSONRPCMessageSchema.parse(toolsCallForSdk(data) ?? data);
     } catch {
       // Not a JSON-RPC message: the MCP layer's fault, reported like the SDK's own transport
       // does (to onerror, never on stdout).
       this.onerror?.(new Error("a line of stdin is not a JSON-RPC message"));
       return;
     }
-    if ("method" in message && message.method === "tools/call" && "id" in message) {
-      const params: unknown = message.params;
-      const name = isObject(params) ? params.name : undefined;
+    if (isToolsCall(data)) {
+      const name = isObject(data.params) ? data.params.name : undefined;
       if (typeof name !== "string" || !TOOL_NAMES.has(name)) {
         // A name that is no tool's, whatever its type ([CG-MCP-8]): answered before the SDK's
         // own validation could put its dump of the request into the error.
-        void this.send({ jsonrpc: "2.0", id: message.id, error: UNKNOWN_TOOL });
+        void this.send({ jsonrpc: "2.0", id: data.id, error: UNKNOWN_TOOL });
         return;
       }
       const text = argumentsText(line);
-      if (text !== undefined) this.#pending.set(message.id, text);
-      // The SDK sees only the name (and a well-formed _meta): the graph judges the arguments
-      // text, an object or not ([CG-MCP-7]), and no other member changes the outcome.
-      const request: Record<string, unknown> = { name, arguments: {} };
-      const meta = isObject(params) ? params._meta : undefined;
-      if (
-        meta !== undefined &&
-        CallToolRequestSchema.safeParse({ method: "tools/call", params: { name, _meta: meta } })
-          .success
-      ) {
-        request._meta = meta;
-      }
-      message = { ...message, params: request };
+      if (text !== undefined) this.#pending.set(data.id, text);
     }
     this.onmessage?.(message);
   }
@@ -230,6 +219,41 @@ class LineTransport implements Transport {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A `tools/call` request ([CG-MCP-6]): answered whatever its `params` hold. */
+function isToolsCall(
+  value: unknown,
+): value is { jsonrpc: "2.0"; id: RequestId; method: "tools/call"; params?: unknown } {
+  return (
+    isObject(value) &&
+    value.jsonrpc === "2.0" &&
+    value.method === "tools/call" &&
+    (typeof value.id === "string" || Number.isSafeInteger(value.id)) &&
+    (value.params === undefined || isObject(value.params))
+  );
+}
+
+/**
+ * What the SDK sees of a `tools/call` of a known tool: the name and a well-formed `_meta`
+ * only. The graph judges the arguments text, an object or not ([CG-MCP-7]), and no other
+ * member of `params` changes the outcome ([CG-MCP-8]). Undefined for any other message.
+ */
+function toolsCallForSdk(value: unknown): unknown {
+  if (!isToolsCall(value)) return undefined;
+  const params = isObject(value.params) ? value.params : {};
+  const name = params.name;
+  if (typeof name !== "string" || !TOOL_NAMES.has(name)) {
+    return { jsonrpc: "2.0", id: value.id, method: "tools/call", params: { name: "" } };
+  }
+  const request: Record<string, unknown> = { name, arguments: {} };
+  const meta = params._meta;
+  const metaParsed = CallToolRequestSchema.safeParse({
+    method: "tools/call",
+    params: { name, _meta: meta },
+  });
+  if (meta !== undefined && metaParsed.success) request._meta = meta;
+  return { jsonrpc: "2.0", id: value.id, method: "tools/call", params: request };
 }
 
 /** The JSON-RPC error of a `tools/call` naming no tool, exactly ([CG-MCP-8]). */

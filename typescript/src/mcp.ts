@@ -17,7 +17,6 @@ import {
   type JSONRPCMessage,
   JSONRPCMessageSchema,
   ListToolsRequestSchema,
-  McpError,
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import { OPERATIONS } from "./_generated/operations.js";
@@ -28,6 +27,14 @@ import { packageVersion } from "./version.js";
 
 /** The server name every client sees ([CG-MCP-1]). */
 export const SERVER_NAME = "capability-graph";
+
+/** The `instructions` of the `initialize` result, verbatim ([CG-MCP-10]). */
+export const INSTRUCTIONS =
+  "Capability Graph: discover what the configured products and services can do. " +
+  "Call describe_graph first, then list_capabilities or match_capabilities to find " +
+  "capabilities, resolve_capabilities for their details, relations and documents, and " +
+  "read_document for a local document's text. A failed call returns isError with a JSON " +
+  "error object whose nextAction says what to do next.";
 
 /** Exit status when a standard stream the server needs fails ([CG-CLI-7]). */
 const EXIT_STREAM_FAILED = 74;
@@ -155,18 +162,27 @@ class LineTransport implements Transport {
   }
 
   #deliver(line: string): void {
+    let data: unknown;
     let message: JSONRPCMessage;
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+      data = JSON.parse(line);
+      message = JSONRPCMessageSchema.parse(toolsCallForSdk(data) ?? data);
     } catch {
       // Not a JSON-RPC message: the MCP layer's fault, reported like the SDK's own transport
       // does (to onerror, never on stdout).
       this.onerror?.(new Error("a line of stdin is not a JSON-RPC message"));
       return;
     }
-    if ("method" in message && message.method === "tools/call" && "id" in message) {
+    if (isToolsCall(data)) {
+      const name = isObject(data.params) ? data.params.name : undefined;
+      if (typeof name !== "string" || !TOOL_NAMES.has(name)) {
+        // A name that is no tool's, whatever its type ([CG-MCP-8]): answered before the SDK's
+        // own validation could put its dump of the request into the error.
+        void this.send({ jsonrpc: "2.0", id: data.id, error: UNKNOWN_TOOL });
+        return;
+      }
       const text = argumentsText(line);
-      if (text !== undefined) this.#pending.set(message.id, text);
+      if (text !== undefined) this.#pending.set(data.id, text);
     }
     this.onmessage?.(message);
   }
@@ -201,6 +217,56 @@ class LineTransport implements Transport {
   }
 }
 
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A `tools/call` request ([CG-MCP-6]): answered whatever its `params` hold. */
+function isToolsCall(
+  value: unknown,
+): value is { jsonrpc: "2.0"; id: RequestId; method: "tools/call"; params?: unknown } {
+  return (
+    isObject(value) &&
+    value.jsonrpc === "2.0" &&
+    value.method === "tools/call" &&
+    (typeof value.id === "string" || Number.isSafeInteger(value.id)) &&
+    (value.params === undefined || isObject(value.params))
+  );
+}
+
+/**
+ * What the SDK sees of a `tools/call` of a known tool: the name and a well-formed `_meta`
+ * only. The graph judges the arguments text, an object or not ([CG-MCP-7]), and no other
+ * member of `params` changes the outcome ([CG-MCP-8]). Undefined for any other message.
+ */
+function toolsCallForSdk(value: unknown): unknown {
+  if (!isToolsCall(value)) return undefined;
+  const params = isObject(value.params) ? value.params : {};
+  const name = params.name;
+  if (typeof name !== "string" || !TOOL_NAMES.has(name)) {
+    return { jsonrpc: "2.0", id: value.id, method: "tools/call", params: { name: "" } };
+  }
+  const request: Record<string, unknown> = { name, arguments: {} };
+  const meta = params._meta;
+  const metaParsed = CallToolRequestSchema.safeParse({
+    method: "tools/call",
+    params: { name, _meta: meta },
+  });
+  if (meta !== undefined && metaParsed.success) request._meta = meta;
+  return { jsonrpc: "2.0", id: value.id, method: "tools/call", params: request };
+}
+
+/** The JSON-RPC error of a `tools/call` naming no tool, exactly ([CG-MCP-8]). */
+const UNKNOWN_TOOL = { code: ErrorCode.InvalidParams, message: "Unknown tool" };
+
+/**
+ * An error the SDK sends as it is: its `code` and `message`, no `data` (an McpError would prefix
+ * the message with its code).
+ */
+function protocolError(code: number, message: string): Error & { code: number } {
+  return Object.assign(new Error(message), { code });
+}
+
 function toolResult(result: JsonObject) {
   return {
     content: [{ type: "text" as const, text: JSON.stringify(result) }],
@@ -219,7 +285,7 @@ function toolError(error: GraphError) {
 function createServer(graph: CapabilityGraph, transport: LineTransport): Server {
   const server = new Server(
     { name: SERVER_NAME, version: packageVersion() },
-    { capabilities: { tools: {} } },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolDefinitions() }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -227,16 +293,17 @@ function createServer(graph: CapabilityGraph, transport: LineTransport): Server 
     const { name } = request.params;
     if (!TOOL_NAMES.has(name)) {
       // A protocol error, never an isError result ([CG-MCP-4]); the name is not repeated.
-      throw new McpError(ErrorCode.InvalidParams, "Unknown tool");
+      throw protocolError(UNKNOWN_TOOL.code, UNKNOWN_TOOL.message);
     }
     try {
-      const result = await graph.call(name, raw ?? request.params.arguments ?? {}, {
+      const result = await graph.call(name, raw ?? {}, {
         signal: extra.signal,
       });
       return toolResult(result);
     } catch (error) {
       if (error instanceof GraphError) return toolError(error);
-      throw error;
+      // A defect: the contract has no code for it, and its text must not reach the wire.
+      throw protocolError(ErrorCode.InternalError, "Internal error");
     }
   });
   return server;

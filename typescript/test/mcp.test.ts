@@ -226,3 +226,159 @@ test("notifications/cancelled for a running match: no answer to it, and the serv
     [1, 3],
   );
 });
+
+/** A server spoken to in raw JSON-RPC lines, initialized; answers are looked up by id. */
+async function rawServer(config: string) {
+  const server = spawn(process.execPath, [CLI, "mcp", "--config", config], {
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const exited = once(server, "exit");
+  const answers = new Map<unknown, Record<string, unknown>>();
+  let buffer = "";
+  server.stdout.setEncoding("utf8");
+  server.stdout.on("data", (chunk: string) => {
+    buffer += chunk;
+    const parts = buffer.split("\n");
+    buffer = parts.pop() ?? "";
+    for (const part of parts) {
+      const message = JSON.parse(part) as Record<string, unknown>;
+      answers.set(message.id, message);
+    }
+  });
+  const send = (text: string) => server.stdin.write(`${text}\n`);
+  const answer = async (id: unknown, waitMs = 30_000): Promise<Record<string, unknown>> => {
+    for (let waited = 0; !answers.has(id) && waited < waitMs; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const message = answers.get(id);
+    answers.delete(id);
+    assert.ok(message, `no answer to ${String(id)}`);
+    return message;
+  };
+  send(
+    '{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}',
+  );
+  const initialized = await answer("init");
+  send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+  const call = (id: number, params: string) =>
+    send(`{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":${params}}`);
+  const close = async () => {
+    server.stdin.end();
+    const [code] = await exited;
+    return code;
+  };
+  return { initialized, send, call, answer, close };
+}
+
+function toolErrorOf(message: Record<string, unknown>): unknown {
+  const result = message.result as { isError?: boolean; content: Array<{ text: string }> };
+  assert.equal(result.isError, true);
+  assert.equal("structuredContent" in result, false);
+  return JSON.parse(result.content[0]?.text ?? "");
+}
+
+const inputInvalid = (message: string, phase = "query") => ({
+  code: "CG_INPUT_INVALID",
+  phase,
+  message,
+  nextAction: "fix_input",
+});
+
+test("every tools/call is answered: lone surrogates, any depth, non-object arguments ([CG-MCP-6], [CG-MCP-7])", async () => {
+  const server = await rawServer(graphFolder());
+  try {
+    server.call(1, '{"name":"list_capabilities","arguments":{"tags":["\\ud800"]}}');
+    assert.deepEqual(
+      toolErrorOf(await server.answer(1)),
+      inputInvalid("/tags/0 a string has a lone surrogate"),
+    );
+    server.call(
+      2,
+      '{"name":"match_capabilities","arguments":{"request":"x","context":{"a":"\\ud800"}}}',
+    );
+    assert.deepEqual(toolErrorOf(await server.answer(2)), {
+      code: "CG_CONTEXT_INVALID",
+      phase: "match",
+      message: "/context values must be strings of valid Unicode text",
+      nextAction: "fix_input",
+    });
+    const deep = (levels: number) => `{"tags":${"[".repeat(levels)}${"]".repeat(levels)}}`;
+    server.call(3, `{"name":"list_capabilities","arguments":${deep(300)}}`);
+    assert.deepEqual(
+      toolErrorOf(await server.answer(3)),
+      inputInvalid(`/tags${"/0".repeat(32)} nesting deeper than 32`),
+    );
+    const started = performance.now();
+    server.call(4, `{"name":"list_capabilities","arguments":${deep(1_000_000)}}`);
+    const error = toolErrorOf(await server.answer(4, 60_000)) as { code: string };
+    assert.ok(performance.now() - started < 30_000);
+    assert.match(error.code, /^CG_INPUT_(INVALID|TOO_LARGE)$/);
+    for (const [id, value] of [
+      [5, "null"],
+      [6, "[]"],
+      [7, '"x"'],
+      [8, "1"],
+      [9, "true"],
+    ] as const) {
+      server.call(id, `{"name":"describe_graph","arguments":${value}}`);
+      assert.deepEqual(toolErrorOf(await server.answer(id)), inputInvalid("/ must be an object"));
+    }
+    server.call(10, '{"name":"describe_graph"}');
+    const result = (await server.answer(10)).result as Record<string, unknown>;
+    assert.deepEqual(Object.keys(result).sort(), ["content", "structuredContent"]);
+  } finally {
+    assert.equal(await server.close(), 0);
+  }
+});
+
+test("a tools/call naming no tool is exactly -32602 Unknown tool, other params members change nothing ([CG-MCP-8], [CG-MCP-9])", async () => {
+  const server = await rawServer(graphFolder());
+  try {
+    const params = [
+      '{"name":"nope","arguments":{}}',
+      '{"name":5}',
+      '{"arguments":{}}',
+      '{"name":"\\ud800"}',
+    ];
+    for (const [index, text] of params.entries()) {
+      server.call(20 + index, text);
+      assert.deepEqual(await server.answer(20 + index), {
+        jsonrpc: "2.0",
+        id: 20 + index,
+        error: { code: -32602, message: "Unknown tool" },
+      });
+    }
+    server.send('{"jsonrpc":"2.0","id":30,"method":"tools/call"}');
+    assert.deepEqual((await server.answer(30)).error, { code: -32602, message: "Unknown tool" });
+    const extras = [
+      ',"_meta":{"progressToken":1}',
+      ',"_meta":5',
+      ',"_meta":{"a":"\\ud800"}',
+      ',"unknown":1',
+    ];
+    for (const [index, extra] of extras.entries()) {
+      server.call(40 + index, `{"name":"describe_graph","arguments":{}${extra}}`);
+      const result = (await server.answer(40 + index)).result as Record<string, unknown>;
+      assert.deepEqual(Object.keys(result).sort(), ["content", "structuredContent"]);
+    }
+  } finally {
+    assert.equal(await server.close(), 0);
+  }
+});
+
+test("initialize carries the instructions text ([CG-MCP-10])", async () => {
+  const server = await rawServer(graphFolder());
+  try {
+    const result = server.initialized.result as {
+      instructions: string;
+      serverInfo: { name: string };
+    };
+    assert.equal(result.serverInfo.name, "capability-graph");
+    assert.equal(
+      result.instructions,
+      "Capability Graph: discover what the configured products and services can do. Call describe_graph first, then list_capabilities or match_capabilities to find capabilities, resolve_capabilities for their details, relations and documents, and read_document for a local document's text. A failed call returns isError with a JSON error object whose nextAction says what to do next.",
+    );
+  } finally {
+    assert.equal(await server.close(), 0);
+  }
+});

@@ -397,7 +397,9 @@ def test_raw_stdio_garbage_null_arguments_and_protocol_errors(sleepy_config: Pat
         assert json.loads(null_arguments["content"][0]["text"]) == expected(
             "CG_INPUT_INVALID", "query", "/ must be an object"
         )
-        assert answers[3]["error"]["code"] == -32602  # not an object: a malformed request
+        assert json.loads(answers[3]["result"]["content"][0]["text"]) == expected(
+            "CG_INPUT_INVALID", "query", "/ must be an object"
+        )  # not an object: the core's error, like null (CG-MCP-7)
         assert answers[4]["error"]["code"] == -32601
         assert answers[5]["error"]["code"] == -32602
         assert answers[7]["result"]["structuredContent"]["status"] == "ok"
@@ -414,4 +416,149 @@ def test_mcp_command_with_a_bad_config_fails_before_serving(tmp_path: Path) -> N
     assert run.status == 1
     assert run.envelope()["error"] == expected(
         "CG_CONFIG_INVALID", "config", "Cannot read a valid bounded JSON configuration file"
+    )
+
+
+# --- every request is answered (CG-MCP-6 .. CG-MCP-9) -------------------------------------------
+
+
+def _call_frame(ident: Any, params_text: str) -> bytes:
+    frame = '{"jsonrpc":"2.0","id":' + json.dumps(ident) + ',"method":"tools/call","params":'
+    return (frame + params_text + "}").encode()
+
+
+def _answer(raw: RawMcp, ident: Any, timeout: float = 30) -> dict[str, Any]:
+    while True:
+        message = raw.receive(timeout=timeout)
+        if message.get("id") == ident:
+            return message
+
+
+def _tool_error(answer: dict[str, Any]) -> dict[str, Any]:
+    result = answer["result"]
+    assert result["isError"] is True
+    assert "structuredContent" not in result
+    error: dict[str, Any] = json.loads(result["content"][0]["text"])
+    return error
+
+
+@pytest.fixture(scope="module")
+def raw(matched_config: Path) -> Iterator[RawMcp]:
+    server = RawMcp(matched_config)
+    server.send(INITIALIZE)
+    server.receive(timeout=60)
+    server.send(INITIALIZED)
+    yield server
+    status, stderr = server.close()
+    assert status == 0
+    assert b"Traceback" not in stderr
+
+
+def _still_serving(raw: RawMcp) -> None:
+    raw.send(_call_frame("alive", '{"name":"describe_graph"}'))
+    assert "isError" not in _answer(raw, "alive")["result"]
+
+
+@pytest.mark.parametrize(
+    ("params", "error"),
+    [
+        (
+            '{"name":"list_capabilities","arguments":{"tags":["\\ud800"]}}',
+            expected("CG_INPUT_INVALID", "query", "/tags/0 a string has a lone surrogate"),
+        ),
+        (
+            '{"name":"describe_graph","arguments":{"\\udc00":1}}',
+            expected("CG_INPUT_INVALID", "query", "/ a string has a lone surrogate"),
+        ),
+        (
+            '{"name":"match_capabilities","arguments":{"request":"x","context":{"a":"\\ud800"}}}',
+            expected(
+                "CG_CONTEXT_INVALID",
+                "match",
+                "/context values must be strings of valid Unicode text",
+            ),
+        ),
+        (
+            '{"name":"list_capabilities","arguments":{"tags":' + "[" * 300 + "]" * 300 + "}}",
+            expected("CG_INPUT_INVALID", "query", "/tags" + "/0" * 32 + " nesting deeper than 32"),
+        ),
+    ],
+)
+def test_arguments_the_sdk_cannot_parse_are_answered_by_the_core(
+    raw: RawMcp, params: str, error: dict[str, Any]
+) -> None:
+    raw.send(_call_frame(31, params))
+    assert _tool_error(_answer(raw, 31)) == error
+    _still_serving(raw)
+
+
+@pytest.mark.parametrize("levels", [10_000, 1_000_000])
+def test_arguments_nested_any_depth_are_answered_within_a_bound(raw: RawMcp, levels: int) -> None:
+    from capability_graph._operations import parse_arguments_text
+
+    arguments = '{"tags":' + "[" * levels + "]" * levels + "}"
+    with pytest.raises(GraphError) as core:  # the core's verdict on the same text
+        parse_arguments_text("list_capabilities", arguments)
+    started = time.monotonic()
+    raw.send(_call_frame(32, '{"name":"list_capabilities","arguments":' + arguments + "}"))
+    answer = _answer(raw, 32, timeout=60)
+    assert time.monotonic() - started < 30
+    assert _tool_error(answer) == core.value.to_json()
+    _still_serving(raw)
+
+
+@pytest.mark.parametrize("arguments", ["null", "[]", '"x"', "1", "true"])
+def test_arguments_that_are_not_an_object_are_is_error(raw: RawMcp, arguments: str) -> None:
+    raw.send(_call_frame(33, '{"name":"describe_graph","arguments":' + arguments + "}"))
+    assert _tool_error(_answer(raw, 33)) == expected(
+        "CG_INPUT_INVALID", "query", "/ must be an object"
+    )
+
+
+@pytest.mark.parametrize(
+    "params",
+    ['{"name":"nope","arguments":{}}', '{"name":5}', '{"arguments":{}}', '{"name":"\\ud800"}'],
+)
+def test_a_name_of_no_tool_is_exactly_unknown_tool(raw: RawMcp, params: str) -> None:
+    raw.send(_call_frame(34, params))
+    assert _answer(raw, 34) == {
+        "jsonrpc": "2.0",
+        "id": 34,
+        "error": {"code": -32602, "message": "Unknown tool"},
+    }
+    raw.send(b'{"jsonrpc":"2.0","id":35,"method":"tools/call"}')
+    assert _answer(raw, 35)["error"] == {"code": -32602, "message": "Unknown tool"}
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ',"_meta":{"progressToken":1}',
+        ',"_meta":5',
+        ',"_meta":{"a":"\\ud800"}',
+        ',"unknown":1',
+        ',"capability-graph/screened":{"nonce":"","arguments":"[]"}',
+    ],
+)
+def test_other_params_members_do_not_change_the_outcome(raw: RawMcp, extra: str) -> None:
+    raw.send(_call_frame(36, '{"name":"describe_graph","arguments":{}' + extra + "}"))
+    result = _answer(raw, 36)["result"]
+    assert set(result) == {"content", "structuredContent"}  # no isError on success
+
+
+def test_another_request_the_sdk_cannot_parse_is_answered_parse_error(raw: RawMcp) -> None:
+    raw.send(b'{"jsonrpc":"2.0","id":37,"method":"tools/list","params":{"_meta":{"a":"\\ud800"}}}')
+    assert _answer(raw, 37)["error"] == {"code": -32700, "message": "Parse error"}
+    _still_serving(raw)
+
+
+def test_initialize_carries_the_instructions_text(raw: RawMcp) -> None:
+    from capability_graph._mcp import INSTRUCTIONS
+
+    assert INSTRUCTIONS == (
+        "Capability Graph: discover what the configured products and services can do. "
+        "Call describe_graph first, then list_capabilities or match_capabilities to find "
+        "capabilities, resolve_capabilities for their details, relations and documents, and "
+        "read_document for a local document's text. A failed call returns isError with a JSON "
+        "error object whose nextAction says what to do next."
     )

@@ -8181,8 +8181,8 @@ return errors === 0;
 validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateMcpToolResult: ContractValidator = validate101;
-const schema185 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/mcp-tool-result.schema.json","title":"McpToolResult","description":"The result of an MCP tools/call of one of the five tools. Success: 'structuredContent' is the tool's result and the one text item holds the same JSON. Failure: 'isError' is true, the one text item's text is the error object JSON, and there is no 'structuredContent'. Unknown tools, malformed requests and unknown methods are JSON-RPC protocol errors instead, never this.","oneOf":[{"$ref":"#/$defs/McpToolSuccess"},{"$ref":"#/$defs/McpToolFailure"}],"$defs":{"McpTextContent":{"title":"McpTextContent","description":"A text content item holding JSON text.","type":"object","additionalProperties":false,"required":["type","text"],"properties":{"type":{"const":"text"},"text":{"type":"string","minLength":2}}},"McpToolSuccess":{"title":"McpToolSuccess","description":"A successful call: the result as structured content plus one text item with the same JSON. 'isError' may be omitted (MCP's default is false).","type":"object","additionalProperties":false,"required":["content","structuredContent"],"properties":{"content":{"type":"array","minItems":1,"maxItems":1,"items":{"$ref":"#/$defs/McpTextContent"}},"structuredContent":{"$ref":"tool-outcome.schema.json#/$defs/ToolResult"},"isError":{"const":false}}},"McpToolFailure":{"title":"McpToolFailure","description":"A failed call: exactly one text item whose text is the error object JSON, and no structured content.","type":"object","additionalProperties":false,"required":["content","isError"],"properties":{"content":{"type":"array","minItems":1,"maxItems":1,"items":{"$ref":"#/$defs/McpTextContent"}},"isError":{"const":true}}}}};
-const schema186 = {"title":"McpToolSuccess","description":"A successful call: the result as structured content plus one text item with the same JSON. 'isError' may be omitted (MCP's default is false).","type":"object","additionalProperties":false,"required":["content","structuredContent"],"properties":{"content":{"type":"array","minItems":1,"maxItems":1,"items":{"$ref":"#/$defs/McpTextContent"}},"structuredContent":{"$ref":"tool-outcome.schema.json#/$defs/ToolResult"},"isError":{"const":false}}};
+const schema185 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/mcp-tool-result.schema.json","title":"McpToolResult","description":"The result of an MCP tools/call of one of the five tools. Success: 'structuredContent' is the tool's result and the one text item holds the same JSON. Failure: 'isError' is true, the one text item's text is the error object JSON, and there is no 'structuredContent'. Unknown tools, malformed requests and unknown methods are JSON-RPC protocol errors instead, never this.","oneOf":[{"$ref":"#/$defs/McpToolSuccess"},{"$ref":"#/$defs/McpToolFailure"}],"$defs":{"McpTextContent":{"title":"McpTextContent","description":"A text content item holding JSON text.","type":"object","additionalProperties":false,"required":["type","text"],"properties":{"type":{"const":"text"},"text":{"type":"string","minLength":2}}},"McpToolSuccess":{"title":"McpToolSuccess","description":"A successful call: the result as structured content plus one text item with the same JSON, and no 'isError' member (not even false; CG-MCP-9).","type":"object","additionalProperties":false,"required":["content","structuredContent"],"properties":{"content":{"type":"array","minItems":1,"maxItems":1,"items":{"$ref":"#/$defs/McpTextContent"}},"structuredContent":{"$ref":"tool-outcome.schema.json#/$defs/ToolResult"}}},"McpToolFailure":{"title":"McpToolFailure","description":"A failed call: exactly one text item whose text is the error object JSON, and no structured content.","type":"object","additionalProperties":false,"required":["content","isError"],"properties":{"content":{"type":"array","minItems":1,"maxItems":1,"items":{"$ref":"#/$defs/McpTextContent"}},"isError":{"const":true}}}}};
+const schema186 = {"title":"McpToolSuccess","description":"A successful call: the result as structured content plus one text item with the same JSON, and no 'isError' member (not even false; CG-MCP-9).","type":"object","additionalProperties":false,"required":["content","structuredContent"],"properties":{"content":{"type":"array","minItems":1,"maxItems":1,"items":{"$ref":"#/$defs/McpTextContent"}},"structuredContent":{"$ref":"tool-outcome.schema.json#/$defs/ToolResult"}}};
 const schema187 = {"title":"McpTextContent","description":"A text content item holding JSON text.","type":"object","additionalProperties":false,"required":["type","text"],"properties":{"type":{"const":"text"},"text":{"type":"string","minLength":2}}};
 const schema190 = {"title":"ToolResult","description":"The result of one of the five tools (the shapes are disjoint).","oneOf":[{"$ref":"describe-result.schema.json"},{"$ref":"list-result.schema.json"},{"$ref":"resolve-result.schema.json"},{"$ref":"match-result.schema.json"},{"$ref":"read-document-result.schema.json"}]};
 const schema191 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.capability-graph.dev/v1/resolve-result.schema.json","title":"ResolveResult","description":"The requested capabilities and those reached through the followed relations, the edges followed, and the relation targets that could not be resolved. 'status' is 'partial' exactly when 'unresolved' is not empty: a relation reached a provider that is not loaded or not in scope. That is an outcome, not an error.","type":"object","additionalProperties":false,"required":["status","revision","capabilities","edges","unresolved"],"properties":{"status":{"description":"'ok', or 'partial' when some relation targets are unresolved.","$ref":"#/$defs/ResolveStatus"},"revision":{"description":"The graph revision the capabilities were read from.","$ref":"ids.schema.json#/$defs/Revision"},"capabilities":{"description":"The requested capabilities first, in request order, then the ones reached, each once.","type":"array","items":{"$ref":"capability-detail.schema.json"}},"edges":{"description":"The relations followed between returned capabilities.","type":"array","items":{"$ref":"#/$defs/Edge"}},"unresolved":{"description":"The followed relations whose target could not be returned; empty when 'status' is 'ok'.","type":"array","items":{"$ref":"#/$defs/UnresolvedRelation"}}},"if":{"properties":{"status":{"const":"ok"}}},"then":{"properties":{"unresolved":{"maxItems":0}}},"else":{"properties":{"unresolved":{"minItems":1}}},"$defs":{"ResolveStatus":{"title":"ResolveStatus","description":"'ok', or 'partial' when some relation targets are unresolved.","type":"string","enum":["ok","partial"]},"Edge":{"title":"Edge","description":"A followed relation between two returned capabilities.","type":"object","additionalProperties":false,"required":["from","kind","to"],"properties":{"from":{"description":"The full id of the capability that declares the relation.","$ref":"ids.schema.json#/$defs/CapabilityId"},"kind":{"description":"The kind of the relation.","$ref":"definition.schema.json#/$defs/RelationKind"},"to":{"description":"The full id of the relation's target capability.","$ref":"ids.schema.json#/$defs/CapabilityId"}}},"UnresolvedRelation":{"title":"UnresolvedRelation","description":"A followed relation whose target could not be returned.","type":"object","additionalProperties":false,"required":["from","kind","target","reason"],"properties":{"from":{"description":"The full id of the capability that declares the relation.","$ref":"ids.schema.json#/$defs/CapabilityId"},"kind":{"description":"The kind of the relation.","$ref":"definition.schema.json#/$defs/RelationKind"},"target":{"description":"The full id of the target that could not be returned.","$ref":"ids.schema.json#/$defs/CapabilityId"},"reason":{"description":"Why the target could not be returned.","$ref":"#/$defs/UnresolvedReason"}}},"UnresolvedReason":{"title":"UnresolvedReason","description":"'out_of_scope': the target's provider is outside the trusted scope (reported whether or not it exists); 'provider_not_loaded': no loaded provider has that id; 'capability_not_found': the provider is loaded and in scope but has no such capability.","type":"string","enum":["out_of_scope","provider_not_loaded","capability_not_found"]}}};
@@ -9220,7 +9220,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!(((key0 === "content") || (key0 === "structuredContent")) || (key0 === "isError"))){
+if(!((key0 === "content") || (key0 === "structuredContent"))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema186,data};
 if(vErrors === null){
 vErrors = [err2];
@@ -9358,27 +9358,14 @@ vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.err
 errors = vErrors.length;
 }
 }
-if(data.isError !== undefined){
-let data5 = data.isError;
-if(false !== data5){
-const err13 = {instancePath:instancePath+"/isError",schemaPath:"#/properties/isError/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant",schema:false,parentSchema:schema186.properties.isError,data:data5};
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema186.type,parentSchema:schema186,data};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
-}
-errors++;
-}
-}
-}
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema186.type,parentSchema:schema186,data};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
 }
 errors++;
 }

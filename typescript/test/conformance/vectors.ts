@@ -27,7 +27,8 @@ export interface Vector {
   readonly surfaces: readonly string[];
   readonly config?: Record<string, unknown>;
   readonly open?: true;
-  readonly call?: { readonly tool: string; readonly arguments: unknown };
+  /** Without `arguments` the call carries none: the SDK receives {} ([CG-MCP-2]). */
+  readonly call?: { readonly tool: string; readonly arguments?: unknown };
   readonly steps?: readonly Step[];
   readonly expect?: { readonly error?: Record<string, unknown>; readonly result?: unknown };
   readonly forbid?: readonly string[];
@@ -344,7 +345,7 @@ export async function runVector(vector: Vector): Promise<void> {
       const call = vector.call;
       const observed = await observe(async () => {
         graph = await CapabilityGraph.open(configPath);
-        return graph.call(call.tool, call.arguments);
+        return graph.call(call.tool, "arguments" in call ? call.arguments : {});
       });
       emitted.push(JSON.stringify(observed));
       checkContractShape(call.tool, observed);

@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from typing import Any
 
-__all__ = ["canonical", "dumps", "merge_patch", "preview"]
+__all__ = ["NO_ARGUMENTS", "canonical", "dumps", "merge_patch", "preview"]
+
+#: A call vector without ``arguments``: the call carries none (CG-MCP-2).
+NO_ARGUMENTS: Any = object()
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def dumps(value: Any) -> str:
-    """Compact JSON text (UTF-8, no ASCII escaping)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """Compact JSON text (UTF-8, no ASCII escaping), a lone surrogate written as its ``\\uXXXX``
+    escape (UTF-8 cannot carry it; a vector may hold one, e.g. CG-MCP-6)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def canonical(value: Any) -> str:

@@ -217,7 +217,9 @@ def check_mcp_result(
             check_error_object(case, text_value, expect["error"], schemas)
         return
     case.check(
-        "mcp-not-error", raw.get("isError") in (None, False), f"isError is {raw.get('isError')!r}"
+        "mcp-not-error",
+        "isError" not in raw,  # not even false (CG-MCP-9)
+        f"a success has the member isError {raw.get('isError')!r}",
     )
     structured = raw.get("structuredContent")
     if not case.check(

@@ -166,10 +166,6 @@ def _check_vector(suite: Suite, vector: Vector) -> Iterator[str]:
     }[kind]
     if surfaces - allowed:
         yield f"a {kind} vector cannot run on {sorted(surfaces - allowed)}"
-    if kind == "call":
-        arguments = data.get("call", {}).get("arguments")
-        if "mcp" in surfaces and not isinstance(arguments, dict):
-            yield "arguments that are not an object cannot be sent over MCP"
     if "surfaceExpect" in data:
         for surface in data["surfaceExpect"]:
             if surface not in surfaces:

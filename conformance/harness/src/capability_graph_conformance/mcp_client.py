@@ -4,7 +4,10 @@ The client session (``mcp.ClientSession``) runs over a small transport of our ow
 ``mcp.stdio_client`` so that every byte the server writes is kept: each stdout frame (a JSON-RPC
 message per line) and its stderr. The checks read the *raw* ``tools/call`` response, not the
 client's parsed model, so a field the client would drop or default (``structuredContent``,
-``isError``) is still seen, and forbidden strings are searched in the bytes themselves.
+``isError``) is still seen, and forbidden strings are searched in the bytes themselves. A call the
+client cannot express -- no ``arguments`` member, arguments that are not an object, hold a lone
+surrogate or nest deeper than its serializer goes (CG-MCP-6, CG-MCP-7) -- is written as a raw
+``tools/call`` frame of its own.
 
 A server that cannot open its configuration must behave like any CLI graph command: exit 1, write
 nothing on stdout, and the one-line envelope on stderr (:class:`McpStartupFailure` carries what it
@@ -18,7 +21,7 @@ import json
 import subprocess
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import anyio
 import anyio.abc
@@ -28,7 +31,7 @@ from mcp import ClientSession
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
-from ._json import preview
+from ._json import NO_ARGUMENTS, dumps, preview
 
 __all__ = ["McpCall", "McpConnection", "McpStartupFailure"]
 
@@ -44,6 +47,29 @@ class McpCall:
     frames: list[bytes] = field(default_factory=list)  # every stdout line during the call
     stderr: bytes = b""
     detail: str = ""
+
+
+#: Deeper than this, the client's serializer may give up: such arguments go in a raw frame.
+_CLIENT_DEPTH: Final = 64
+
+
+def _needs_raw_frame(arguments: Any) -> bool:
+    """Whether the official client cannot send ``arguments`` as they are."""
+    if arguments is NO_ARGUMENTS or not isinstance(arguments, dict):
+        return True
+    stack: list[tuple[Any, int]] = [(arguments, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > _CLIENT_DEPTH:
+            return True
+        if isinstance(value, str) and any("\ud800" <= c <= "\udfff" for c in value):
+            return True
+        if isinstance(value, dict):
+            stack.extend((k, depth + 1) for k in value)
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value)
+    return False
 
 
 class McpStartupFailure(Exception):
@@ -79,6 +105,7 @@ class McpConnection:
         self._stack = contextlib.AsyncExitStack()
         self._session: ClientSession | None = None
         self._stdout_done = anyio.Event()
+        self._raw_calls = 0
         self._stderr_done = anyio.Event()
 
     async def __aenter__(self) -> McpConnection:
@@ -139,6 +166,8 @@ class McpConnection:
             len(self.sent),
             len(self.stderr),
         )
+        if _needs_raw_frame(arguments):
+            return await self._call_raw(tool, arguments, timeout)
         kind: CallKind = "response"
         detail = ""
         try:
@@ -171,6 +200,40 @@ class McpConnection:
         if response is None and kind == "response":
             kind, detail = "no-response", "the client returned but no response frame was seen"
         return McpCall(kind, response, frames, bytes(self.stderr[stderr_before:]), detail)
+
+    async def _call_raw(self, tool: str, arguments: Any, timeout: float) -> McpCall:
+        """One ``tools/call`` written as its own frame, the arguments as :func:`dumps` writes
+        them (absent when there are none); the answer is looked up by its id."""
+        process = self._process
+        assert process is not None
+        assert process.stdin is not None
+        self._raw_calls += 1
+        request_id = f"cg-raw-{self._raw_calls}"
+        frames_before, stderr_before = len(self.frames), len(self.stderr)
+        params = '{"name":' + dumps(tool)
+        if arguments is not NO_ARGUMENTS:
+            params += ',"arguments":' + dumps(arguments)
+        frame = (
+            f'{{"jsonrpc":"2.0","id":{dumps(request_id)},"method":"tools/call","params":{params}}}}}\n'
+        ).encode()
+        self.sent.append(frame)
+        response = None
+        with anyio.move_on_after(timeout):
+            await process.stdin.send(frame)
+            while response is None:
+                for raw in self.frames[frames_before:]:
+                    with contextlib.suppress(ValueError):
+                        message = json.loads(raw)
+                        if isinstance(message, dict) and message.get("id") == request_id:
+                            response = message
+                if response is None:
+                    await anyio.sleep(0.02)
+        frames = self.frames[frames_before:]
+        stderr = bytes(self.stderr[stderr_before:])
+        if response is None:
+            return McpCall("no-response", None, frames, stderr, f"no response within {timeout:g} s")
+        kind: CallKind = "protocol-error" if "error" in response else "response"
+        return McpCall(kind, response, frames, stderr, "")
 
     async def list_tools(self, timeout: float) -> Any:
         """The raw ``result`` of a ``tools/list`` request (as the server sent it), or None when

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from ._json import canonical, dumps, preview
+from ._json import NO_ARGUMENTS, canonical, dumps, preview
 from .cases import (
     CaseResult,
     check_cli_envelope,
@@ -473,14 +473,8 @@ class _Runner:
             arguments = ["call", "describe_graph", "--arguments", "{}", "--config", config]
         else:
             call = vector.data["call"]
-            arguments = [
-                "call",
-                call["tool"],
-                "--arguments",
-                dumps(call["arguments"]),
-                "--config",
-                config,
-            ]
+            given = ["--arguments", dumps(call["arguments"])] if "arguments" in call else []
+            arguments = ["call", call["tool"], *given, "--config", config]
         argv = manifest.expand(manifest.cli) + arguments
         signal_spec = vector.data.get("signal")
         try:
@@ -872,7 +866,9 @@ class _Runner:
     async def _mcp_call(self, server: McpConnection, case: CaseResult, workdir: Workdir) -> None:
         vector = case.vector
         call = vector.data["call"]
-        result = await server.call(call["tool"], call["arguments"], self.options.step_timeout)
+        result = await server.call(
+            call["tool"], call.get("arguments", NO_ARGUMENTS), self.options.step_timeout
+        )
         expect = vector.expect_for("mcp")
         response = result.response or {}
         if "protocolError" in expect:
@@ -883,6 +879,13 @@ class _Runner:
                 isinstance(error, dict) and error.get("code") == code and "result" not in response,
                 f"expected a JSON-RPC error {code}, got {preview(response or result.detail, 300)}",
             )
+            message = expect["protocolError"].get("message")
+            if message is not None and isinstance(error, dict):
+                case.check(
+                    "mcp-protocol-error-message",
+                    error.get("message") == message and "data" not in error,
+                    f"expected the message {message!r} and no data, got {preview(error, 300)}",
+                )
         elif result.kind == "no-response":
             case.check(
                 "mcp-response", False, f"{result.detail}; stderr {preview(result.stderr, 400)}"
@@ -952,7 +955,7 @@ def _scenario(vector: Vector) -> list[dict[str, Any]]:
             {
                 "op": "call",
                 "tool": call["tool"],
-                "arguments": call["arguments"],
+                "arguments": call.get("arguments", {}),  # none given: {} (CG-MCP-2)
                 "expect": vector.expect,
             },
         ]

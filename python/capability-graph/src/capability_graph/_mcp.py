@@ -20,12 +20,16 @@ becomes an ``isError`` result; anything else -- a defect, the contract has no co
 bare ``-32603 Internal error`` without data.
 
 Frames are screened before the SDK parses them (:func:`screen_frame`), because the SDK's parser
-keeps the last of duplicate member names and drops, unanswered, a frame holding an integer
-literal of more than 4,300 digits. A request frame with either problem and a readable ``id`` is
-answered here: a ``tools/call`` with ``isError`` and ``CG_INPUT_INVALID`` (the core's message,
-exactly as for the same arguments given as JSON text anywhere else), any other request with a
-JSON-RPC ``-32700`` parse error when the SDK could not parse it. Every other frame reaches the SDK
-unchanged.
+keeps the last of duplicate member names, and drops, unanswered, a frame it cannot parse: one
+holding an integer literal of more than 4,300 digits, a lone surrogate escape, or nesting deeper
+than about 200 levels (CG-MCP-6: every request gets an answer). A request frame with a readable
+``id`` is answered here when it has a duplicate name or an over-long integer (a ``tools/call``
+with ``isError`` and ``CG_INPUT_INVALID``, exactly as for the same arguments given as JSON text
+anywhere else; any other request with ``-32700`` when the SDK could not parse it), or when it is a
+``tools/call`` of no tool (``-32602 Unknown tool``, CG-MCP-8). A ``tools/call`` of a known tool
+that the SDK could not parse or would refuse (arguments that are not an object, CG-MCP-7) is
+rewritten into a frame the SDK parses, carrying its arguments *text* for the handler, which
+judges it as the CLI judges ``--arguments``. Every other frame reaches the SDK unchanged.
 
 Importing the SDK costs most of a second: only this module imports it, and the CLI imports this
 module only for its ``mcp`` command.
@@ -37,8 +41,11 @@ import asyncio
 import contextlib
 import fcntl
 import io
+import json
 import logging
 import os
+import re
+import secrets
 import sys
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any, BinaryIO, Final, cast
@@ -50,11 +57,19 @@ from mcp.server import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
 
 from ._cancel import CancelToken
 from ._errors import GraphError
-from ._json import DUPLICATE_KEY, NotPureJson, dumps, duplicated_names, scan_json_text
-from ._operations import invalid_arguments_text
+from ._json import (
+    DUPLICATE_KEY,
+    MalformedJson,
+    NotPureJson,
+    dumps,
+    duplicated_names,
+    scan_json_text,
+)
+from ._operations import invalid_arguments_text, parse_arguments_text
 from ._tools import tool_definitions
 
 if TYPE_CHECKING:
@@ -154,56 +169,224 @@ def _tool_names() -> frozenset[str]:
 
 _ARGUMENTS: Final = "/params/arguments"
 
+#: The member of a rewritten ``tools/call`` frame's ``params`` that carries the arguments text
+#: (see :func:`screen_frame`); honoured only with the server's own nonce, which no client sees.
+SCREENED: Final = "capability-graph/screened"
 
-def screen_frame(line: str | bytes, tools: frozenset[str]) -> types.JSONRPCMessage | None:
-    """The answer to a request frame the SDK must not parse itself, or None to pass it on.
+_UNKNOWN_TOOL: Final = "Unknown tool"
 
-    A frame is answered here when it is a request (``method`` and a readable ``id``) and the
-    request-text rules of the core find a duplicate member name or an integer literal too long
-    to convert in it: a ``tools/call`` of a known tool gets the tool's ``isError`` result with
-    ``CG_INPUT_INVALID`` (an unknown tool, ``-32602`` as always); another request holding an
-    unconvertible integer gets ``-32700``. Anything else (well-formed frames, notifications,
-    unreadable ids, frames that are not JSON at all) goes to the SDK unchanged.
-    """
+#: A string literal or a bracket of a JSON text: the tokens that :func:`_member_spans` walks.
+_TOKEN: Final = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+_MEMBER: Final = re.compile(r'\s*("(?:[^"\\]|\\.)*")\s*:\s*')
+_SCALAR_END: Final = re.compile(r"[\s,\]}]")
+
+
+def _value_end(text: str, start: int) -> int:
+    """The end of the JSON value at ``start`` of a text known to be well-formed, found without
+    recursion (a frame may nest a million levels)."""
+    first = text[start : start + 1]
+    if first == '"':
+        match = _TOKEN.match(text, start)
+        return match.end() if match else len(text)
+    if first not in ("[", "{"):
+        match = _SCALAR_END.search(text, start)
+        return match.start() if match else len(text)
+    depth = 0
+    for token in _TOKEN.finditer(text, start):
+        mark = token.group()
+        if mark in ("[", "{"):
+            depth += 1
+        elif mark in ("]", "}"):
+            depth -= 1
+            if depth == 0:
+                return token.end()
+    return len(text)
+
+
+def _member_spans(text: str, start: int) -> dict[str, tuple[int, int]]:
+    """The spans of the member values of the JSON object at ``start`` (the last of repeated
+    names), for a well-formed text; empty when no object starts there."""
+    spans: dict[str, tuple[int, int]] = {}
+    at = start
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    if text[at : at + 1] != "{":
+        return spans
+    at += 1
+    while (member := _MEMBER.match(text, at)) is not None:
+        value_start = member.end()
+        value_end = _value_end(text, value_start)
+        spans[json.loads(member.group(1))] = (value_start, value_end)
+        at = value_end
+        while at < len(text) and text[at] in " \t\r\n,":
+            at += 1
+    return spans
+
+
+class _Request:
+    """What the screen needs of a request frame: its id, method, params and arguments text."""
+
+    def __init__(self, text: str, frame: Any) -> None:
+        self.text = text
+        self.frame = frame  # the parsed frame, or None when it nests too deep to parse
+        self._top: dict[str, tuple[int, int]] | None = None
+        self._params: dict[str, tuple[int, int]] | None = None
+
+    def _spans(self) -> dict[str, tuple[int, int]]:
+        if self._top is None:
+            self._top = _member_spans(self.text, 0)
+        return self._top
+
+    def member(self, name: str) -> Any:
+        """A scalar member of the frame (``jsonrpc``, ``id``, ``method``)."""
+        if self.frame is not None:
+            return self.frame.get(name)
+        span = self._spans().get(name)
+        if span is None or self.text[span[0] : span[0] + 1] in ("[", "{"):
+            return None
+        return json.loads(self.text[span[0] : span[1]])
+
+    def params_spans(self) -> dict[str, tuple[int, int]] | None:
+        """The member spans of ``params``, or None when it is absent or not an object."""
+        if self._params is None:
+            span = self._spans().get("params")
+            if span is None or self.text[span[0] : span[0] + 1] != "{":
+                return None
+            self._params = _member_spans(self.text, span[0])
+        return self._params
+
+
+def _sdk_reads(line: str) -> bool:
     try:
-        # The arguments lie at depth 2 of the frame (/params/arguments): depth counts from them.
-        frame, problem = scan_json_text(line, depth=-2)
-    except NotPureJson:
-        return None
-    if problem is None or not isinstance(frame, dict) or "id" in duplicated_names(frame):
-        return None
-    ident, method = frame.get("id"), frame.get("method")
-    if isinstance(ident, bool) or not isinstance(ident, str | int) or not isinstance(method, str):
-        return None
-    if method != "tools/call":
-        if problem.reason == DUPLICATE_KEY:
-            return None  # the SDK keeps the last member: its protocol, not a tool's arguments
-        return types.JSONRPCError(
-            jsonrpc="2.0",
-            id=ident,
-            error=types.ErrorData(code=types.PARSE_ERROR, message="Parse error"),
-        )
-    params = frame.get("params")
-    name = params.get("name") if isinstance(params, dict) else None
-    if not isinstance(name, str) or name not in tools:
-        return types.JSONRPCError(
-            jsonrpc="2.0",
-            id=ident,
-            error=types.ErrorData(code=types.INVALID_PARAMS, message="Unknown tool"),
-        )
-    where = problem.pointer
-    inside = where == _ARGUMENTS or where.startswith(_ARGUMENTS + "/")
-    located = NotPureJson(problem.reason, where[len(_ARGUMENTS) :] if inside else "")
-    result = failure(invalid_arguments_text(name, located))
-    return types.JSONRPCResponse(
-        jsonrpc="2.0",
-        id=ident,
-        result=result.model_dump(by_alias=True, mode="json", exclude_unset=True),
+        types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValidationError:
+        return False
+    return True
+
+
+def _meta_reads(meta: dict[str, Any]) -> bool:
+    try:
+        types.RequestParams.model_validate({"_meta": meta}, by_name=False)
+        dumps(meta)
+    except (ValidationError, ValueError, TypeError):  # TypeError: a lone surrogate
+        return False
+    return True
+
+
+def _error(ident: str | int, code: int, message: str) -> types.JSONRPCMessage:
+    return types.JSONRPCError(
+        jsonrpc="2.0", id=ident, error=types.ErrorData(code=code, message=message)
     )
 
 
-def build_server(graph: CapabilityGraph, *, name: str = SERVER_NAME) -> Server[Any]:
-    """A low-level MCP ``Server`` serving the tools of ``graph`` (which the caller owns)."""
+def screen_frame(
+    line: str | bytes, tools: frozenset[str], nonce: str = ""
+) -> types.JSONRPCMessage | str | None:
+    """What to do with one line of the wire before the SDK parses it: an answer to send, a
+    replacement line for the SDK, or None to pass the line on unchanged.
+
+    A frame is screened when it is a request (``"jsonrpc": "2.0"``, a string ``method``, an
+    integer or string ``id`` without lone surrogates; CG-MCP-6):
+
+    * a duplicate member name or an integer literal too long to convert: a ``tools/call`` of a
+      known tool gets the tool's ``isError`` result with ``CG_INPUT_INVALID``; another request
+      holding an unconvertible integer gets ``-32700`` (the SDK keeps the last of duplicates);
+    * a ``tools/call`` whose name is not a known tool's: ``-32602 Unknown tool`` (CG-MCP-8);
+    * a ``tools/call`` of a known tool that the SDK cannot parse (a lone surrogate, nesting
+      beyond its parser) or would refuse (arguments that are not an object, other ``params``
+      members of the wrong type): a replacement frame the SDK parses, carrying the arguments
+      text under :data:`SCREENED` with ``nonce`` (CG-MCP-6, CG-MCP-7);
+    * any other request the SDK cannot parse: ``-32700``.
+    """
+    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+    try:
+        # The arguments lie at depth 2 of the frame (/params/arguments): depth counts from them.
+        frame, problem = scan_json_text(text, depth=-2)
+    except MalformedJson:
+        return None
+    except NotPureJson:  # deeper than Python's parser goes: read the envelope without it
+        frame, problem = None, None
+    if frame is not None and (not isinstance(frame, dict) or "id" in duplicated_names(frame)):
+        return None
+    request = _Request(text, frame)
+    if frame is None and text.lstrip()[:1] != "{":
+        return None
+    ident, method = request.member("id"), request.member("method")
+    if (
+        request.member("jsonrpc") != "2.0"
+        or isinstance(ident, bool)
+        or not isinstance(ident, str | int)
+        or (isinstance(ident, str) and re.search("[\ud800-\udfff]", ident) is not None)
+        or not isinstance(method, str)
+    ):
+        return None
+    if method != "tools/call":
+        if problem is not None and problem.reason == DUPLICATE_KEY:
+            return None  # the SDK keeps the last member: its protocol, not a tool's arguments
+        if problem is None and frame is not None and _sdk_reads(text):
+            return None
+        return _error(ident, types.PARSE_ERROR, "Parse error")
+    if frame is not None:
+        params: Any = frame.get("params")
+        name = params.get("name") if isinstance(params, dict) else None
+    else:
+        params = request.params_spans()
+        span = params.get("name") if params is not None else None
+        name = json.loads(text[span[0] : span[1]]) if span is not None else None
+    if not isinstance(name, str) or name not in tools:
+        return _error(ident, types.INVALID_PARAMS, _UNKNOWN_TOOL)
+    if problem is not None:
+        where = problem.pointer
+        inside = where == _ARGUMENTS or where.startswith(_ARGUMENTS + "/")
+        located = NotPureJson(problem.reason, where[len(_ARGUMENTS) :] if inside else "")
+        result = failure(invalid_arguments_text(name, located))
+        return types.JSONRPCResponse(jsonrpc="2.0", id=ident, result=_wire(result))
+    arguments = params.get("arguments") if frame is not None else None
+    if (
+        frame is not None
+        and params.keys() <= {"name", "arguments"}
+        and ("arguments" not in params or isinstance(arguments, dict))
+        and _sdk_reads(text)
+    ):
+        return None
+    # Rewritten: the name, the arguments as text, and a _meta the SDK reads (any other member
+    # of params must not change the outcome, CG-MCP-8).
+    spans = request.params_spans() or {}
+    span = spans.get("arguments")
+    screened: dict[str, Any] = {"nonce": nonce}
+    if span is not None:
+        screened["arguments"] = text[span[0] : span[1]]
+    rewritten_params: dict[str, Any] = {"name": name, SCREENED: screened}
+    meta = params.get("_meta") if frame is not None else None
+    if isinstance(meta, dict) and _meta_reads(meta):
+        rewritten_params["_meta"] = meta
+    rewritten = {"jsonrpc": "2.0", "id": ident, "method": "tools/call", "params": rewritten_params}
+    return dumps(rewritten)
+
+
+def _wire(result: types.CallToolResult) -> dict[str, Any]:
+    """A tool result as the wire carries it: a success has no ``isError`` member (CG-MCP-9)."""
+    data = result.model_dump(by_alias=True, mode="json", exclude_unset=True)
+    if data.get("isError") is not True:
+        data.pop("isError", None)
+    return data
+
+
+def _screened_arguments(params: Any, nonce: str) -> tuple[bool, Any]:
+    """``(True, text or None)`` when ``params`` is a frame :func:`screen_frame` rewrote."""
+    screened = params.get(SCREENED) if isinstance(params, Mapping) else None
+    if not isinstance(screened, Mapping) or screened.get("nonce") != nonce or not nonce:
+        return False, None
+    return True, screened.get("arguments")
+
+
+def build_server(
+    graph: CapabilityGraph, *, name: str = SERVER_NAME, nonce: str = ""
+) -> Server[Any]:
+    """A low-level MCP ``Server`` serving the tools of ``graph`` (which the caller owns).
+
+    ``nonce`` is the secret of frames that :func:`screen_frame` rewrote for this server.
+    """
     definitions = tool_definitions()
     listing = types.ListToolsResult(tools=[_tool(d) for d in definitions])
     names = _tool_names()
@@ -217,12 +400,18 @@ def build_server(graph: CapabilityGraph, *, name: str = SERVER_NAME) -> Server[A
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         if params.name not in names:
-            raise MCPError(types.INVALID_PARAMS, "Unknown tool")
-        # The wire's arguments, unmodified: absent means "no arguments" ({}), an explicit null
-        # is passed on (and is the core's CG_INPUT_INVALID, like any other non-object).
+            raise MCPError(types.INVALID_PARAMS, _UNKNOWN_TOOL)
         raw = ctx.params
-        arguments = raw.get("arguments") if isinstance(raw, Mapping) and "arguments" in raw else {}
+        screened, text = _screened_arguments(raw, nonce)
         try:
+            if screened:
+                # The arguments as text, judged as every request text is (CG-MCP-6, CG-MCP-7).
+                arguments = {} if text is None else parse_arguments_text(params.name, text)
+            else:
+                # The wire's arguments, unmodified: absent means "no arguments" ({}), an
+                # explicit null is passed on (the core's CG_INPUT_INVALID, like any non-object).
+                present = isinstance(raw, Mapping) and "arguments" in raw
+                arguments = raw.get("arguments") if present else {}  # type: ignore[union-attr]
             return success(await call_cancellably(graph, params.name, arguments))
         except GraphError as error:
             return failure(error)
@@ -230,7 +419,18 @@ def build_server(graph: CapabilityGraph, *, name: str = SERVER_NAME) -> Server[A
             _log.error("internal error in tools/call")
             raise MCPError(types.INTERNAL_ERROR, "Internal error") from None
 
-    return Server(
+    async def without_is_error_false(ctx: Any, call_next: Any) -> Any:
+        # The SDK writes a result's default isError: false; a success has none (CG-MCP-9).
+        result = await call_next(ctx)
+        if (
+            ctx.method == "tools/call"
+            and isinstance(result, dict)
+            and result.get("isError") is False
+        ):
+            result = {k: v for k, v in result.items() if k != "isError"}
+        return result
+
+    server = Server(
         name,
         version=_version(),
         title="Capability Graph",
@@ -238,15 +438,19 @@ def build_server(graph: CapabilityGraph, *, name: str = SERVER_NAME) -> Server[A
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
     )
+    server.middleware.append(without_is_error_false)
+    return server
 
 
 class _ScreenedLines:
-    """The lines of the wire for the SDK's reader, minus the frames :func:`screen_frame`
-    answers itself (on the server's write stream, once the server has one)."""
+    """The lines of the wire for the SDK's reader, after :func:`screen_frame`: the frames it
+    answers itself are answered on the server's write stream (once the server has one), the
+    frames it rewrites are passed on rewritten."""
 
-    def __init__(self, lines: AsyncIterable[str], tools: frozenset[str]) -> None:
+    def __init__(self, lines: AsyncIterable[str], tools: frozenset[str], nonce: str) -> None:
         self._lines = lines
         self._tools = tools
+        self._nonce = nonce
         self._out: ObjectSendStream[SessionMessage] | None = None
         self._ready = anyio.Event()
 
@@ -259,9 +463,16 @@ class _ScreenedLines:
 
     async def _screen(self) -> AsyncIterator[str]:
         async for line in self._lines:
-            answer = screen_frame(line, self._tools)
+            try:
+                answer = screen_frame(line, self._tools, self._nonce)
+            except Exception:  # noqa: BLE001 -- a defect of the screen must not end the session
+                _log.error("internal error while screening a frame")
+                answer = None
             if answer is None:
                 yield line
+                continue
+            if isinstance(answer, str):
+                yield answer + "\n"
                 continue
             await self._ready.wait()
             assert self._out is not None
@@ -304,11 +515,12 @@ def _claim_stdin() -> tuple[BinaryIO, Callable[[], None]]:
 
 async def serve_stdio(graph: CapabilityGraph) -> None:
     """Serve ``graph`` over this process's stdin/stdout until stdin closes."""
-    server = build_server(graph)
+    nonce = secrets.token_hex(16)
+    server = build_server(graph, nonce=nonce)
     wire, restore = _claim_stdin()
     try:
         text = anyio.wrap_file(_UnownedText(wire, encoding="utf-8", errors="replace"))
-        lines = _ScreenedLines(text, _tool_names())
+        lines = _ScreenedLines(text, _tool_names(), nonce)
         async with stdio_server(stdin=cast("anyio.AsyncFile[str]", lines)) as (
             read_stream,
             write_stream,

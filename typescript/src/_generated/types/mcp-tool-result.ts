@@ -252,7 +252,7 @@ export type MediaType2 = "text/markdown" | "text/plain";
 export type Sha256 = string;
 
 /**
- * A successful call: the result as structured content plus one text item with the same JSON. 'isError' may be omitted (MCP's default is false).
+ * A successful call: the result as structured content plus one text item with the same JSON, and no 'isError' member (not even false; CG-MCP-9).
  */
 export interface McpToolSuccess {
   /**
@@ -261,7 +261,6 @@ export interface McpToolSuccess {
    */
   content: McpTextContent[];
   structuredContent: ToolResult;
-  isError?: false;
 }
 /**
  * A text content item holding JSON text.

@@ -94,12 +94,12 @@ class Parser(argparse.ArgumentParser):
 
     def _canonical(self, argv: list[str]) -> list[str]:
         """The command line in one reading, or :class:`Exit` (help, version, a usage error)."""
-        if not all(is_text(token) for token in argv):
+        if not all(is_text(arg) for arg in argv):
             self.fail("an argument is not UTF-8 text")  # CG-CLI-19: before anything else
         leading, rest = _split_at_command(argv, self._option_table())
-        for token in leading:  # CG-CLI-17: the first of --help and --version acts
-            if token in _HELP or token == "--version":
-                return [token]
+        for arg in leading:  # CG-CLI-17: the first of --help and --version acts
+            if arg in _HELP or arg == "--version":
+                return [arg]
         options, _ = self._read(leading, self)  # only options (and a ``--``) precede it
         if not rest:
             self.fail("a COMMAND is required")
@@ -111,34 +111,34 @@ class Parser(argparse.ArgumentParser):
                 f"unknown command{did_you_mean(command, names)}; the choices are "
                 + ", ".join(names)
             )
-        tokens = [*options, *rest]  # ``--config`` before the command is the command's own
-        if any(token in _HELP for token in _before_separator(tokens)):
+        args = [*options, *rest]  # ``--config`` before the command is the command's own
+        if any(arg in _HELP for arg in _before_separator(args)):
             return [command, "--help"]
-        options, positionals = self._read(tokens, sub)
+        options, positionals = self._read(args, sub)
         return [command, *options, *(["--", *positionals] if positionals else [])]
 
     def _option_table(self) -> dict[str, argparse.Action]:
         return {name: action for action in self._actions for name in action.option_strings}
 
     @staticmethod
-    def _read(tokens: list[str], parser: Parser) -> tuple[list[str], list[str]]:
+    def _read(args: list[str], parser: Parser) -> tuple[list[str], list[str]]:
         """The options (as ``--NAME=VALUE`` or ``--NAME``) and the positional arguments of
-        ``tokens`` read with ``parser``'s options (CG-CLI-15, CG-CLI-16)."""
+        ``args`` read with ``parser``'s options (CG-CLI-15, CG-CLI-16)."""
         table = parser._option_table()
         options: list[str] = []
         positionals: list[str] = []
         seen: set[str] = set()
         index = 0
-        while index < len(tokens):
-            token = tokens[index]
+        while index < len(args):
+            arg = args[index]
             index += 1
-            if token == "--":
-                positionals += tokens[index:]
+            if arg == "--":
+                positionals += args[index:]
                 break
-            if not option_like(token):
-                positionals.append(token)
+            if not option_like(arg):
+                positionals.append(arg)
                 continue
-            name, equals, value = token.partition("=")
+            name, equals, value = arg.partition("=")
             action = table.get(name)
             if action is None:
                 names = [o for o in table if o.startswith("--")]
@@ -149,9 +149,9 @@ class Parser(argparse.ArgumentParser):
                 options.append(name)
             else:
                 if not equals:
-                    if index == len(tokens) or option_like(tokens[index]):
+                    if index == len(args) or option_like(args[index]):
                         parser.fail(f"argument {name}: expected one argument")
-                    value = tokens[index]
+                    value = args[index]
                     index += 1
                 options.append(f"{name}={value}")
             if name in seen and not isinstance(action, argparse._AppendAction):
@@ -163,24 +163,24 @@ class Parser(argparse.ArgumentParser):
 _HELP: Final = ("-h", "--help")
 
 
-def option_like(token: str) -> bool:
+def option_like(arg: str) -> bool:
     """CG-CLI-15: begins with ``-``, is not ``-`` alone, and no ASCII digit follows the ``-``."""
-    return token.startswith("-") and token != "-" and token[1] not in "0123456789"
+    return arg.startswith("-") and arg != "-" and arg[1] not in "0123456789"
 
 
 def _split_at_command(
     argv: list[str], table: dict[str, argparse.Action]
 ) -> tuple[list[str], list[str]]:
-    """The tokens before the command (its options, up to and with a ``--``) and the rest, the
-    command first: the first token that is neither option-like nor an option's value."""
+    """The arguments before the command (its options, up to and with a ``--``) and the rest, the
+    command first: the first argument that is neither option-like nor an option's value."""
     index = 0
     while index < len(argv):
-        token = argv[index]
-        if token == "--":
+        arg = argv[index]
+        if arg == "--":
             return argv[: index + 1], argv[index + 1 :]
-        if not option_like(token):
+        if not option_like(arg):
             break
-        action = table.get(token)
+        action = table.get(arg)
         takes_value = action is not None and action.nargs != 0
         if takes_value and index + 1 < len(argv) and not option_like(argv[index + 1]):
             index += 1
@@ -188,8 +188,8 @@ def _split_at_command(
     return argv[:index], argv[index:]
 
 
-def _before_separator(tokens: list[str]) -> list[str]:
-    return tokens[: tokens.index("--")] if "--" in tokens else tokens
+def _before_separator(args: list[str]) -> list[str]:
+    return args[: args.index("--")] if "--" in args else args
 
 
 #: A quoted value in an argparse message (``'text'`` or ``"text"``, as ``repr`` writes them).

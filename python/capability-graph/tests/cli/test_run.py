@@ -102,7 +102,10 @@ def test_the_console_script_is_main_of_the_cli_package() -> None:
     [
         ([], "a COMMAND is required"),
         (["frobnicate"], "unknown command; the choices are describe, list,"),
-        (["describe", "--bogus"], "capability-graph describe: error: an option is not recognized\n"),
+        (
+            ["describe", "--bogus"],
+            "capability-graph describe: error: an option is not recognized\n",
+        ),
         (["list", "--limit", "many"], "argument --limit: must be an integer"),
         (
             ["list", "--lim", "5"],

@@ -128,7 +128,7 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[]): Parsed
 }
 
 /**
- * ` (did you mean NAME?)` for the closest of our own `names`, or "" ([CG-CLI-10]): the name whose
+ * ` (did you mean NAME?)` for the closest of our own `names`, or "" ([CG-CLI-20]): the name whose
  * similarity ratio with `value`, compared without case, is highest and at least 0.6 (a tie goes
  * to the name that sorts last), as Python's difflib.get_close_matches(value, names, 1, 0.6).
  * Only a name of ours is printed, never `value`.

@@ -146,7 +146,7 @@ test("before the command, the first of --help and --version acts ([CG-CLI-17])",
   assert.equal(unknown.stdout, "");
 });
 
-test("suggestions are the reference's: the closest own name, ratio at least 0.6 ([CG-CLI-10])", () => {
+test("suggestions are the reference's: the closest own name, ratio at least 0.6 ([CG-CLI-20])", () => {
   const commands = [...GRAPH_COMMANDS.keys(), "call", "mcp", "doctor", "init", "explain"];
   assert.equal(didYouMean("lst", commands), " (did you mean list?)");
   assert.equal(didYouMean("RESOLVE", commands), " (did you mean resolve?)");

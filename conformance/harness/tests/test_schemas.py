@@ -142,3 +142,26 @@ def test_every_vector_and_manifest_validates(schemas: SchemaSet, repo: Path) -> 
         assert (
             schemas.errors("conformance/manifest.schema.json", json.loads(path.read_text())) == []
         )
+
+
+def test_an_argv_item_is_a_text_or_exact_bytes_in_base64(schemas: SchemaSet) -> None:
+    """An argument that is not UTF-8 (CG-CLI-19) is written {"base64": ...}; the first item,
+    the command, is always a text."""
+    vector = {
+        "id": "cg.cli.x",
+        "title": "x",
+        "requirements": ["CG-CLI-19"],
+        "level": "required",
+        "fixture": "minimal",
+        "argv": ["list", "--cursor", {"base64": "Y2Fm6Q=="}],
+        "expect": {"exit": {"code": 2}},
+        "surfaces": ["cli"],
+    }
+    assert schemas.errors("conformance/vector.schema.json", vector) == []
+    for argv in (
+        [{"base64": "/w=="}],
+        ["list", {"base64": "not base64!"}],
+        ["list", {"base64": "/w==", "text": "x"}],
+        ["list", {"bytes": "/w=="}],
+    ):
+        assert schemas.errors("conformance/vector.schema.json", {**vector, "argv": argv}) != []

@@ -9,7 +9,14 @@ import { GraphError, graphError } from "../errors.js";
 import type { CapabilityGraph } from "../graph.js";
 import { callTool, failure, Interrupt, openGraph } from "./graph-call.js";
 import { EXIT, type Io, StreamFailure } from "./io.js";
-import { CONFIG_OPTION, type CommandSpec, commandHelp, parseCommand, UsageError } from "./parse.js";
+import {
+  CONFIG_OPTION,
+  type CommandSpec,
+  commandHelp,
+  didYouMean,
+  parseCommand,
+  UsageError,
+} from "./parse.js";
 
 export const CALL_SPEC: CommandSpec = {
   name: "call",
@@ -157,7 +164,7 @@ export async function callCommand(args: string[], io: Io): Promise<number> {
       CALL_SPEC.name,
     );
   }
-  const fail = (error: GraphError) => callFailure(io, error);
+  const fail = (error: GraphError) => callFailure(io, error, tool);
   // An inline text is judged before the graph opens ([CG-CLI-8]).
   if (inline !== undefined) {
     try {
@@ -201,14 +208,13 @@ export async function callCommand(args: string[], io: Io): Promise<number> {
  * A failed `call`: the envelope ([CG-CLI-2]); for an unknown tool, when stderr is a terminal (a person is reading), a hint line listing the tools follows. A
  * program reading stderr through a pipe or a file gets the one-line envelope only ([CG-CLI-11]).
  */
-async function callFailure(io: Io, error: GraphError): Promise<number> {
+async function callFailure(io: Io, error: GraphError, tool: string): Promise<number> {
   const status = await failure(io, error);
   const unknownTool = graphError("CG_INPUT_INVALID", "query", "unknownTool");
   const unknown = error.code === unknownTool.code && error.message === unknownTool.message;
   if (unknown && isTerminal(io.stderr)) {
-    await io.err(
-      `hint: the tools are ${OPERATIONS.map((operation) => operation.tool).join(", ")}\n`,
-    );
+    const tools = OPERATIONS.map((operation) => operation.tool);
+    await io.err(`hint: the tools are ${tools.join(", ")}${didYouMean(tool, tools)}\n`);
   }
   return status;
 }

@@ -4,7 +4,7 @@
 import { ACTION_TEXTS, EXPLANATIONS, PHASE_TEXTS } from "../_generated/explanations.js";
 import { ERROR_CODES, type ErrorCode, REGISTRY } from "../_generated/taxonomy.js";
 import type { CommandSpec } from "./parse.js";
-import { CONFIG_OPTION, PROGRAM, UsageError } from "./parse.js";
+import { CONFIG_OPTION, didYouMean, PROGRAM, UsageError } from "./parse.js";
 
 export const EXPLAIN_SPEC: CommandSpec = {
   name: "explain",
@@ -92,10 +92,15 @@ export function explain(code: string | undefined, json: boolean): string {
   if (code === undefined) {
     return json ? `${JSON.stringify(ERROR_CODES.map(entryJson))}\n` : listText();
   }
-  const known = ERROR_CODES.find((candidate) => candidate === code.toUpperCase());
+  // Only ASCII letters are folded ([CG-CLI-13]): "ı".toUpperCase() is "I", and is no code.
+  const folded = /^[A-Za-z0-9_]+$/.test(code) ? code.toUpperCase() : "";
+  const known = ERROR_CODES.find((candidate) => candidate === folded);
   if (known === undefined) {
     // The caller's text is not repeated ([CG-CLI-10]).
-    throw new UsageError(`unknown error code; run '${PROGRAM} explain' to list them`, "explain");
+    throw new UsageError(
+      `unknown error code${didYouMean(code.trim(), ERROR_CODES)}; run '${PROGRAM} explain' to list them`,
+      "explain",
+    );
   }
   return json ? `${JSON.stringify(entryJson(known))}\n` : entryText(known);
 }

@@ -14,6 +14,7 @@ import type { Operation } from "../_generated/operations.js";
 import { GraphError } from "../errors.js";
 import type { CapabilityGraph } from "../graph.js";
 import { packageVersion } from "../version.js";
+import { programArguments } from "./argv.js";
 import { CALL_SPEC, callCommand } from "./call.js";
 import { DOCTOR_SPEC, reportJson, reportText } from "./doctor.js";
 import { EXPLAIN_SPEC, explain } from "./explain.js";
@@ -24,6 +25,9 @@ import {
   CONFIG_OPTION,
   type CommandSpec,
   commandHelp,
+  didYouMean,
+  isOptionLike,
+  isText,
   PROGRAM,
   parseCommand,
   synopsis,
@@ -106,6 +110,15 @@ async function graphCommand(operation: Operation, args: string[], io: Io): Promi
     return EXIT.ok;
   }
   const request = requestText(operation, parsed); // usage errors come before the graph opens
+  // A text in the arguments without one meaning (a duplicate --context member, an integer of
+  // more than 400 digits) is CG_INPUT_INVALID before the graph opens, as an inline --arguments.
+  const { parseRequestText } = await import("../graph.js");
+  try {
+    parseRequestText(operation.tool, request);
+  } catch (error) {
+    if (error instanceof GraphError) return failure(io, error);
+    throw error;
+  }
   const interrupt = new Interrupt(operation);
   try {
     let graph: CapabilityGraph;
@@ -189,32 +202,34 @@ async function runMaintenance(
   });
 }
 
-/** Split the options before the command (`--config`, `--version`, `--help`) from the rest. */
+/**
+ * The command line ([CG-CLI-15] .. [CG-CLI-19]): every argument UTF-8 text; before the command,
+ * only `--config FILE`, `--help` and `--version` (the first of these two acts, whatever else is
+ * there); `--config` before the command is the command's own.
+ */
 function dispatch(argv: readonly string[], io: Io): Promise<number> {
-  const leading: string[] = [];
+  if (!argv.every(isText)) throw new UsageError("an argument is not UTF-8 text");
+  // The command: the first token that is neither option-like nor the value of --config.
   let index = 0;
-  while (index < argv.length && (argv[index] as string).startsWith("-")) {
-    const token = argv[index] as string;
+  while (index < argv.length && argv[index] !== "--" && isOptionLike(argv[index] as string)) {
+    const next = argv[index + 1];
+    if (argv[index] === CONFIG_OPTION.flag && next !== undefined && !isOptionLike(next)) index += 1;
+    index += 1;
+  }
+  const leading = argv.slice(0, index);
+  for (const token of leading) {
     if (token === "--version") return io.out(`${PROGRAM} ${packageVersion()}\n`).then(() => 0);
     if (token === "-h" || token === "--help")
       return programHelp()
         .then((text) => io.out(text))
         .then(() => 0);
-    if (token === CONFIG_OPTION.flag) {
-      const value = argv[index + 1];
-      if (value === undefined) throw new UsageError("argument --config: expected one argument");
-      leading.push(token, value);
-      index += 2;
-    } else if (token.startsWith(`${CONFIG_OPTION.flag}=`)) {
-      leading.push(token);
-      index += 1;
-    } else {
-      throw new UsageError("an option is not recognized; see --help for the options");
-    }
   }
+  const global = parseCommand(GLOBAL_SPEC, leading); // only options: the command follows
+  if (argv[index] === "--") index += 1;
   const command = argv[index];
   if (command === undefined) throw new UsageError("a COMMAND is required");
-  const args = [...leading, ...argv.slice(index + 1)];
+  const config = global.options.get(CONFIG_OPTION.flag) ?? [];
+  const args = [...config.map((file) => `${CONFIG_OPTION.flag}=${file}`), ...argv.slice(index + 1)];
   const operation = GRAPH_COMMANDS.get(command);
   if (operation !== undefined) return graphCommand(operation, args, io);
   const maintenance = MAINTENANCE_COMMANDS.get(command);
@@ -228,11 +243,24 @@ function dispatch(argv: readonly string[], io: Io): Promise<number> {
       return doctorCommand(args, io);
     case EXPLAIN_SPEC.name:
       return explainCommand(args, io);
-    default:
+    default: {
       // The unknown command is not repeated; only the CLI's own names are ([CG-CLI-10]).
-      throw new UsageError(`unknown command; the choices are ${commandNames().join(", ")}`);
+      const names = commandNames();
+      throw new UsageError(
+        `unknown command${didYouMean(command, names)}; the choices are ${names.join(", ")}`,
+      );
+    }
   }
 }
+
+/** The options before the command, read with the grammar of every command. */
+const GLOBAL_SPEC: CommandSpec = {
+  name: "",
+  help: "",
+  options: [CONFIG_OPTION, { flag: "--version", help: "print the version and exit" }],
+  positionals: [],
+  examples: [],
+};
 
 function specOf(name: string | undefined): CommandSpec | undefined {
   if (name === undefined) return undefined;
@@ -301,7 +329,7 @@ if (invokedAsProgram()) {
   };
   process.on("uncaughtException", defect);
   process.on("unhandledRejection", defect);
-  const status = await run(process.argv.slice(2), process.stdin, process.stdout, process.stderr);
+  const status = await run(programArguments(), process.stdin, process.stdout, process.stderr);
   // Every write has completed (run awaits them); exit now rather than wait for handles a graph
   // or an executor may still hold.
   process.exit(status);

@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { asksForHelp, didYouMean, isOptionLike } from "./parse.js";
 
 /** The program name used in usage texts and text reports. */
 export const PROGRAM = "capability-graph";
@@ -136,49 +137,54 @@ export function parseArgs(spec: CommandSpec, args: readonly string[]): ParsedArg
   const values = new Map<string, string[]>();
   const switches = new Set<string>();
   let positional: string | undefined;
-  let help = false;
+  // Help wins over every usage error of the command line ([CG-CLI-17]).
+  if (asksForHelp(args)) return { values, switches, positional, help: true };
   let onlyPositionals = false;
   for (let index = 0; index < args.length; index += 1) {
     const arg = args[index] ?? "";
-    if (!onlyPositionals && (arg === "-h" || arg === "--help")) {
-      help = true;
-      continue;
-    }
     if (!onlyPositionals && arg === "--") {
       onlyPositionals = true;
       continue;
     }
-    if (!onlyPositionals && arg.startsWith("-") && arg !== "-") {
+    if (!onlyPositionals && isOptionLike(arg)) {
+      // The grammar of [CG-CLI-15] and [CG-CLI-16], as for every command.
       const equals = arg.indexOf("=");
-      const flag = equals > 0 ? arg.slice(0, equals) : arg;
+      const flag = equals === -1 ? arg : arg.slice(0, equals);
       const option = spec.options.find((candidate) => candidate.flag === flag);
       if (option === undefined) {
-        throw new UsageError(`unrecognized option; the options are ${optionNames(spec)}`);
+        const flags = ["--help", ...spec.options.map((candidate) => candidate.flag)];
+        throw new UsageError(
+          `unrecognized option${didYouMean(flag, flags)}; the options are ${optionNames(spec)}`,
+        );
+      }
+      if ((values.has(flag) || switches.has(flag)) && option.repeatable !== true) {
+        throw new UsageError(`option ${flag} may be given once`);
       }
       if (option.value === undefined) {
-        if (equals > 0) throw new UsageError(`option ${flag} takes no value`);
+        if (equals !== -1) throw new UsageError(`option ${flag} takes no value`);
         switches.add(flag);
         continue;
       }
       let value: string | undefined;
-      if (equals > 0) value = arg.slice(equals + 1);
+      if (equals !== -1) value = arg.slice(equals + 1);
       else {
-        index += 1;
-        value = args[index];
+        const next = args[index + 1];
+        if (next !== undefined && !isOptionLike(next)) {
+          value = next;
+          index += 1;
+        }
       }
       if (value === undefined)
         throw new UsageError(`option ${flag} expects a value ${option.value}`);
       if (option.choices !== undefined && !option.choices.includes(value)) {
-        throw new UsageError(`option ${flag}: the choices are ${option.choices.join(", ")}`);
+        throw new UsageError(
+          `option ${flag}: unknown choice${didYouMean(value, option.choices)}; the choices are ${option.choices.join(", ")}`,
+        );
       }
       if (option.valid !== undefined && !option.valid.test(value)) {
         throw new UsageError(`option ${flag}: ${option.valid.rule}`);
       }
-      const previous = values.get(flag);
-      if (previous !== undefined && option.repeatable !== true) {
-        throw new UsageError(`option ${flag} may be given once`);
-      }
-      values.set(flag, [...(previous ?? []), value]);
+      values.set(flag, [...(values.get(flag) ?? []), value]);
       continue;
     }
     if (spec.positional === undefined || positional !== undefined) {
@@ -186,14 +192,12 @@ export function parseArgs(spec: CommandSpec, args: readonly string[]): ParsedArg
     }
     positional = arg;
   }
-  if (!help) {
-    for (const option of spec.options) {
-      if (option.required === true && !values.has(option.flag)) {
-        throw new UsageError(`the option ${option.flag} is required`);
-      }
+  for (const option of spec.options) {
+    if (option.required === true && !values.has(option.flag)) {
+      throw new UsageError(`the option ${option.flag} is required`);
     }
   }
-  return { values, switches, positional, help };
+  return { values, switches, positional, help: false };
 }
 
 function optionNames(spec: CommandSpec): string {

@@ -56,43 +56,60 @@ export const CONFIG_OPTION: OptionSpec = {
   help: "the host configuration (default: $CAPABILITY_GRAPH_CONFIG, else ./capability-graph.json); e.g. --config graph/capability-graph.json",
 };
 
-function isOptionToken(token: string): boolean {
-  return token.startsWith("-") && token !== "-" && !/^-\d/.test(token);
+/**
+ * A token that reads as an option ([CG-CLI-15]): it begins with `-`, is not `-` alone, and no
+ * ASCII digit follows the `-` (`-1` is a value or a positional argument).
+ */
+export function isOptionLike(token: string): boolean {
+  return token.startsWith("-") && token !== "-" && !/^-[0-9]/.test(token);
 }
 
-/** Parse the arguments after the command name. */
+/** Whether `-h` or `--help` comes before any `--` ([CG-CLI-17]: help wins over every usage error). */
+export function asksForHelp(argv: readonly string[]): boolean {
+  const end = argv.indexOf("--");
+  return (end === -1 ? argv : argv.slice(0, end)).some((token) => HELP.has(token));
+}
+
+const HELP: ReadonlySet<string> = new Set(["-h", "--help"]);
+
+/**
+ * Whether an argument arrived as bytes that are not UTF-8 ([CG-CLI-19]): the program hands such a
+ * byte to `run` as the lone surrogate U+DC80 + byte (as Python's surrogateescape does), and a
+ * platform that gives UTF-16 arguments may hand an unpaired surrogate itself.
+ */
+export function isText(token: string): boolean {
+  return !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(token);
+}
+
+/** Parse the arguments after the command name ([CG-CLI-15], [CG-CLI-16], [CG-CLI-17]). */
 export function parseCommand(spec: CommandSpec, argv: readonly string[]): ParsedCommand {
+  if (asksForHelp(argv)) return { options: new Map(), positionals: new Map(), help: true };
   const options = new Map<string, string[]>();
   const loose: string[] = [];
-  let help = false;
-  let onlyPositionals = false;
   for (let index = 0; index < argv.length; index += 1) {
     const token = argv[index] as string;
-    if (onlyPositionals || !isOptionToken(token)) {
-      loose.push(token);
-      continue;
-    }
     if (token === "--") {
-      onlyPositionals = true;
-      continue;
+      loose.push(...argv.slice(index + 1));
+      break;
     }
-    if (token === "-h" || token === "--help") {
-      help = true;
+    if (!isOptionLike(token)) {
+      loose.push(token);
       continue;
     }
     const equals = token.indexOf("=");
     const flag = equals === -1 ? token : token.slice(0, equals);
     const option = spec.options.find((candidate) => candidate.flag === flag);
     if (option === undefined) {
-      // The unknown option is not repeated ([CG-CLI-10]).
-      throw new UsageError("an option is not recognized; see --help for the options", spec.name);
+      // The unknown option is not repeated; only a name of ours is suggested ([CG-CLI-10]).
+      const flags = ["--help", ...spec.options.map((candidate) => candidate.flag)];
+      throw new UsageError(`an option is not recognized${didYouMean(flag, flags)}`, spec.name);
     }
     let value = "";
     if (option.metavar !== undefined) {
       if (equals !== -1) value = token.slice(equals + 1);
       else {
         const next = argv[index + 1];
-        if (next === undefined || (isOptionToken(next) && next !== "--")) {
+        if (next === undefined || isOptionLike(next)) {
           throw new UsageError(`argument ${option.flag}: expected one argument`, spec.name);
         }
         value = next;
@@ -101,14 +118,67 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[]): Parsed
     } else if (equals !== -1) {
       throw new UsageError(`argument ${option.flag}: takes no value`, spec.name);
     }
-    const values = options.get(flag) ?? [];
-    // A non-repeatable option given twice keeps its last value, as its help says nothing else.
-    if (option.repeatable === true || option.metavar === undefined) values.push(value);
-    else values.splice(0, values.length, value);
-    options.set(flag, values);
+    const values = options.get(flag);
+    if (values !== undefined && option.repeatable !== true) {
+      throw new UsageError(`argument ${option.flag}: may be given once`, spec.name);
+    }
+    options.set(flag, [...(values ?? []), value]);
   }
-  if (help) return { options, positionals: new Map(), help };
-  return { options, positionals: assignPositionals(spec, loose), help };
+  return { options, positionals: assignPositionals(spec, loose), help: false };
+}
+
+/**
+ * ` (did you mean NAME?)` for the closest of our own `names`, or "" ([CG-CLI-20]): the name whose
+ * similarity ratio with `value`, compared without case, is highest and at least 0.6 (a tie goes
+ * to the name that sorts last), as Python's difflib.get_close_matches(value, names, 1, 0.6).
+ * Only a name of ours is printed, never `value`.
+ */
+export function didYouMean(value: string, names: readonly string[]): string {
+  const folded = value.toLowerCase();
+  let best: { score: number; key: string; name: string } | undefined;
+  for (const name of names) {
+    const key = name.toLowerCase();
+    const score = similarity(key, folded);
+    if (score < 0.6) continue;
+    if (best === undefined || score > best.score || (score === best.score && key > best.key)) {
+      best = { score, key, name };
+    }
+  }
+  return best === undefined ? "" : ` (did you mean ${best.name}?)`;
+}
+
+/** difflib's SequenceMatcher ratio: 2 * matches / total length (no junk: the texts are short). */
+function similarity(a: string, b: string): number {
+  const total = a.length + b.length;
+  return total === 0 ? 1 : (2 * matchingCharacters(a, b)) / total;
+}
+
+/** The characters of the longest common block, then recursively of both sides of it. */
+function matchingCharacters(a: string, b: string): number {
+  let bestA = 0;
+  let bestB = 0;
+  let bestSize = 0;
+  let previous = new Array<number>(b.length + 1).fill(0);
+  for (let i = 0; i < a.length; i += 1) {
+    const current = new Array<number>(b.length + 1).fill(0);
+    for (let j = 0; j < b.length; j += 1) {
+      if (a[i] !== b[j]) continue;
+      const size = (previous[j] as number) + 1;
+      current[j + 1] = size;
+      if (size > bestSize) {
+        bestA = i - size + 1;
+        bestB = j - size + 1;
+        bestSize = size;
+      }
+    }
+    previous = current;
+  }
+  if (bestSize === 0) return 0;
+  return (
+    bestSize +
+    matchingCharacters(a.slice(0, bestA), b.slice(0, bestB)) +
+    matchingCharacters(a.slice(bestA + bestSize), b.slice(bestB + bestSize))
+  );
 }
 
 function assignPositionals(spec: CommandSpec, loose: string[]): Map<string, string[]> {

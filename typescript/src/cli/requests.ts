@@ -127,10 +127,12 @@ function fragmentOf(
         : JSON.stringify(values[values.length - 1]);
     case "integer": {
       const text = values[values.length - 1] as string;
+      // An optional - and ASCII digits ([CG-CLI-18]), as the literal without leading zeros.
       if (!/^-?[0-9]+$/.test(text)) {
         throw new UsageError(`argument ${name}: must be an integer`, command);
       }
-      return text;
+      const digits = text.replace(/^-?0*/, "") || "0";
+      return text.startsWith("-") && digits !== "0" ? `-${digits}` : digits;
     }
     case "comma-separated": {
       const text = values[values.length - 1] as string;

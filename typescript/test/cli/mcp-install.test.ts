@@ -158,7 +158,8 @@ describe("mcp-install: adding the entry", () => {
       const { cwd } = project();
       const { exit } = await install(
         cwd,
-        ...onClientFile("cursor", "c.json", "--name", serverName),
+        // The = form: a value that begins with '-' is not option-like there ([CG-CLI-15]).
+        ...onClientFile("cursor", "c.json", `--name=${serverName}`),
       );
       assert.equal(exit, 0);
       assert.deepEqual(Object.keys(JSON.parse(read(path.join(cwd, "c.json"))).mcpServers), [

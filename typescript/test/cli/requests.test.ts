@@ -22,21 +22,18 @@ test("a command without arguments is the empty request", () => {
   assert.equal(request("describe", []), "{}");
 });
 
-test("repeatable options form a list; the last of a repeated single option wins", () => {
+test("repeatable options form a list in the order given ([CG-CLI-16])", () => {
   assert.equal(
-    request("list", [
-      "--provider",
-      "a",
-      "--tag",
-      "t",
-      "--provider=b",
-      "--limit",
-      "1",
-      "--limit",
-      "2",
-    ]),
-    '{"providers":["a","b"],"tags":["t"],"limit":2}',
+    request("list", ["--provider", "a", "--tag", "t", "--provider=b", "--limit", "1"]),
+    '{"providers":["a","b"],"tags":["t"],"limit":1}',
   );
+});
+
+test("a single option given twice is a usage error, never the last one wins ([CG-CLI-16])", () => {
+  assert.throws(() => request("list", ["--limit", "1", "--limit=2"]), {
+    name: "UsageError",
+    message: "argument --limit: may be given once",
+  });
 });
 
 test("a nested member is built from its '/'-separated path", () => {

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import copy
 import fnmatch
@@ -465,7 +466,7 @@ class _Runner:
         before = {path: _read_or_none(workdir.path / path) for path in files}
         extra_env: dict[str, str] = {}
         if vector.kind == "argv":
-            arguments = [a.replace("{config}", config) for a in vector.data["argv"]]
+            arguments = [_cli_argument(a, config) for a in vector.data["argv"]]
             extra_env = {
                 k: v.replace("{config}", config) for k, v in vector.data.get("env", {}).items()
             }
@@ -501,7 +502,7 @@ class _Runner:
             case.error(f"the CLI did not finish within {self.options.process_timeout:g} s")
             return
         evidence = {
-            "argv": arguments,
+            "argv": [a if isinstance(a, str) else {"base64": _base64(a)} for a in arguments],
             "exit": process.returncode,
             "stdout": preview(stdout),
             "stderr": preview(stderr),
@@ -535,7 +536,7 @@ class _Runner:
                 tool = (
                     vector.data["call"]["tool"]
                     if vector.kind == "call"
-                    else self.suite.cli_tools.get(vector.data.get("argv", [""])[0])
+                    else self.suite.cli_tools.get(str(vector.data.get("argv", [""])[0]))
                 )
                 check_result(case, result, expect["result"], self.schemas, tool=tool)
         else:
@@ -572,7 +573,7 @@ class _Runner:
         if (
             "exit" in expect
             or vector.data.get("cliStdout") == "report"
-            or (vector.kind == "argv" and argv[0] in _MAINTENANCE_COMMANDS)
+            or (vector.kind == "argv" and str(argv[0]) in _MAINTENANCE_COMMANDS)
         ):
             # A maintenance report is trusted output for the host and may name the host's local
             # paths (CG-MAINT-3); stderr, and every other output, must not name the working folder.
@@ -1065,3 +1066,15 @@ def _interruptible() -> None:
     and so would the CLI; the vector's premise is a user's interrupt, which an ignored signal
     never is."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _cli_argument(item: str | dict[str, str], config: str) -> str | bytes:
+    """One argument of an argv vector: a text ('{config}' replaced), or exact bytes given as
+    {"base64": ...} (an argument that is not UTF-8, CG-CLI-19)."""
+    if isinstance(item, str):
+        return item.replace("{config}", config)
+    return base64.b64decode(item["base64"], validate=True)
+
+
+def _base64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")

@@ -13,7 +13,6 @@ import json
 import os
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -390,164 +389,46 @@ def test_mcp_install_client_config_that_is_not_a_regular_file_is_left_alone(
 X = b"\xff"
 
 
-def _undecodable_cases() -> Iterator[tuple[str, list[bytes], int, bytes]]:
-    """(id, argv, exit status, the end of stderr)."""
-    usage = b"capability-graph %s: error: %s\n"
-    yield "describe --config", [b"describe", b"--config", X], 1, UNREADABLE_CONFIG
-    for argv, pointer, phase in [
-        ([b"list", b"--provider", X], b"/providers/0", b"query"),
-        ([b"list", b"--tag", X], b"/tags/0", b"query"),
-        ([b"list", b"--cursor", X], b"/cursor", b"query"),
-        ([b"resolve", X], b"/ids/0", b"query"),
-        ([b"resolve", b"acme::a", b"--relations", X], b"/relations/kinds/0", b"query"),
-        ([b"match", X], b"/request", b"match"),
-        ([b"read", b"acme::a", X], b"/documentId", b"document"),
-        ([b"read", b"acme::a", X, b"--raw"], b"/documentId", b"document"),
-    ]:
-        message = pointer + b" a string has a lone surrogate"
-        yield (
-            b" ".join(argv).decode("ascii", "replace"),
-            argv,
-            1,
-            b'{"ok":false,"error":{"code":"CG_INPUT_INVALID","phase":"%s","message":"%s",'
-            b'"nextAction":"fix_input"}}\n' % (phase, message),
-        )
-    yield (
-        "match --context key",
-        [b"match", b"x", b"--context", X + b"=1"],
-        1,
-        (
-            b'{"ok":false,"error":{"code":"CG_CONTEXT_INVALID","phase":"match","message":'
-            b'"/context keys must match ^[A-Za-z][A-Za-z0-9_.-]{0,63}$",'
-            b'"nextAction":"fix_input"}}\n'
-        ),
-    )
-    yield (
-        "match --context value",
-        [b"match", b"x", b"--context", b"a=" + X],
-        1,
-        (
-            b'{"ok":false,"error":{"code":"CG_CONTEXT_INVALID","phase":"match","message":'
-            b'"/context values must be strings of valid Unicode text","nextAction":"fix_input"}}\n'
-        ),
-    )
-    yield (
-        "call TOOL",
-        [b"call", X],
-        1,
-        (
-            b'{"ok":false,"error":{"code":"CG_INPUT_INVALID","phase":"query","message":'
-            b'"Unknown tool","nextAction":"fix_input"}}\n'
-        ),
-    )
-    yield (
-        "call --arguments",
-        [b"call", b"list_capabilities", b"--arguments", b'{"providers":["' + X + b'"]}'],
-        2,
-        usage % (b"call", b"argument --arguments: not UTF-8 text"),
-    )
-    yield (
-        "call --arguments-file",
-        [b"call", b"list_capabilities", b"--arguments-file", X],
-        2,
-        (NOT_A_REGULAR_FILE),
-    )
-    yield "doctor --config", [b"doctor", b"--config", X], 1, UNREADABLE_CONFIG
-    yield "mcp --config", [b"mcp", b"--config", X], 1, UNREADABLE_CONFIG
-    yield (
-        "list --limit",
-        [b"list", b"--limit", X],
-        2,
-        usage
-        % (
-            b"list",
-            b"argument --limit: must be an integer",
-        ),
-    )
-    yield (
-        "mcp-install --client",
-        [b"mcp-install", b"--client", X],
-        2,
-        usage
-        % (
-            b"mcp-install",
-            b"argument --client: unknown choice; the choices are " + CLIENTS.encode(),
-        ),
-    )
-    yield (
-        "mcp-install --name",
-        [b"mcp-install", b"--client", b"cursor", b"--name", X, b"--dry-run"],
-        2,
-        usage
-        % (b"mcp-install", b"argument --name: must be 1..64 letters A-Z or a-z, digits, _ or -"),
-    )
-    yield (
-        "mcp-install --config",
-        [b"mcp-install", b"--client", b"cursor", b"--config", X, b"--dry-run"],
-        2,
-        usage
-        % (
-            b"mcp-install",
-            b"the configuration path is not UTF-8 text: it cannot be written into a client's "
-            b"configuration",
-        ),
-    )
-    yield (
-        "explain",
-        [b"explain", X],
-        2,
-        usage
-        % (
-            b"explain",
-            b"unknown error code; run 'capability-graph explain' to list them",
-        ),
-    )
-    yield (
-        "COMMAND",
-        [X],
-        2,
-        (
-            b"capability-graph: error: argument COMMAND: unknown command; the choices are "
-            b"describe, list, resolve, match, read, call, mcp, doctor, init, mcp-install, "
-            b"mcp-uninstall, explain\n"
-        ),
-    )
-    yield "option", [b"list", b"--" + X], 2, usage % (b"list", b"1 unrecognized argument")
-
-
-UNDECODABLE = list(_undecodable_cases())
+#: Every command and option, given one argument whose bytes are not UTF-8 (CG-CLI-19).
+UNDECODABLE: list[tuple[str, list[bytes]]] = [
+    ("describe --config", [b"describe", b"--config", X]),
+    ("list --provider", [b"list", b"--provider", X]),
+    ("list --tag", [b"list", b"--tag", X]),
+    ("list --cursor", [b"list", b"--cursor", X]),
+    ("list --limit", [b"list", b"--limit", X]),
+    ("resolve ID", [b"resolve", X]),
+    ("resolve --relations", [b"resolve", b"acme::a", b"--relations", X]),
+    ("match TEXT", [b"match", X]),
+    ("match --context key", [b"match", b"x", b"--context", X + b"=1"]),
+    ("match --context value", [b"match", b"x", b"--context", b"a=" + X]),
+    ("read DOCUMENT_ID", [b"read", b"acme::a", X, b"--raw"]),
+    ("call TOOL", [b"call", X]),
+    ("call --arguments", [b"call", b"list_capabilities", b"--arguments", b'["' + X + b'"]']),
+    ("call --arguments-file", [b"call", b"list_capabilities", b"--arguments-file", X]),
+    ("doctor --config", [b"doctor", b"--config", X]),
+    ("mcp --config", [b"mcp", b"--config", X]),
+    ("init DIR", [b"init", X, b"--json"]),
+    ("init --config", [b"init", b"--config", X + b".json", b"--json"]),
+    ("mcp-install --client", [b"mcp-install", b"--client", X]),
+    ("mcp-install --name", [b"mcp-install", b"--client", b"cursor", b"--name", X]),
+    ("mcp-install --config", [b"mcp-install", b"--client", b"cursor", b"--config", X]),
+    ("explain CODE", [b"explain", X]),
+    ("COMMAND", [X]),
+    ("option", [b"list", b"--" + X]),
+    ("after --", [b"resolve", b"--", X]),
+    ("with --help", [b"list", b"--help", X]),
+]
 
 
 @pytest.mark.parametrize(
-    ("argv", "status", "stderr_end"),
-    [case[1:] for case in UNDECODABLE],
-    ids=[case[0] for case in UNDECODABLE],
+    "argv", [case[1] for case in UNDECODABLE], ids=[case[0] for case in UNDECODABLE]
 )
-def test_undecodable_argv_is_a_defined_error(
-    workspace: Path, argv: list[bytes], status: int, stderr_end: bytes
-) -> None:
-    done = run(list(argv), workspace)
-    no_defect(done)
-    assert done.returncode == status, done
-    # doctor reports the cause of an unreadable configuration on stdout, without the path's bytes.
-    assert done.stdout == b"" or argv[0] == b"doctor"
-    assert X not in done.stdout
-    assert done.stderr.endswith(stderr_end), done.stderr
-    assert X not in done.stderr
-
-
-@pytest.mark.parametrize(
-    "argv",
-    [[b"init", X, b"--json"], [b"init", b"--config", X + b".json", b"--json"]],
-    ids=["init DIR", "init --config"],
-)
-def test_init_with_undecodable_paths_writes_them_and_reports_safe_text(
-    tmp_path: Path, argv: list[bytes]
-) -> None:
+def test_undecodable_argv_is_a_usage_error(tmp_path: Path, argv: list[bytes]) -> None:
+    """CG-CLI-19: wherever it stands, before anything else (help included); nothing written."""
     done = run(list(argv), tmp_path)
     no_defect(done)
-    assert done.returncode == 0, done
-    data = json.loads(done.stdout)
-    REPORT.validate(data)
-    assert data["status"] == "ok"
-    assert any(X in os.fsencode(path) for path in os.listdir(tmp_path))
+    assert done.returncode == 2, done
+    assert done.stdout == b""
+    assert done.stderr.endswith(b"capability-graph: error: an argument is not UTF-8 text\n")
+    assert X not in done.stderr
+    assert os.listdir(tmp_path) == []

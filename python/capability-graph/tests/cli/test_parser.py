@@ -76,26 +76,26 @@ def test_client_choices_are_listed_in_help() -> None:
         (
             ["lst"],
             "",
-            "argument COMMAND: unknown command (did you mean list?); the choices are describe, "
+            "unknown command (did you mean list?); the choices are describe, "
             "list, resolve, match, read, call, mcp, doctor, init, mcp-install, mcp-uninstall, "
             "explain",
         ),
         (
             ["RESOLVE"],
             "",
-            "argument COMMAND: unknown command (did you mean resolve?); the choices are "
+            "unknown command (did you mean resolve?); the choices are "
             "describe, list, resolve, match, read, call, mcp, doctor, init, mcp-install, "
             "mcp-uninstall, explain",
         ),
         (
             ["list", "--provder", "acme"],
             "list",
-            "2 unrecognized arguments (did you mean --provider?)",
+            "an option is not recognized (did you mean --provider?)",
         ),
         (
             ["match", "x", "--timeout=5"],
             "match",
-            "1 unrecognized argument (did you mean --timeout-ms?)",
+            "an option is not recognized (did you mean --timeout-ms?)",
         ),
         (
             ["mcp-install", "--client", "curser"],

@@ -43,6 +43,11 @@ reader of stdout went away). A usage message never repeats what the caller typed
 arguments by their option or role, and suggests only names of the CLI's own commands, options,
 tools and error codes.
 
+Every command reads argv with one grammar (CG-CLI-15 .. CG-CLI-19, in ``_arguments``): long
+options in full, ``--NAME=VALUE``, a value never option-like, ``--`` ending the options, an
+option given twice a usage error unless repeatable, help first, ``--config`` also before the
+command, integers of ASCII digits only, and every argument UTF-8 text.
+
 The package, bottom up: ``_base`` (exit statuses, usage errors, the standard streams, the error
 and report writers), ``_arguments`` (the parser class the commands declare their arguments on),
 one module per command family (``graph`` with ``_requests`` for the graph commands and

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final, NoReturn, Protocol, TextIO
 
 from .._report import counted as count
-from ._base import EXIT_USAGE, PROG, Exit, did_you_mean
+from ._base import EXIT_USAGE, PROG, Exit, did_you_mean, is_text
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
@@ -76,22 +76,120 @@ class Parser(argparse.ArgumentParser):
     def parse_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> argparse.Namespace:
-        parsed, extras = self.parse_known_args(args, namespace)
+        argv = list(sys.argv[1:] if args is None else args)
+        if self.commands:
+            # The CLI's own grammar (CG-CLI-15 .. CG-CLI-19) decides; argparse then reads a
+            # command line with one reading only (the command, ``--NAME=VALUE`` options, ``--``
+            # and the positional arguments) and converts the values.
+            argv = self._canonical(argv)
+        parsed, extras = self.parse_known_args(argv, namespace)
+        if "--" in extras:
+            extras.remove("--")  # the separator the canonical command line added
         if extras:
-            # Reported by the command's parser (its usage), naming no unrecognized value.
+            # Positional arguments too many (an unknown option was refused before, by _read);
+            # reported by the command's parser (its usage), naming no value.
             parser = self.commands.get(getattr(parsed, "command", None) or "", self)
-            options = [o for a in parser._actions for o in a.option_strings]
-            hint = next(
-                (
-                    suggestion
-                    for extra in extras
-                    if extra.startswith("--")
-                    and (suggestion := did_you_mean(extra.partition("=")[0], options))
-                ),
-                "",
-            )
-            parser.fail(f"{count(len(extras), 'unrecognized argument')}{hint}")
+            parser.fail(count(len(extras), "unrecognized argument"))
         return parsed
+
+    def _canonical(self, argv: list[str]) -> list[str]:
+        """The command line in one reading, or :class:`Exit` (help, version, a usage error)."""
+        if not all(is_text(arg) for arg in argv):
+            self.fail("an argument is not UTF-8 text")  # CG-CLI-19: before anything else
+        leading, rest = _split_at_command(argv, self._option_table())
+        for arg in leading:  # CG-CLI-17: the first of --help and --version acts
+            if arg in _HELP or arg == "--version":
+                return [arg]
+        options, _ = self._read(leading, self)  # only options (and a ``--``) precede it
+        if not rest:
+            self.fail("a COMMAND is required")
+        command, rest = rest[0], rest[1:]
+        sub = self.commands.get(command)
+        if sub is None:
+            names = list(self.commands)
+            self.fail(
+                f"unknown command{did_you_mean(command, names)}; the choices are "
+                + ", ".join(names)
+            )
+        args = [*options, *rest]  # ``--config`` before the command is the command's own
+        if any(arg in _HELP for arg in _before_separator(args)):
+            return [command, "--help"]
+        options, positionals = self._read(args, sub)
+        return [command, *options, *(["--", *positionals] if positionals else [])]
+
+    def _option_table(self) -> dict[str, argparse.Action]:
+        return {name: action for action in self._actions for name in action.option_strings}
+
+    @staticmethod
+    def _read(args: list[str], parser: Parser) -> tuple[list[str], list[str]]:
+        """The options (as ``--NAME=VALUE`` or ``--NAME``) and the positional arguments of
+        ``args`` read with ``parser``'s options (CG-CLI-15, CG-CLI-16)."""
+        table = parser._option_table()
+        options: list[str] = []
+        positionals: list[str] = []
+        seen: set[str] = set()
+        index = 0
+        while index < len(args):
+            arg = args[index]
+            index += 1
+            if arg == "--":
+                positionals += args[index:]
+                break
+            if not option_like(arg):
+                positionals.append(arg)
+                continue
+            name, equals, value = arg.partition("=")
+            action = table.get(name)
+            if action is None:
+                names = [o for o in table if o.startswith("--")]
+                parser.fail(f"an option is not recognized{did_you_mean(name, names)}")
+            if action.nargs == 0:
+                if equals:
+                    parser.fail(f"argument {name}: takes no value")
+                options.append(name)
+            else:
+                if not equals:
+                    if index == len(args) or option_like(args[index]):
+                        parser.fail(f"argument {name}: expected one argument")
+                    value = args[index]
+                    index += 1
+                options.append(f"{name}={value}")
+            if name in seen and not isinstance(action, argparse._AppendAction):
+                parser.fail(f"argument {name}: may be given once")
+            seen.add(name)
+        return options, positionals
+
+
+_HELP: Final = ("-h", "--help")
+
+
+def option_like(arg: str) -> bool:
+    """CG-CLI-15: begins with ``-``, is not ``-`` alone, and no ASCII digit follows the ``-``."""
+    return arg.startswith("-") and arg != "-" and arg[1] not in "0123456789"
+
+
+def _split_at_command(
+    argv: list[str], table: dict[str, argparse.Action]
+) -> tuple[list[str], list[str]]:
+    """The arguments before the command (its options, up to and with a ``--``) and the rest, the
+    command first: the first argument that is neither option-like nor an option's value."""
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
+        if arg == "--":
+            return argv[: index + 1], argv[index + 1 :]
+        if not option_like(arg):
+            break
+        action = table.get(arg)
+        takes_value = action is not None and action.nargs != 0
+        if takes_value and index + 1 < len(argv) and not option_like(argv[index + 1]):
+            index += 1
+        index += 1
+    return argv[:index], argv[index:]
+
+
+def _before_separator(args: list[str]) -> list[str]:
+    return args[: args.index("--")] if "--" in args else args
 
 
 #: A quoted value in an argparse message (``'text'`` or ``"text"``, as ``repr`` writes them).

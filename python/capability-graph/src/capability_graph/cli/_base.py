@@ -185,7 +185,7 @@ def write_report(command: str, report: Report, stdout: TextIO, *, as_json: bool)
 
 
 def did_you_mean(value: str, names: Sequence[str]) -> str:
-    """`` (did you mean NAME?)`` for the closest of our own ``names``, or ``""``.
+    """`` (did you mean NAME?)`` for the closest of our own ``names``, or ``""`` (CG-CLI-20).
 
     Only a name of ours is printed, never ``value`` (the caller's text).
     """

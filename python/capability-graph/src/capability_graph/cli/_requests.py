@@ -64,6 +64,10 @@ def _table_request(operation: Operation, args: argparse.Namespace) -> tuple[str,
             continue
         if argument.type == "comma-separated":
             value = value.split(",")
+        elif argument.type == "integer":
+            # The literal as a request text holds it (CG-CLI-18): every digit, judged by the
+            # core's rules for request texts (more than 400 digits is CG_INPUT_INVALID).
+            value = _parse_request(operation.tool, value, "/" + argument.member)
         elif argument.type == "context-fact":
             value = _context_object(operation.tool, argument.member, value)
         *parents, name = argument.member.split("/")

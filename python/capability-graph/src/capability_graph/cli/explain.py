@@ -44,8 +44,11 @@ def run_explain(
         else:
             stdout.write(explain_index_text())
         return EXIT_OK
+    # CG-CLI-13: only ASCII letters are folded (a non-ASCII text is no code: "ı".upper() is
+    # "I"), and nothing is trimmed.
+    given: str = args.code
     try:
-        code = lookup(args.code)
+        code = lookup(given.upper() if given.isascii() and given.strip() == given else "")
     except ValueError:
         codes = [known.value for known in ErrorCode]
         raise Usage(

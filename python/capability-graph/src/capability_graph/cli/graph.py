@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import re
 import signal
 import threading
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
 from .._errors import GraphError
 from .._generated.operations import OPERATION_TABLE, CliArgument
@@ -75,7 +76,7 @@ def _add_table_argument(parser: argparse.ArgumentParser, argument: CliArgument) 
     the parsed arguments under :func:`dest` (or the positional's name)."""
     options: dict[str, Any] = {"metavar": argument.metavar, "help": argument.help}
     if argument.type == "integer":
-        options["type"] = _non_negative_int
+        options["type"] = _integer_literal
     elif argument.type == "context-fact":
         options["type"] = context_item
     if argument.positional is not None:
@@ -89,11 +90,18 @@ def _add_table_argument(parser: argparse.ArgumentParser, argument: CliArgument) 
         parser.add_argument(argument.flag, dest=dest(argument), **options)
 
 
-def _non_negative_int(text: str) -> int:
-    try:
-        return int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError("must be an integer") from None
+def _integer_literal(text: str) -> str:
+    """CG-CLI-18: an optional ``-`` and ASCII digits (nothing else: ``int()`` would also take
+    ``+``, spaces, ``_`` and other scripts' digits), as a JSON integer literal without leading
+    zeros; the request is built from the literal, so the graph judges every digit."""
+    if _INTEGER.fullmatch(text) is None:
+        raise argparse.ArgumentTypeError("must be an integer")
+    negative = text.startswith("-")
+    digits = text.lstrip("-").lstrip("0") or "0"
+    return "-" + digits if negative and digits != "0" else digits
+
+
+_INTEGER: Final = re.compile(r"-?[0-9]+")
 
 
 def _add_raw_flag(parser: argparse.ArgumentParser) -> None:

@@ -371,3 +371,13 @@ def test_spec_page_lists_exactly_the_stopwords_and_parameters_of_the_code() -> N
     weights = ", ".join(f"`{key}` {weight}" for key, weight in lexical.FIELDS)
     flat = " ".join(page.split())
     assert weights.replace("`tags` 2.0", "`tags` 2.0 (each tag tokenized separately)") in flat
+
+
+def test_runtime_lowercasing_is_used_only_where_it_equals_the_contract_tables() -> None:
+    # [CG-MODEL-16]: str.lower (fast) stands in for the tables only on a runtime where it gives
+    # the same text; every mapped code point, and capital sigma in each context, agree.
+    data = lexical._unicode()
+    assert data.runtime_lower_agrees  # Python 3.11 to 3.13 all agree
+    mapped = "".join(map(chr, data.lowercase))
+    for text in (mapped, "ΑΣ ΣΑ Σ aΣ. ΑΣΣ", "İ ẞ K"):
+        assert data.lower(text) == text.translate(data.lowercase)

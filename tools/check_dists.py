@@ -344,7 +344,9 @@ def check_data(bin_dir: Path, cwd: Path) -> None:
     code = (
         "from capability_graph._schemas import contract_files, load_schema\n"
         "from capability_graph_conformance.suite import Suite\n"
+        "from capability_graph._executors.lexical import tokenize\n"
         "load_schema('tools.json'); load_schema('config.schema.json')\n"
+        "assert tokenize('ΟΔΟΣ') == ['οδοσ']  # reads the packaged lexical-unicode.json\n"
         "print(contract_files()); print(Suite.packaged().root)"
     )
     for location in run([str(bin_dir / "python"), "-c", code], cwd=cwd).split():

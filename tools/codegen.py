@@ -21,7 +21,10 @@ The steps, in ``STEPS`` order (each reads only sources and the outputs of steps 
                    -> capability_graph/_generated/blocking.py (BlockingCapabilityGraph)
 8. ``validators``  schemas + operations.json -> capability_graph/_generated/validators/
 9. ``defaults``    schemas -> capability_graph/_generated/defaults.py (defaults and limits)
-10. ``docs``       all of the above + spec/*.md + the suite -> docs/ pages, mkdocs.yml nav
+10. ``lexical-unicode`` the Unicode 15.0.0 character database (Python 3.12 only)
+                   -> spec/capability-graph/lexical-unicode.json; on another Python it checks
+                   the committed file's structure only (``tools/generate/lexical_unicode.py``)
+11. ``docs``       all of the above + spec/*.md + the suite -> docs/ pages, mkdocs.yml nav
 
 Adding a step is one module in ``tools/generate/`` that exposes a ``Step`` and one entry in
 ``STEPS``. The spec and the conformance vectors are not copied anywhere: the packages that ship
@@ -42,6 +45,7 @@ from pathlib import Path
 from generate.base import GenerationError, Repo, Step
 from generate.blocking import BLOCKING
 from generate.defaults import DEFAULTS
+from generate.lexical_unicode import LEXICAL_UNICODE
 from generate.models import MODELS, TYPEDDICTS
 from generate.operations import OPERATIONS, TOOLS
 from generate.registry import ENUMS, TAXONOMY
@@ -70,6 +74,7 @@ STEPS: tuple[Step, ...] = (
     BLOCKING,
     VALIDATORS,
     DEFAULTS,
+    LEXICAL_UNICODE,
     Step("docs", _docs, _docs_owned),
 )
 

@@ -124,6 +124,8 @@ def test_the_unpacked_wheels_read_their_own_files(
         "suite = Suite.packaged()\n"
         "print(contract_files())\n"
         "print(len(load_schema('tools.json')['tools']))\n"
+        "from capability_graph._executors.lexical import tokenize\n"
+        "assert tokenize('ΟΔΟΣ') == ['οδοσ']  # reads the packaged lexical-unicode.json\n"
         "print(suite.root)\n"
         "print(len(suite.vectors))\n"
     )

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Generates src/_generated/ from spec/capability-graph (the contract): the error registry
 // (taxonomy.json), the operation table (operations.json with the tool documents of tools.json),
-// the TypeScript types of the JSON Schemas (json-schema-to-typescript) and the Ajv Draft 2020-12
-// validators compiled from the same schemas. `--check` writes nothing and fails on drift.
+// the lexical tokenizer's character data (lexical-unicode.json), the TypeScript types of the
+// JSON Schemas (json-schema-to-typescript) and the Ajv Draft 2020-12 validators compiled from the
+// same schemas. `--check` writes nothing and fails on drift.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -313,6 +314,24 @@ function defaultsModule(schemas) {
   );
 }
 
+// The lexical tokenizer's Unicode 15.0.0 character data ([CG-MODEL-16]), one range per line.
+function lexicalUnicodeModule() {
+  const data = readJson("lexical-unicode.json");
+  const rows = (items) => `[\n${items.map((item) => `  ${JSON.stringify(item)},\n`).join("")}]`;
+  return (
+    `${HEADER}// Source: lexical-unicode.json (Unicode ${data.unicodeVersion}).\n\n` +
+    `export const UNICODE_VERSION = ${JSON.stringify(data.unicodeVersion)};\n\n` +
+    "/** [first, last]: the code points given to NFKC as they are; any other becomes a space. */\n" +
+    `export const NORMALIZABLE: readonly (readonly [number, number])[] = ${rows(data.normalizable)};\n\n` +
+    "/** [first, last]: the letters and numbers (general categories L* and N*). */\n" +
+    `export const WORD: readonly (readonly [number, number])[] = ${rows(data.word)};\n\n` +
+    "/** [first, last, step, delta]: first, first + step, ... up to last lowercase to cp + delta. */\n" +
+    `export const LOWERCASE: readonly (readonly [number, number, number, number])[] = ${rows(data.lowercase)};\n\n` +
+    "/** [cp, [cp, ...]]: the code points that lowercase to several code points. */\n" +
+    `export const LOWERCASE_SPECIAL: readonly (readonly [number, readonly number[]])[] = ${rows(data.lowercaseSpecial)};\n`
+  );
+}
+
 async function allModules() {
   const schemas = loadSchemas();
   const modules = new Map();
@@ -321,6 +340,7 @@ async function allModules() {
   modules.set("explanations.ts", explanationsModule());
   modules.set("member-names.ts", memberNamesModule(schemas));
   modules.set("defaults.ts", defaultsModule(schemas));
+  modules.set("lexical-unicode.ts", lexicalUnicodeModule());
   modules.set("validators.ts", validatorModule(schemas));
   for (const [name, text] of await typeModules(schemas)) modules.set(name, text);
   return modules;

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Mapping, Sequence
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 import pytest
@@ -75,6 +76,27 @@ def test_tokenize(text: str, terms: list[str]) -> None:
     assert tokenize(text) == terms
 
 
+@pytest.mark.parametrize(
+    ("text", "terms"),
+    [
+        # [CG-MODEL-16]: lowercasing is per code point, without the final-sigma rule.
+        ("ΟΔΟΣ οδος", ["οδοσ", "οδος"]),
+        ("ẞ İx", ["ß", "x"]),  # İ -> i + U+0307 (a mark: a separator); "i" is a stopword
+        # First assigned in Unicode 15.0 and not NFKC-inert: a space, whatever the runtime.
+        ("alpha\U0001e030beta", ["alpha", "beta"]),
+        ("e\U0001e4ec\u0301", ["e"]),  # the mark would otherwise let e + U+0301 compose
+        # Assigned after Unicode 15.0 (16.0: Cyrillic capital tje): not a letter here.
+        ("alpha\u1c89beta", ["alpha", "beta"]),
+        # Assigned in 15.0 (CJK Extension H, Kawi): letters, even on a 14.0 runtime.
+        ("\U00031350\U00031351", ["\U00031350", "\U00031351", "\U00031350\U00031351"]),
+        ("\U00011f04\U00011f05", ["\U00011f04\U00011f05"]),
+        ("ﬁle ① ™ Ⓩ", ["file", "1", "tm", "z"]),  # NFKC before the word classes
+    ],
+)
+def test_tokenize_uses_the_contract_unicode_data(text: str, terms: list[str]) -> None:
+    assert tokenize(text) == terms
+
+
 def test_stopwords_are_checked_before_the_plural_rule() -> None:
     assert tokenize("this these uses") == ["use"]  # "uses" -> "use"; "use" itself is a stopword
 
@@ -123,6 +145,21 @@ def test_empty_catalog_is_no_match() -> None:
     assert rank([], "validate", 5) == {"status": "no_match", "candidates": []}
 
 
+@pytest.mark.parametrize("request_text", ["the and of", "!!!"])
+def test_request_without_terms_over_an_empty_catalog_is_unknown(request_text: str) -> None:
+    # [CG-MODEL-17]: the request is judged before the catalog.
+    assert rank([], request_text, 5) == {"status": "unknown", "candidates": []}
+
+
+@pytest.mark.parametrize(
+    ("value", "rounded"),
+    [(0.15625, 0.1563), (0.09375, 0.0938), (0.96875, 0.9688), (0.123449999, 0.1234)],
+)
+def test_confidence_exactly_halfway_rounds_up(value: float, rounded: float) -> None:
+    # [CG-MODEL-14]: round() would give 0.1562 for 0.15625 (half to even).
+    assert lexical._round(value) == rounded
+
+
 def test_entries_without_text_never_match() -> None:
     catalog = [entry("a::x"), entry("a::y")]
     assert rank(catalog, "validate", 5) == {"status": "no_match", "candidates": []}
@@ -160,10 +197,10 @@ def test_confidences_are_rounded_to_four_decimals_and_within_unit_interval() -> 
 def spec_rank(catalog: Sequence[Mapping[str, Any]], request: str, limit: int) -> dict[str, Any]:
     """executors.md "The lexical executor", written as plainly as possible."""
     query = list(dict.fromkeys(tokenize(request)))
+    if not query:  # before the empty catalog ([CG-MODEL-17])
+        return {"status": "unknown", "candidates": []}
     if not catalog:
         return {"status": "no_match", "candidates": []}
-    if not query:
-        return {"status": "unknown", "candidates": []}
     weights = {"name": 3.0, "tags": 2.0, "whenToUse": 1.5, "description": 1.0}
     docs = []
     for item in catalog:
@@ -187,12 +224,15 @@ def spec_rank(catalog: Sequence[Mapping[str, Any]], request: str, limit: int) ->
     }
     ranked = []
     for item, (tf, length) in zip(catalog, docs, strict=True):
-        score = sum(
-            idf[t] * tf[t] * 2.2 / (tf[t] + 1.2 * (1 - 0.75 + 0.75 * length / avgdl))
-            for t in query
-            if t in tf
-        )
-        confidence = round(score / (2.2 * sum(idf.values())), 4)
+        score = 0.0
+        for t in query:
+            if t in tf:
+                score += idf[t] * tf[t] * 2.2 / (tf[t] + 1.2 * (1 - 0.75 + 0.75 * length / avgdl))
+        idf_sum = 0.0
+        for t in query:  # left to right, never compensated (sum() is, from Python 3.12)
+            idf_sum += idf[t]
+        exact = Decimal(score / (2.2 * idf_sum))
+        confidence = float(exact.quantize(Decimal("0.0001"), ROUND_HALF_UP))
         if confidence >= 0.05:
             ranked.append((-confidence, item["id"]))
     ranked.sort()
@@ -331,3 +371,13 @@ def test_spec_page_lists_exactly_the_stopwords_and_parameters_of_the_code() -> N
     weights = ", ".join(f"`{key}` {weight}" for key, weight in lexical.FIELDS)
     flat = " ".join(page.split())
     assert weights.replace("`tags` 2.0", "`tags` 2.0 (each tag tokenized separately)") in flat
+
+
+def test_runtime_lowercasing_is_used_only_where_it_equals_the_contract_tables() -> None:
+    # [CG-MODEL-16]: str.lower (fast) stands in for the tables only on a runtime where it gives
+    # the same text; every mapped code point, and capital sigma in each context, agree.
+    data = lexical._unicode()
+    assert data.runtime_lower_agrees  # Python 3.11 to 3.13 all agree
+    mapped = "".join(map(chr, data.lowercase))
+    for text in (mapped, "ΑΣ ΣΑ Σ aΣ. ΑΣΣ", "İ ẞ K"):
+        assert data.lower(text) == text.translate(data.lowercase)

@@ -1,6 +1,12 @@
 // The `lexical` executor (executors.md section 8; [CG-MODEL-14]): offline BM25 ranking over the
 // authorized catalog, so that every implementation returns the same candidates, order and
 // confidences for the same catalog and request.
+import {
+  LOWERCASE,
+  LOWERCASE_SPECIAL,
+  NORMALIZABLE,
+  WORD as WORD_RANGES,
+} from "../_generated/lexical-unicode.js";
 import type { CatalogEntry, Executor, ExecutorFactory, ExecutorJob } from "./protocol.js";
 
 const FIELD_WEIGHTS = { name: 3.0, tags: 2.0, whenToUse: 1.5, description: 1.0 } as const;
@@ -17,7 +23,78 @@ const STOPWORDS = new Set(
   ).split(" "),
 );
 
-const WORD = /[\p{L}\p{N}]+/gu;
+// The character data comes from the contract's lexical-unicode.json ([CG-MODEL-16]), never from
+// the runtime's Unicode tables (\p{..}, toLowerCase), whose version differs between runtimes.
+const hex = (codePoint: number) => `\\u{${codePoint.toString(16)}}`;
+const characterClass = (ranges: readonly (readonly [number, number])[]) =>
+  ranges.map(([first, last]) => `${hex(first)}-${hex(last)}`).join("");
+/** A code point NFKC is not given as it is: it becomes a space first. */
+const NOT_NORMALIZABLE = new RegExp(`[^${characterClass(NORMALIZABLE)}]`, "gu");
+/** Words: maximal runs of letters and numbers (general categories L* and N*). */
+const WORD = new RegExp(`[${characterClass(WORD_RANGES)}]+`, "gu");
+/** Per code point, without context (no final-sigma rule). */
+const LOWER = new Map<number, string>();
+for (const [first, last, step, delta] of LOWERCASE) {
+  for (let codePoint = first; codePoint <= last; codePoint += step)
+    LOWER.set(codePoint, String.fromCodePoint(codePoint + delta));
+}
+for (const [codePoint, mapped] of LOWERCASE_SPECIAL)
+  LOWER.set(codePoint, String.fromCodePoint(...mapped));
+const ASCII_WORDS = /[a-z0-9]+/g;
+
+function isAscii(text: string): boolean {
+  for (let index = 0; index < text.length; index += 1)
+    if (text.charCodeAt(index) > 0x7f) return false;
+  return true;
+}
+
+function lowercaseByTable(text: string): string {
+  let lowered = "";
+  for (const character of text)
+    lowered += LOWER.get(character.codePointAt(0) as number) ?? character;
+  return lowered;
+}
+
+/** Every normalizable code point that the lowercase tables leave alone, but capital sigma. */
+function unmappedText(): string {
+  const parts: string[] = [];
+  for (const [first, last] of NORMALIZABLE) {
+    for (let start = first; start <= last; start += 4096) {
+      const codePoints: number[] = [];
+      for (let codePoint = start; codePoint <= Math.min(last, start + 4095); codePoint += 1)
+        if (!LOWER.has(codePoint) && codePoint !== 0x3a3) codePoints.push(codePoint);
+      parts.push(String.fromCodePoint(...codePoints));
+    }
+  }
+  return parts.join("");
+}
+
+// `toLowerCase` is far faster than a loop over code points; it gives the same text, once capital
+// sigma (its one context rule) is replaced, when this runtime lowercases every code point that
+// can reach it as the tables say -- checked once, on the first text that needs it.
+let runtimeLowerAgrees: boolean | undefined;
+
+function lowercase(text: string): string {
+  if (runtimeLowerAgrees === undefined) {
+    const unmapped = unmappedText();
+    runtimeLowerAgrees =
+      unmapped.toLowerCase() === unmapped &&
+      [...LOWER].every(
+        ([codePoint, lowered]) => String.fromCodePoint(codePoint).toLowerCase() === lowered,
+      );
+  }
+  return runtimeLowerAgrees
+    ? text.replaceAll("\u03a3", "\u03c3").toLowerCase()
+    : lowercaseByTable(text);
+}
+
+/** Steps 1 and 2 of section 8.1: the normalized, lowercased words of `text`. */
+function words(text: string): string[] {
+  // ASCII is NFKC-stable and lowercases as ASCII.
+  if (isAscii(text)) return text.toLowerCase().match(ASCII_WORDS) ?? [];
+  const normalized = text.replace(NOT_NORMALIZABLE, " ").normalize("NFKC");
+  return lowercase(normalized).match(WORD) ?? [];
+}
 
 function isCjk(codePoint: number): boolean {
   return (
@@ -33,7 +110,7 @@ function isCjk(codePoint: number): boolean {
 /** Section 8.1: NFKC, lowercase, words of letters and numbers, CJK unigrams and bigrams, stopwords, plurals. */
 export function tokenize(text: string): string[] {
   const terms: string[] = [];
-  for (const word of text.normalize("NFKC").toLowerCase().match(WORD) ?? []) {
+  for (const word of words(text)) {
     let piece: string[] = [];
     let pieceIsCjk = false;
     const flush = () => {
@@ -97,12 +174,14 @@ function indexOf(entry: CatalogEntry): EntryIndex {
   return index;
 }
 
-/** Round to the nearest multiple of 0.0001 from the exact value of the double. */
+/** Round to the nearest multiple of 0.0001 from the exact value of the double, a value exactly
+ * halfway rounding up ([CG-MODEL-14]): what `toFixed` does. */
 function round4(value: number): number {
   return Number(value.toFixed(4));
 }
 
 export function rank(request: string, catalog: readonly CatalogEntry[], limit: number) {
+  // A request without terms is unknown, even over an empty catalog ([CG-MODEL-17]).
   const query = [...new Set(tokenize(request))];
   if (query.length === 0) return { status: "unknown" as const, candidates: [] };
   if (catalog.length === 0) return { status: "no_match" as const, candidates: [] };

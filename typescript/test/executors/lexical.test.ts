@@ -92,3 +92,31 @@ test("the plural rule applies to ASCII words of more than 3 letters only", () =>
 test("text is NFKC-normalized and lowercased before words are split on punctuation", () => {
   assert.deepEqual(tokenize("ＡＰＩ_Route-Validation"), ["api", "route", "validation"]);
 });
+
+test("a request without terms over an empty catalog is unknown [CG-MODEL-17]", () => {
+  assert.deepEqual(rank("the and of", [], 5), { status: "unknown", candidates: [] });
+  assert.deepEqual(rank("!!!", [], 5), { status: "unknown", candidates: [] });
+});
+
+// [CG-MODEL-16]: the character data is the contract's lexical-unicode.json (Unicode 15.0.0),
+// not the runtime's tables (this Node has its own Unicode version).
+const UNICODE_CASES: Array<[string, string, string[]]> = [
+  ["lowercasing is per code point: no final sigma", "ΟΔΟΣ οδος", ["οδοσ", "οδος"]],
+  ["U+0130 lowercases to i and a combining dot (a separator)", "ẞ İx", ["ß", "x"]],
+  ["first assigned in 15.0 and not NFKC-inert: a space", "alpha\u{1e030}beta", ["alpha", "beta"]],
+  ["a late combining mark cannot let e + U+0301 compose", "e\u{1e4ec}\u0301", ["e"]],
+  ["assigned after 15.0 (16.0 Cyrillic tje): not a letter", "alpha\u1c89beta", ["alpha", "beta"]],
+  [
+    "CJK Extension H (15.0) ideographs are CJK letters",
+    "\u{31350}\u{31351}",
+    ["\u{31350}", "\u{31351}", "\u{31350}\u{31351}"],
+  ],
+  ["Kawi letters (15.0) make one word", "\u{11f04}\u{11f05}", ["\u{11f04}\u{11f05}"]],
+  ["NFKC comes before the word classes", "ﬁle ① ™ Ⓩ", ["file", "1", "tm", "z"]],
+];
+
+for (const [title, text, terms] of UNICODE_CASES) {
+  test(`tokenize uses the contract's Unicode data: ${title}`, () => {
+    assert.deepEqual(tokenize(text), terms);
+  });
+}

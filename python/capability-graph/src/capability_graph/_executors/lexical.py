@@ -2,13 +2,16 @@
 
 The ranking is specified in spec/capability-graph/executors.md ("The lexical executor") precisely
 enough that another implementation returns the same candidates in the same order with the same
-confidences (to 4 decimals). In short: NFKC + lowercase; tokens are runs of Unicode letters and
+confidences (to 4 decimals). In short: the Unicode 15.0 character data of the contract's
+``lexical-unicode.json`` ([CG-MODEL-16]), not this runtime's ``unicodedata``, decides what NFKC
+sees, how text lowercases and what a letter or number is; tokens are runs of letters and
 numbers, with CJK runs split into characters and adjacent-character bigrams; a fixed stopword list;
 a tiny plural rule; fields name x3, tags x2, whenToUse x1.5, description x1 folded into one
 weighted term frequency; BM25 with k1 = 1.2, b = 0.75 and idf = ln(1 + (N - n + 0.5)/(n + 0.5));
-confidence = score / ((k1 + 1) * sum of the query terms' idf), rounded to 4 decimals; candidates
-at or above 0.05, best first, ties by id; no query term -> ``unknown``; nothing above the
-threshold -> ``no_match``. The request's ``context`` is not used.
+confidence = score / ((k1 + 1) * sum of the query terms' idf), rounded to 4 decimals (halves up);
+candidates at or above 0.05, best first, ties by id; no query term -> ``unknown`` (even over an
+empty catalog, [CG-MODEL-17]); nothing above the threshold -> ``no_match``. The request's
+``context`` is not used.
 
 The index of a catalog is cached (a few catalogs, keyed by the content of their ranked fields).
 Indexing (999 long texts take seconds) and ranking run on the event loop in time slices of a few
@@ -19,15 +22,20 @@ worker thread would not do better, since the GIL lets only one of them run Pytho
 from __future__ import annotations
 
 import heapq
+import json
 import math
 import re
+import sys
 import threading
 import unicodedata
 from array import array
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
+from decimal import ROUND_HALF_UP, Decimal
+from functools import cache
 from typing import Any, Final
 
+from .._schemas import contract_files
 from .._slices import SharedSteps, Slicer, Steps, run_in_slices, run_to_end
 from . import COMMON_KEYS, MatchJob, read_common
 from ._config import ConfigReader
@@ -54,8 +62,6 @@ STOPWORDS: Final = frozenset(
     )
 )  # fmt: skip
 
-# Runs of letters and numbers (general categories L* and N*): ``[^\W_]`` is exactly that.
-_WORD: Final = re.compile(r"[^\W_]+")
 _CJK_RANGES: Final = (
     "\u3040-\u30ff"  # Hiragana, Katakana
     "\u31f0-\u31ff"  # Katakana phonetic extensions
@@ -67,6 +73,94 @@ _CJK_RANGES: Final = (
 _CJK_SPLIT: Final = re.compile(f"([{_CJK_RANGES}]+)")
 _CJK_ANY: Final = re.compile(f"[{_CJK_RANGES}]")
 _ASCII_WORD: Final = re.compile(r"[a-z]+")
+_ASCII_WORDS: Final = re.compile(r"[a-z0-9]+")
+
+
+_ASTRAL: Final = "\U00010000"
+_CAPITAL_SIGMA: Final = "\u03a3"
+
+
+def _class(ranges: Iterable[Sequence[int]]) -> str:
+    """A regular-expression character class body matching the code points of ``ranges``."""
+    return "".join(f"\\U{first:08x}-\\U{last:08x}" for first, last in ranges)
+
+
+def _text_of(ranges: Iterable[Sequence[int]]) -> str:
+    """Every code point of ``ranges`` (no surrogates), in one string."""
+    code_points = array("I")
+    for first, last in ranges:
+        code_points.extend(range(first, last + 1))
+    return code_points.tobytes().decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be")
+
+
+def _without(ranges: Sequence[Sequence[int]], holes: Iterable[int]) -> list[tuple[int, int]]:
+    """``ranges`` (sorted, disjoint) minus the code points ``holes``."""
+    sorted_holes = sorted(set(holes))
+    pieces: list[tuple[int, int]] = []
+    index = 0
+    for first, last in ranges:
+        start = first
+        while index < len(sorted_holes) and sorted_holes[index] <= last:
+            hole = sorted_holes[index]
+            index += 1
+            if hole >= start:
+                if hole > start:
+                    pieces.append((start, hole - 1))
+                start = hole + 1
+        if start <= last:
+            pieces.append((start, last))
+    return pieces
+
+
+class _UnicodeData:
+    """The tokenizer's character data, read from the contract's ``lexical-unicode.json``
+    ([CG-MODEL-16]) rather than from this runtime's ``unicodedata``, whose Unicode version
+    differs from one Python to the next."""
+
+    def __init__(self) -> None:
+        data = json.loads(contract_files().joinpath("lexical-unicode.json").read_text("utf-8"))
+        normalizable = data["normalizable"]
+        #: A code point NFKC is not given as it is (unassigned, or first assigned in 15.0 and
+        #: not NFKC-inert): it becomes a space first, so that any runtime's NFKC (14.0 on)
+        #: gives the same text.
+        self.not_normalizable = re.compile(f"[^{_class(normalizable)}]")
+        #: Words: maximal runs of letters and numbers (general categories L* and N*). A class
+        #: with ranges beyond U+FFFF is slow to miss in ``re``; text without such code points
+        #: (nearly all) uses the class of the others.
+        self.words = re.compile(f"[{_class(data['word'])}]+")
+        bmp = [(first, min(last, 0xFFFF)) for first, last in data["word"] if first <= 0xFFFF]
+        self.bmp_words = re.compile(f"[{_class(bmp)}]+")
+        lowercase: dict[int, str] = {}
+        for first, last, step, delta in data["lowercase"]:
+            for cp in range(first, last + 1, step):
+                lowercase[cp] = chr(cp + delta)
+        for cp, mapped in data["lowercaseSpecial"]:
+            lowercase[cp] = "".join(map(chr, mapped))
+        #: Per code point, without context (no final-sigma rule): a ``str.translate`` table.
+        self.lowercase = lowercase
+        #: ``str.lower`` is far faster than ``translate``; it gives the same text, once capital
+        #: sigma (its one context rule) is replaced, when this runtime lowercases every code
+        #: point that can reach it as the file says -- checked here, once.
+        unmapped = _text_of(_without(normalizable, [*lowercase, ord(_CAPITAL_SIGMA)]))
+        self.runtime_lower_agrees = unmapped.lower() == unmapped and all(
+            chr(cp).lower() == mapped for cp, mapped in lowercase.items()
+        )
+
+    def lower(self, text: str) -> str:
+        if self.runtime_lower_agrees:
+            return text.replace(_CAPITAL_SIGMA, "\u03c3").lower()
+        return text.translate(self.lowercase)
+
+    def word_runs(self, text: str) -> list[str]:
+        words = self.bmp_words if max(text, default="") < _ASTRAL else self.words
+        found: list[str] = words.findall(text)
+        return found
+
+
+@cache
+def _unicode() -> _UnicodeData:
+    """Read on first use: importing the package stays cheap."""
+    return _UnicodeData()
 
 
 #: Postings scored between two looks at the clock.
@@ -101,11 +195,13 @@ def _term(word: str) -> str:
 
 
 def _words(text: str) -> list[str]:
-    if text.isascii():  # ASCII is NFKC-stable and has no CJK
-        words: list[str] = _WORD.findall(text.lower())
+    if text.isascii():  # ASCII is NFKC-stable, lowercases as ASCII and has no CJK
+        words: list[str] = _ASCII_WORDS.findall(text.lower())
         return words
+    data = _unicode()
+    normalized = unicodedata.normalize("NFKC", data.not_normalizable.sub(" ", text))
     words = []
-    for run in _WORD.findall(unicodedata.normalize("NFKC", text).lower()):
+    for run in data.word_runs(data.lower(normalized)):
         if _CJK_ANY.search(run) is None:
             words.append(run)
             continue
@@ -203,7 +299,11 @@ class _Index:
         query = list(dict.fromkeys(tokenize(request)))
         if not query:
             return {"status": "unknown", "candidates": []}
-        scale = (K1 + 1) * math.fsum(self._idf(term) for term in query)
+        # Summed left to right in query order, as every implementation does ([CG-MODEL-14]).
+        idf_sum = 0.0
+        for term in query:
+            idf_sum += self._idf(term)
+        scale = (K1 + 1) * idf_sum
         scores = [0.0] * len(self.entries)
         touched: set[int] = set()
         for term in query:
@@ -224,13 +324,13 @@ class _Index:
         # confidence as the last of them (ties are broken by id after rounding).
         best = heapq.nlargest(limit, touched, key=scores.__getitem__)
         floor = max(
-            (round(scores[best[-1]] / scale, DECIMALS) - 2 * 10**-DECIMALS) * scale,
+            (_round(scores[best[-1]] / scale) - 2 * 10**-DECIMALS) * scale,
             (THRESHOLD - 2 * 10**-DECIMALS) * scale,
         )
         ranked = []
         for doc in touched if len(best) < len(touched) else best:
             if scores[doc] >= floor:
-                confidence = round(scores[doc] / scale, DECIMALS)
+                confidence = _round(scores[doc] / scale)
                 if confidence >= THRESHOLD:
                     ranked.append((-confidence, self.ids[doc]))
         if not ranked:
@@ -240,6 +340,17 @@ class _Index:
             "status": "matched",
             "candidates": [{"id": ident, "confidence": -neg} for neg, ident in ranked[:limit]],
         }
+
+
+_TIE: Final = 2 * 10**DECIMALS
+
+
+def _round(value: float) -> float:
+    """``value`` rounded to 4 decimals from the exact value of the double, a value exactly
+    halfway rounding up ([CG-MODEL-14]); ``round`` would round it to even."""
+    if (value * _TIE).is_integer():  # exactly halfway is possible only then (value = k/32)
+        return float(Decimal(value).quantize(Decimal(1).scaleb(-DECIMALS), ROUND_HALF_UP))
+    return round(value, DECIMALS)
 
 
 def _build_index(catalog: Sequence[Mapping[str, Any]], slicer: Slicer) -> Steps[_Index]:
@@ -346,8 +457,9 @@ _CACHE: Final = _IndexCache(_CACHE_SIZE)
 def _rank_steps(
     catalog: Sequence[Mapping[str, Any]], request: str, limit: int
 ) -> Steps[dict[str, Any]]:
-    if not catalog:
-        return {"status": "no_match", "candidates": []}
+    if not catalog:  # a request without terms is unknown even then ([CG-MODEL-17])
+        status = "no_match" if tokenize(request) else "unknown"
+        return {"status": status, "candidates": []}
     index = yield from _CACHE.get(catalog)
     result = yield from index.rank(request, limit, Slicer())
     return result

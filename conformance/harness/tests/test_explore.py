@@ -209,3 +209,18 @@ def test_a_seed_replays_the_same_finds(harness: Any, fakes: Path, tmp_path: Path
     index = first["findings"][0]["case"]["index"]
     _s, replay = _explore(harness, tmp_path / "c", *args, "--case", str(index))
     assert replay["findings"][0]["case"] == first["findings"][0]["case"]
+
+
+def test_a_budget_refusal_must_be_monotonic_in_the_limit() -> None:
+    from capability_graph_conformance.explore.probes import budget_monotonic
+
+    fine = [
+        ("maxInputBytes", "r", 10, "raised E:CG_INPUT_TOO_LARGE"),
+        ("maxInputBytes", "r", 40, "R"),
+    ]
+    assert budget_monotonic(fine) == []
+    broken = [*fine, ("maxInputBytes", "r", 50, "raised E:CG_INPUT_TOO_LARGE")]
+    assert budget_monotonic(broken) == [
+        "a maxInputBytes refusal is not monotonic in the limit (request r: accepted at 40, "
+        "refused at 50)"
+    ]

@@ -18,13 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._json import merge_patch
+from .._json import canonical, merge_patch
 from ..manifest import Manifest
 from ..schemas import SchemaSet
 from ..suite import Suite
 from ..workspace import CONFIG_NAME, Workspace
 from .model import GenCase, Observation
-from .oracle import compare, properties, surfaces_agree
+from .oracle import compare, outcome_class, properties, surfaces_agree
+from .probes import budget_monotonic, paging_and_revision
 from .shrink import shrink
 from .strategies import CAMPAIGNS, generate
 from .targets import Target
@@ -91,10 +92,12 @@ class _Folders:
         self.suite = suite
         self.workspace = Workspace(suite, root)
         self._made: dict[str, Path] = {}
+        self.used: set[Path] = set()
 
     def config_path(self, case: GenCase) -> Path:
         key = case.folder_key()
         if key in self._made:
+            self.used.add(self._made[key])
             return self._made[key]
         config: Any = None
         if case.config is not None:
@@ -132,6 +135,10 @@ class _Explorer:
         self.cli_slots = asyncio.Semaphore(max(1, options.jobs))
         self.stats: list[CampaignStats] = []
         self.deadline = float("inf")  # the running campaign's
+        #: per implementation, the budget campaign's SDK answers: (budget, request, limit, class)
+        self.budget_samples: dict[str, list[tuple[str, str, Any, str]]] = {}
+        #: graphs the multi-request properties ran on
+        self.probed: set[Path] = set()
 
     async def run(self) -> None:
         started = time.monotonic()
@@ -166,7 +173,37 @@ class _Explorer:
                     for case in cases
                 )
             )
+        await self._campaign_properties(campaign)
         stats.seconds = time.monotonic() - began
+
+    async def _campaign_properties(self, campaign: str) -> None:
+        """The properties over several requests: paging and revision on the graphs the campaign
+        used (a few), budget monotonicity over the budget campaign."""
+        for target in (self.subject, self.against):
+            for problem in budget_monotonic(self.budget_samples.pop(target.name, [])):
+                case = GenCase(campaign, "catalog", {"call": {"tool": "-", "arguments": {}}})
+                self._record(
+                    "property", f"{target.name} {campaign}: {problem}", case, "sdk", target.name, {}
+                )
+        if campaign not in ("call", "lexical"):
+            return
+        for config in sorted(self.folders.used - self.probed)[:6]:
+            self.probed.add(config)
+            for target in (self.subject, self.against):
+                for problem in await paging_and_revision(target, config):
+                    case = GenCase(
+                        campaign,
+                        config.parent.name,
+                        {"call": {"tool": "list_capabilities", "arguments": {}}},
+                    )
+                    self._record(
+                        "property",
+                        f"{target.name} {campaign}: {problem}",
+                        case,
+                        "sdk",
+                        target.name,
+                        {},
+                    )
 
     async def _answers(self, case: GenCase, surface: str) -> tuple[Observation, Observation]:
         config = self.folders.config_path(case)
@@ -188,6 +225,8 @@ class _Explorer:
         for surface in surfaces:
             ours, other = await self._answers(case, surface)
             mine[surface], theirs[surface] = ours, other
+            if case.campaign == "budget" and surface == "sdk":
+                self._budget_sample(case, ours, other)
             stats.compared[surface] = stats.compared.get(surface, 0) + 1
             if ours.errored or other.errored:
                 stats.errored += 1
@@ -214,6 +253,17 @@ class _Explorer:
                 )
         if differed:
             stats.differing_cases += 1
+
+    def _budget_sample(self, case: GenCase, *answers: Observation) -> None:
+        request = canonical(case.action["call"])
+        for target, answer in zip((self.subject, self.against), answers, strict=True):
+            sample = (
+                case.meta["budget"],
+                request,
+                case.meta["limit"],
+                outcome_class("sdk", answer.value),
+            )
+            self.budget_samples.setdefault(target.name, []).append(sample)
 
     def _record(
         self,

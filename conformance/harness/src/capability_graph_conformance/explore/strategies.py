@@ -405,12 +405,13 @@ def _budget(rng: random.Random, index: int) -> GenCase:
     config: dict[str, Any] = {"budgets": {name: limit}, "model": {"executor": "lexical"}}
     what = BUDGETS[name]
     if what == "list":
-        arguments: Any = {"limit": rng.randrange(1, 8)}
+        # few distinct requests, so that one request meets several limits (monotonicity)
+        arguments: Any = {"limit": _pick(rng, [1, 5])}
         if name == "maxInputBytes":
-            arguments["tags"] = ["x" * rng.randrange(1, 40)]
+            arguments["tags"] = ["x" * _pick(rng, [5, 30])]
         tool = "list_capabilities"
     elif what == "match":
-        tool, arguments = "match_capabilities", {"request": "validate " * rng.randrange(1, 4)}
+        tool, arguments = "match_capabilities", {"request": "validate " * _pick(rng, [1, 3])}
     elif what == "read":
         tool = "read_document"
         arguments = {"capabilityId": "notes::note.take", "documentId": "howto"}

@@ -24,7 +24,7 @@ from ..schemas import SchemaSet
 from ..suite import Suite
 from ..workspace import CONFIG_NAME, Workspace
 from .model import GenCase, Observation
-from .oracle import compare, outcome_class, properties, surfaces_agree
+from .oracle import compare, outcome_class, properties, subject, surfaces_agree
 from .probes import budget_monotonic, paging_and_revision
 from .shrink import shrink
 from .strategies import CAMPAIGNS, generate
@@ -310,7 +310,7 @@ class _Explorer:
     async def _property(
         self, case: GenCase, surface: str, target: Target, problem: str, observation: Observation
     ) -> None:
-        signature = f"{target.name} {case.campaign}/{surface} {_subject(case)}: {problem}"
+        signature = f"{target.name} {case.campaign}/{surface} {subject(case)}: {problem}"
         finding = self._record(
             "property", signature, case, surface, target.name, {target.name: observation}
         )
@@ -332,14 +332,6 @@ class _Explorer:
         # a CLI attempt costs two process starts; the others a round trip to a warm process
         attempts = self.options.shrink_attempts
         return attempts // 4 if surface == "cli" else attempts
-
-
-def _subject(case: GenCase) -> str:
-    if "call" in case.action:
-        return str(case.action["call"].get("tool"))
-    if "argv" in case.action:
-        return str((case.action["argv"] or ["?"])[0])
-    return "frame"
 
 
 def explore(

@@ -25,7 +25,15 @@ from .._json import canonical, preview
 from ..schemas import SchemaSet
 from .model import GenCase, Observation
 
-__all__ = ["ALLOWED_VARIATIONS", "Variation", "compare", "outcome_class", "properties"]
+__all__ = [
+    "ALLOWED_VARIATIONS",
+    "Variation",
+    "compare",
+    "outcome_class",
+    "properties",
+    "subject",
+    "surfaces_agree",
+]
 
 
 @dataclass(frozen=True)
@@ -166,13 +174,22 @@ def compare(case: GenCase, a: Observation, b: Observation) -> tuple[str | None, 
     return signature(case, a.surface, left, right), applied
 
 
-def _subject(case: GenCase) -> str:
+def subject(case: GenCase) -> str:
+    """What a case asks for: its tool, its CLI command, or its MCP frame's method (and tool)."""
     if "call" in case.action:
         return str(case.action["call"].get("tool"))
     if "argv" in case.action:
         argv = case.action["argv"]
         return str(argv[0]) if argv else "(no command)"
-    return "frame"
+    try:
+        frame = json.loads(case.action["frame"])
+    except ValueError:
+        return "frame (not JSON)"
+    if not isinstance(frame, dict) or not isinstance(frame.get("method"), str):
+        return "frame (no method)"
+    params = frame.get("params")
+    name = params.get("name") if isinstance(params, dict) else None
+    return f"{frame['method']} {name}" if isinstance(name, str) else str(frame["method"])
 
 
 def outcome_class(surface: str, value: Any) -> str:
@@ -245,7 +262,7 @@ def _first_difference(left: Any, right: Any, path: str = "") -> str:
 def signature(case: GenCase, surface: str, left: Any, right: Any) -> str:
     """The group a difference falls in: campaign, surface, tool or command, both outcome
     classes and, when they are the same class, where the answers first differ."""
-    head = f"{case.campaign}/{surface} {_subject(case)}"
+    head = f"{case.campaign}/{surface} {subject(case)}"
     class_l, class_r = outcome_class(surface, left), outcome_class(surface, right)
     if class_l != class_r:
         return f"{head}: {class_l} vs {class_r}"

@@ -294,7 +294,7 @@ class Target:
         expects_answer = '"id"' in text  # a frame without an id is a notification
         # a frame is answered by the MCP layer at once: a short wait, so that shrinking frames
         # the server (rightly) ignores stays fast
-        wait = min(self.timeout, 5.0) if "frame" in case.action else self.timeout
+        wait = min(self.timeout, 2.0) if "frame" in case.action else self.timeout
         response = await server.request(line, request_id, wait if expects_answer else 1.0)
         value: dict[str, Any] = _reduce_mcp(response)
         extra = {}

@@ -124,6 +124,7 @@ def test_a_fake_differing_on_one_input_class_is_found_and_shrunk(
         )
         arguments = finding["minimal"]["call"]["arguments"]
         assert list(arguments) == ["tags"]  # every other member shrunk away
+        assert "does not match" not in finding["vector"]  # a valid vector was written
     written = list((tmp_path / "vectors").rglob("*.json"))
     assert written
     vector = json.loads(written[0].read_text())

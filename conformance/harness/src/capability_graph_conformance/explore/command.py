@@ -170,7 +170,10 @@ def run_explore(args: argparse.Namespace) -> int:
             area, vector = made
             path = args.write_vectors / area / (vector["id"].split(".", 2)[2] + ".json")
             _write(path, json.dumps(vector, indent=2, ensure_ascii=False) + "\n")
-            finding.vector = str(path)
+            problems = schemas.errors("conformance/vector.schema.json", vector)
+            finding.vector = str(path) + (
+                f" (does not match vector.schema.json: {'; '.join(problems)})" if problems else ""
+            )
     report = build_report(result)
     summary = markdown_summary(report, known if args.expect_differences else None)
     texts = {

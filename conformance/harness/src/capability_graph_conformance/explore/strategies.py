@@ -33,7 +33,18 @@ _CATALOG_IDS = [
 _PROVIDERS = ["acme", "billing", "internal", "notes", "nobody"]
 _TAGS = ["http", "validation", "billing", "notes", "greek", "HTTP", "missing"]
 _RELATION_KINDS = ["requires", "parent", "specializes", "related", "depends", "Requires"]
-_DOCUMENTS = ["guide", "howto", "overview", "missing", "..", "a/b"]
+_DOCUMENTS = [
+    "guide",
+    "howto",
+    "upstream",
+    "big",
+    "latin1",
+    "folder",
+    "missing",
+    "escape",
+    "..",
+    "a/b",
+]
 
 _STRINGS = [
     "",
@@ -329,7 +340,7 @@ def _argv(rng: random.Random, index: int) -> GenCase:
 def _config(rng: random.Random, index: int) -> GenCase:
     """A host configuration (and definition file), valid or broken, then describe and list."""
     definition: Any = {
-        "providerId": _pick(rng, ["gen", "Gen", "g" * 65, "gen"]),
+        "providerId": _pick(rng, ["gen", "gen", "gen", "Gen", "g" * 65, "g" * 64]),
         "name": "Generated",
         "version": "1",
         "capabilities": [
@@ -346,7 +357,7 @@ def _config(rng: random.Random, index: int) -> GenCase:
     if rng.random() < 0.3:
         config["scope"] = {"providers": rng.sample(["gen", "nobody"], rng.randrange(0, 3))}
     if rng.random() < 0.3:
-        value = _pick(rng, [0, 1, -1, 1.5, "1", None, 2**31])
+        value = _pick(rng, [0, 1, 2, 100, 65536, 10**9, -1, 1.5, "1", None, 2**31])
         config["budgets"] = {_pick(rng, list(BUDGETS)): value}
     if rng.random() < 0.2:
         config["model"] = _pick(
@@ -402,7 +413,9 @@ def _budget(rng: random.Random, index: int) -> GenCase:
     limit: Any = max(1, sizes[name] + rng.randrange(-spread, spread + 1))
     if rng.random() < 0.1:
         limit = _pick(rng, [0, -1, 2**53, 10**9 + 1, 1.5])
-    config: dict[str, Any] = {"budgets": {name: limit}, "model": {"executor": "lexical"}}
+    # the fixture's scripted model gives way to the lexical one (a null member removes "steps")
+    model = {"executor": "lexical", "steps": None}
+    config: dict[str, Any] = {"budgets": {name: limit}, "model": model}
     what = BUDGETS[name]
     if what == "list":
         # few distinct requests, so that one request meets several limits (monotonicity)
@@ -414,7 +427,8 @@ def _budget(rng: random.Random, index: int) -> GenCase:
         tool, arguments = "match_capabilities", {"request": "validate " * _pick(rng, [1, 3])}
     elif what == "read":
         tool = "read_document"
-        arguments = {"capabilityId": "notes::note.take", "documentId": "howto"}
+        document = _pick(rng, ["guide", "big"])
+        arguments = {"capabilityId": "acme::route.validation", "documentId": document}
     else:
         tool, arguments = "describe_graph", {}
     return GenCase(

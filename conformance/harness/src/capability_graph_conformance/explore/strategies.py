@@ -330,6 +330,7 @@ def _argv(rng: random.Random, index: int) -> GenCase:
             argv.append(_pick(rng, ["missing.json", ".", "providers"]))
         elif flag == "--config":
             argv.append(_pick(rng, ["{config}", "missing.json"]))
+    argv = [a.replace("\0", "") for a in argv]  # a NUL cannot be in a process argument
     if "--config" not in argv and rng.random() < 0.95:
         argv += ["--config", "{config}"]
     if rng.random() < 0.05:

@@ -138,7 +138,8 @@ class _McpServer:
             try:  # the end of stdin ends a session (CG-CLI-7); a server slow to go is killed
                 await asyncio.wait_for(process.wait(), 2.0)
             except TimeoutError:
-                process.kill()
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
                 await process.wait()
         for task in self._tasks:
             task.cancel()

@@ -101,6 +101,51 @@ def typescript(session: nox.Session) -> None:
         "cg-conformance-report-python/report.json",
         "cg-conformance-report-typescript/report.json",
     )
+    # A bounded generative campaign (a few minutes, every campaign and surface): TypeScript
+    # against the reference on generated cases. A fixed seed, so that a run is reproducible; the
+    # finds listed as known (being decided in the spec) do not fail the session, a new one does.
+    _explore_typescript(
+        session,
+        "--seed",
+        "1",
+        "--count",
+        "120",
+        "--time-budget",
+        "240",
+        "--expect-differences",
+        "conformance/explore-known-differences.txt",
+    )
+
+
+def _explore_typescript(session: nox.Session, *args: str) -> None:
+    session.run(
+        "cg-conformance",
+        "explore",
+        "-i",
+        "typescript/conformance.json",
+        "--report-dir",
+        "cg-conformance-explore",
+        "--write-vectors",
+        "cg-conformance-explore/vectors",
+        *args,
+    )
+
+
+@nox.session(default=False)
+def explore(session: nox.Session) -> None:
+    """A long generative campaign: TypeScript against the Python reference on generated cases of
+    every campaign and surface (reports in cg-conformance-explore/). Arguments go to
+    `cg-conformance explore` (default: a random seed, 2000 cases per campaign, one hour), e.g.
+    `nox -s explore -- --seed 7 -c argv --count 500`."""
+    for program in ("node", "npm"):
+        if shutil.which(program) is None:
+            session.error(f"the explore session needs {program} (Node 20 or later) on PATH")
+    _install_packages(session)
+    session.install("./conformance/harness")
+    with session.chdir("typescript"):
+        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+        session.run("npm", "run", "build", external=True)
+    _explore_typescript(session, *(session.posargs or ["--count", "2000", "--time-budget", "3600"]))
 
 
 @nox.session(python=PYTHON)

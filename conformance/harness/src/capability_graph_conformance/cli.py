@@ -4,6 +4,7 @@
 ``check``    validate the vectors, their registry and requirement coverage and the schemas
 ``compare``  list regressions, fixes and other differences between two JSON reports
 ``list``     list the vectors
+``explore``  generate cases and compare two implementations on them (generative mode)
 
 Exit status: 0 success, 1 conformance failure (or a bad suite), 2 usage error or an
 unusable manifest / expected-failures list. ``run`` succeeds when its verdict is *pass* or
@@ -25,6 +26,8 @@ from . import DRIVER_PROTOCOL, SUITE_VERSION, __version__
 from .baseline import Baseline, BaselineError, apply_baseline, baseline_document
 from .check import check_suite, format_report
 from .compare import compare_reports, load_report
+from .explore.command import add_parser as add_explore_parser
+from .explore.command import run_explore
 from .manifest import Manifest, ManifestError
 from .progress import ProgressBar
 from .reports import build_report, html_matrix, junit_xml, markdown_summary
@@ -161,6 +164,8 @@ def _parser() -> argparse.ArgumentParser:
         help="fail on any difference (outcome, added, removed, evidence), not only regressions",
     )
 
+    add_explore_parser(commands)
+
     listing = commands.add_parser("list", help="list the vectors")
     _suite_flag(listing)
     listing.add_argument("-k", "--vector", action="append", default=[], metavar="PATTERN")
@@ -209,6 +214,8 @@ def run(argv: Sequence[str]) -> int:
             print(comparison.text())
             differs = not comparison.identical if args.strict else bool(comparison.regressions)
             return EXIT_FAILED if differs else EXIT_OK
+        if args.command == "explore":
+            return run_explore(args)
         if args.command == "list":
             for vector in select_vectors(_suite(args).vectors, args.vector):
                 print(f"{vector.id}\t{','.join(vector.surfaces)}\t{vector.title}")

@@ -24,6 +24,15 @@ _MESSAGE_SCHEMA = "conformance/driver-protocol.schema.json#/$defs/DriverMessage"
 _LINE_LIMIT = 64 * 1024 * 1024
 
 
+def _encode(message: dict[str, Any]) -> bytes:
+    """One protocol line. A text holding a lone surrogate (a generated input) cannot be UTF-8:
+    such a message is sent with JSON escapes (``\\ud800``), which every JSON parser reads."""
+    try:
+        return (dumps(message) + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        return (json.dumps(message, separators=(",", ":")) + "\n").encode("ascii")
+
+
 class DriverError(Exception):
     """The driver crashed, hung, exited or broke the protocol."""
 
@@ -145,7 +154,7 @@ class DriverClient:
         if process.returncode is not None:
             raise DriverError(self._died())
         try:
-            process.stdin.write((dumps(message) + "\n").encode("utf-8"))
+            process.stdin.write(_encode(message))
             await process.stdin.drain()
         except (BrokenPipeError, ConnectionResetError):
             await self._settle()

@@ -45,6 +45,13 @@ CONFIG_FAULTS_BEYOND_SCHEMAS = (
     "must be an existing directory",
     "nests sleepMs steps more than 16 deep",  # [CG-MSG-18]: no schema counts depth
 )
+# Request faults of the pure-JSON rules that no schema can see: a lone surrogate (JSON Schema
+# validates decoded strings) and depth ([CG-CONV-7], [CG-CONV-15]).
+REQUEST_FAULTS_BEYOND_SCHEMAS = (
+    "a string has a lone surrogate",
+    "nesting deeper than 32",
+    "strings of valid Unicode text",  # a lone surrogate in a match context ([CG-CTX-1])
+)
 
 
 @dataclass(frozen=True)
@@ -109,7 +116,9 @@ def _definitions(vector: dict[str, Any], config: Any) -> Iterator[tuple[str, Any
 def _calls(vector: dict[str, Any]) -> Iterator[tuple[str, Any, dict[str, Any] | None]]:
     """(tool, arguments, expected error or None) of every call the vector makes."""
     if "call" in vector:
-        yield vector["call"]["tool"], vector["call"]["arguments"], vector["expect"].get("error")
+        # A call without arguments is the call with {} (CG-MCP-7).
+        call = vector["call"]
+        yield call["tool"], call.get("arguments", {}), vector["expect"].get("error")
     for step in vector.get("steps", ()):
         if step["op"] == "call" and "$captured" not in json.dumps(step["arguments"]):
             yield step["tool"], step["arguments"], step.get("expect", {}).get("error")
@@ -130,7 +139,10 @@ def _judgements() -> Iterator[Judgement]:
             "message" not in expected
             or any(fault in expected["message"] for fault in CONFIG_FAULTS_BEYOND_SCHEMAS)
         )
-        if config is not None and not beyond_schemas:
+        # A maintenance command's vector (argv, no error expectation) may run on a configuration
+        # it reports as invalid: its verdict is the report's, not an error code.
+        reported = "argv" in vector and expected is None
+        if config is not None and not beyond_schemas and not reported:
             yield Judgement(name, "configuration", "config.schema.json", config, not config_fault)
         load_fault = expected is not None and expected["phase"] == "load"
         if not config_fault and not load_fault:
@@ -139,10 +151,12 @@ def _judgements() -> Iterator[Judgement]:
         for tool, arguments, error in _calls(vector):
             if tool not in TOOLS or (error and error["code"] in DECIDED_BEFORE_SHAPE):
                 continue  # an unknown tool, a closed graph or a size fault: no shape is judged
+            if error and any(f in error.get("message", "") for f in REQUEST_FAULTS_BEYOND_SCHEMAS):
+                continue
             shape_fault = (
                 error is not None
                 and error["code"] == "CG_INPUT_INVALID"
-                and error["message"] != CURSOR_MESSAGE
+                and error.get("message") != CURSOR_MESSAGE
             )
             yield Judgement(
                 name, f"{tool} arguments", REQUEST_SCHEMAS[tool], arguments, not shape_fault

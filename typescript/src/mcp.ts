@@ -221,7 +221,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** A `tools/call` request ([CG-MCP-6]): answered whatever its `params` hold. */
+/**
+ * A `tools/call` request ([CG-MCP-6]): answered whatever its `params` hold; `params` that are
+ * not an object name no tool ([CG-MCP-8]).
+ */
 function isToolsCall(
   value: unknown,
 ): value is { jsonrpc: "2.0"; id: RequestId; method: "tools/call"; params?: unknown } {
@@ -229,8 +232,7 @@ function isToolsCall(
     isObject(value) &&
     value.jsonrpc === "2.0" &&
     value.method === "tools/call" &&
-    (typeof value.id === "string" || Number.isSafeInteger(value.id)) &&
-    (value.params === undefined || isObject(value.params))
+    (typeof value.id === "string" || Number.isSafeInteger(value.id))
   );
 }
 

@@ -350,6 +350,13 @@ test("a tools/call naming no tool is exactly -32602 Unknown tool, other params m
     }
     server.send('{"jsonrpc":"2.0","id":30,"method":"tools/call"}');
     assert.deepEqual((await server.answer(30)).error, { code: -32602, message: "Unknown tool" });
+    for (const [index, params] of ["[]", "null", "5", '"describe_graph"'].entries()) {
+      server.send(`{"jsonrpc":"2.0","id":${31 + index},"method":"tools/call","params":${params}}`);
+      assert.deepEqual((await server.answer(31 + index)).error, {
+        code: -32602,
+        message: "Unknown tool",
+      });
+    }
     const extras = [
       ',"_meta":{"progressToken":1}',
       ',"_meta":5',

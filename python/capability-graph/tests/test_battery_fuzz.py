@@ -341,8 +341,9 @@ def _context(kind: str) -> Any:
 @pytest.mark.parametrize(
     ("kind", "code"),
     [
-        ("deep", "CG_CONTEXT_INVALID"),
-        ("deep-value", "CG_CONTEXT_INVALID"),
+        # containers inside the context count from the request's root (CG-CONV-11)
+        ("deep", "CG_INPUT_INVALID"),
+        ("deep-value", "CG_INPUT_INVALID"),
         ("cyclic", "CG_INPUT_TOO_LARGE"),  # a cycle has no finite serialized size
     ],
 )
@@ -355,12 +356,13 @@ def test_a_deep_or_cyclic_context_is_a_defined_error(
     assert outcome["error"]["code"] == code
 
 
-def test_a_deep_json_context_value_on_the_cli_is_context_invalid(graph_dir: Path) -> None:
+def test_a_deep_json_context_value_on_the_cli_is_input_invalid(graph_dir: Path) -> None:
+    # a --context value starts at depth 2 of the request, whose depth rule counts it (CG-CONV-11)
     config = str(graph_dir / "capability-graph.json")
     argv = ["match", "x", "--context", "k:=" + "[" * 900 + "]" * 900, "--config", config]
     status, stdout, stderr = run_cli(argv)
     check_cli_run(argv, status, stdout, stderr)
-    assert json.loads(stderr)["error"]["code"] == "CG_CONTEXT_INVALID"
+    assert json.loads(stderr)["error"]["code"] == "CG_INPUT_INVALID"
 
 
 def test_an_inline_definition_of_none_is_a_defined_error() -> None:

@@ -37,8 +37,13 @@ def test_the_loop_keeps_serving_while_the_executor_works_and_the_deadline_ends_i
         # Two matches: the first includes each executor's one-time preparation (the SDK import,
         # codex's prerequisite probes, the catalog summaries), the second is steady state.
         runs = asyncio.run(tick_through_matches(config, timeout_ms=300, matches=2))
-    for ticks in runs:
-        assert ticks.outcome == TIMEOUT, (kind, ticks.outcome)
+    for number, ticks in enumerate(runs):
+        # The cold lexical index is one build shared by the matches: the first match's deadline
+        # ends it, the second may find it built in time on an idle machine and answer.
+        if kind == "lexical-1k" and number > 0 and "status" in ticks.outcome:
+            assert ticks.outcome["status"] == "matched", (kind, ticks.outcome)
+        else:
+            assert ticks.outcome == TIMEOUT, (kind, number, ticks.outcome)
         assert ticks.ticks >= MIN_TICKS, (kind, ticks.figures())
 
 

@@ -617,6 +617,9 @@ def _raise_first_too_deep(value: Any, pointer: str, depth: int = 0) -> None:
         if depth > MAX_DEPTH or type(item) is TooDeep:
             raise NotPureJson(_TOO_DEEP, where)
         if type(item) is dict:
+            if any(type(key) is not str for key in item):
+                # Language values only: the pure-value check's fault, found on the way (CG-CONV-9).
+                raise NotPureJson("object keys must be strings", where)
             children = [(f"{where}/{_escape(key)}", child) for key, child in item.items()]
         elif type(item) is list:
             children = [(f"{where}/{i}", child) for i, child in enumerate(item)]

@@ -267,10 +267,11 @@ def _sdk_reads(line: str) -> bool:
 def _meta_reads(meta: dict[str, Any]) -> bool:
     try:
         types.RequestParams.model_validate({"_meta": meta}, by_name=False)
-        dumps(meta)
-    except (ValidationError, ValueError, TypeError):  # TypeError: a lone surrogate
+        text = json.dumps(meta, ensure_ascii=False)
+    except (ValidationError, ValueError, TypeError):
         return False
-    return True
+    # A lone surrogate (in a name or a string) is a frame the SDK's parser refuses: drop the _meta.
+    return re.search("[\ud800-\udfff]", text) is None
 
 
 def _error(ident: str | int, code: int, message: str) -> types.JSONRPCMessage:

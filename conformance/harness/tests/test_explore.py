@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from capability_graph_conformance._json import escape_lone_surrogates
 from capability_graph_conformance.explore.model import GenCase, Observation
 from capability_graph_conformance.explore.oracle import compare
 from capability_graph_conformance.explore.shrink import shrink, smaller
@@ -225,3 +226,10 @@ def test_a_budget_refusal_must_be_monotonic_in_the_limit() -> None:
         "a maxInputBytes refusal is not monotonic in the limit (request r: accepted at 40, "
         "refused at 50)"
     ]
+
+
+def test_a_lone_surrogate_in_a_report_is_written_as_its_escape() -> None:
+    text = json.dumps({"frame": "x\ud800y"}, ensure_ascii=False)
+    escaped = escape_lone_surrogates(text)
+    escaped.encode("utf-8")  # no lone surrogate left to refuse
+    assert json.loads(escaped) == {"frame": "x\ud800y"}

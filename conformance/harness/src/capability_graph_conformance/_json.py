@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["NO_ARGUMENTS", "canonical", "dumps", "merge_patch", "preview"]
+__all__ = ["NO_ARGUMENTS", "canonical", "dumps", "escape_lone_surrogates", "merge_patch", "preview"]
 
 #: A call vector without ``arguments``: the call carries none (CG-MCP-2).
 NO_ARGUMENTS: Any = object()
@@ -19,7 +19,12 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 def dumps(value: Any) -> str:
     """Compact JSON text (UTF-8, no ASCII escaping), a lone surrogate written as its ``\\uXXXX``
     escape (UTF-8 cannot carry it; a vector may hold one, e.g. CG-MCP-6)."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return escape_lone_surrogates(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+
+
+def escape_lone_surrogates(text: str) -> str:
+    """``text`` with every lone surrogate written as its ``\\uXXXX`` escape, so that it encodes
+    as UTF-8 (inside a JSON string the escape is the same character)."""
     return _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 

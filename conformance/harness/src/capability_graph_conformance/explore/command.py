@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .._json import escape_lone_surrogates
 from ..manifest import Manifest
 from ..schemas import SchemaSet
 from ..suite import SURFACES, Suite
@@ -198,5 +199,6 @@ def run_explore(args: argparse.Namespace) -> int:
 
 
 def _write(path: Path, text: str) -> None:
+    # Reports and vectors are UTF-8 files: a generated lone surrogate is written as its escape.
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    path.write_text(escape_lone_surrogates(text), encoding="utf-8")

@@ -90,6 +90,129 @@ def test_another_exit_status_is_a_difference() -> None:
     assert applied == []
 
 
+def _raised(message: str) -> Observation:
+    error = {"code": "CG_INPUT_INVALID", "phase": "query", "message": message}
+    return Observation("sdk", {"raised": {**error, "nextAction": "fix_input"}})
+
+
+def _list_call(arguments: Any) -> GenCase:
+    return GenCase(
+        "call", "catalog", {"call": {"tool": "list_capabilities", "arguments": arguments}}
+    )
+
+
+@pytest.fixture(scope="module")
+def count_faults() -> Any:
+    from capability_graph_conformance.explore.faults import fault_count
+    from capability_graph_conformance.schemas import SchemaSet
+    from capability_graph_conformance.suite import Suite
+
+    suite = Suite.packaged()
+    schemas = SchemaSet(suite)
+    requests = {op["tool"]: op["request"] for op in suite.operations["operations"]}
+    return lambda case, code: fault_count(case, code, schemas, requests)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "faults"),
+    [
+        # CG-MSG-19: a pure-JSON fault is reported first, in document order: determined
+        ({"tags": ["\ud800", "\udc00"]}, 1),
+        ({"limit": 2**60}, 1),
+        ({"limit": "x", "tags": ["\ud800"]}, 1),
+        # a type fault comes before the value's other keywords
+        ({"limit": 0.5}, 1),
+        ({"limit": 0}, 1),
+        # schema faults of different values, or of one object: any one (CG-MSG-8)
+        ({"nope": 1, "limit": "x"}, 2),
+        ({"limit": "x", "cursor": 1}, 2),
+    ],
+)
+def test_faults_are_counted_per_value_and_rule(
+    count_faults: Any, arguments: dict[str, Any], faults: int
+) -> None:
+    assert count_faults(_list_call(arguments), "CG_INPUT_INVALID") == faults
+
+
+def test_a_request_with_several_faults_may_name_any_one(count_faults: Any) -> None:
+    case = _list_call({"limit": "x", "cursor": 1})
+    a, b = _raised("/limit must be an integer"), _raised("/cursor must be a string")
+    assert compare(case, a, b, count_faults) == (None, ["several-faults"])
+
+
+def test_two_lone_surrogates_are_reported_at_the_first(count_faults: Any) -> None:
+    case = _list_call({"tags": ["\ud800", "\udc00"]})
+    first = _raised("/tags/0 a string has a lone surrogate")
+    second = _raised("/tags/1 a string has a lone surrogate")
+    assert compare(case, first, second, count_faults)[0] is not None
+
+
+def test_a_request_with_one_fault_must_name_it(count_faults: Any) -> None:
+    case = _list_call({"limit": 0})
+    a, b = _raised("/limit must be at least 1"), _raised("/limit must be at most 100")
+    signature, applied = compare(case, a, b, count_faults)
+    assert (
+        signature
+        == "call/sdk list_capabilities: raised E:CG_INPUT_INVALID, differs at /raised/message"
+    )
+    assert applied == []
+
+
+def test_several_faults_never_excuse_another_code(count_faults: Any) -> None:
+    case = _list_call({"limit": "x", "cursor": 1})
+    other = {"code": "CG_INPUT_TOO_LARGE", "phase": "query", "nextAction": "narrow_scope"}
+    signature, _ = compare(
+        case, _raised("/tags/0 x"), Observation("sdk", {"raised": other}), count_faults
+    )
+    assert signature is not None
+
+
+def test_a_message_that_is_not_a_request_may_go_unanswered() -> None:
+    case = GenCase(
+        "mcp", "catalog", {"frame": '{"jsonrpc": "1.0", "id": 7, "method": "tools/list"}'}
+    )
+    a = Observation("mcp", {"noResponse": True, "aliveAfter": True})
+    b = Observation("mcp", {"protocolError": -32600, "aliveAfter": True})
+    assert compare(case, a, b) == (None, ["mcp-not-a-request"])
+
+
+def test_a_request_must_be_answered() -> None:
+    from capability_graph_conformance.explore.oracle import properties
+
+    frame = '{"jsonrpc": "2.0", "id": 7, "method": "tools/list"}'
+    case = GenCase("mcp", "catalog", {"frame": frame})
+    a = Observation("mcp", {"noResponse": True, "aliveAfter": True})
+    b = Observation("mcp", {"protocolError": -32600, "aliveAfter": True})
+    assert compare(case, a, b)[0] is not None
+    assert "an MCP request got no answer" in properties(case, a, None, {})  # type: ignore[arg-type]
+    not_a_request = GenCase("mcp", "catalog", {"frame": '{"id": 7}'})
+    assert properties(not_a_request, a, None, {}) == []  # type: ignore[arg-type]
+
+
+def test_a_text_request_is_a_text_only_to_the_sdk_and_the_tool_adapter() -> None:
+    from capability_graph_conformance.explore.oracle import surfaces_agree
+
+    error = {"code": "CG_INPUT_INVALID", "phase": "query", "nextAction": "fix_input"}
+    text = json.dumps({**error, "message": "/ must be an object"})
+    answers = {
+        "sdk": Observation("sdk", {"returned": {"status": "empty", "items": []}}),
+        "mcp": Observation(
+            "mcp", {"result": {"content": [{"type": "text", "text": text}], "isError": True}}
+        ),
+    }
+    assert surfaces_agree(_list_call("{}"), answers) == []
+    assert surfaces_agree(_list_call({}), answers) != []
+
+
+def test_explain_text_layout_may_differ_but_json_may_not() -> None:
+    a = Observation("cli", {"exit": 0, "stdout": "CG_X one layout\n", "stderr": ""})
+    b = Observation("cli", {"exit": 0, "stdout": "CG_X: another\n", "stderr": ""})
+    text = GenCase("argv", "catalog", {"argv": ["explain", "CG_X"]})
+    as_json = GenCase("argv", "catalog", {"argv": ["explain", "CG_X", "--json"]})
+    assert compare(text, a, b) == (None, ["explain-text"])
+    assert compare(as_json, a, b)[0] is not None
+
+
 # -- against fake implementations (processes) --------------------------------------------------
 
 

@@ -96,6 +96,13 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         help="seconds one answer may take (default: %(default)s)",
     )
     parser.add_argument(
+        "--sample-every",
+        type=int,
+        metavar="N",
+        help="run the surfaces that a campaign samples (those starting a process per "
+        "configuration: MCP, the CLI) on every N-th case instead of the campaign's own interval",
+    )
+    parser.add_argument(
         "-j", "--jobs", type=int, default=2, help="CLI cases at a time (default: %(default)s)"
     )
     parser.add_argument(
@@ -141,6 +148,8 @@ def run_explore(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**9)
     if args.count < 1 or args.time_budget <= 0:
         raise ValueError("--count and --time-budget must be positive")
+    if args.sample_every is not None and args.sample_every < 1:
+        raise ValueError("--sample-every must be positive")
     options = ExploreOptions(
         campaigns=tuple(args.campaign or CAMPAIGNS),
         seed=seed,
@@ -151,6 +160,7 @@ def run_explore(args: argparse.Namespace) -> int:
         jobs=max(1, args.jobs),
         only=tuple(args.case),
         surfaces=tuple(args.surface or ()),
+        sample_every=args.sample_every,
     )
     print(
         f"cg-conformance explore: {subject.name} against {against.name}, seed {seed}",

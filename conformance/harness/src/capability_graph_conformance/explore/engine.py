@@ -23,6 +23,7 @@ from ..manifest import Manifest
 from ..schemas import SchemaSet
 from ..suite import Suite
 from ..workspace import CONFIG_NAME, Workspace
+from .faults import fault_count
 from .model import GenCase, Observation
 from .oracle import compare, outcome_class, properties, subject, surfaces_agree
 from .probes import budget_monotonic, paging_and_revision
@@ -44,6 +45,7 @@ class ExploreOptions:
     jobs: int = 2  # CLI processes at a time
     only: tuple[int, ...] = ()  # replay: only these case indexes
     surfaces: tuple[str, ...] = ()  # only these surfaces (default: each campaign's)
+    sample_every: int | None = None  # the interval of the sampled surfaces (default: campaign's)
 
 
 @dataclass
@@ -126,6 +128,8 @@ class _Explorer:
         root: Path,
     ) -> None:
         self.suite, self.schemas, self.options = suite, schemas, options
+        requests = {op["tool"]: op["request"] for op in suite.operations.get("operations", ())}
+        self.count_faults = lambda case, code: fault_count(case, code, schemas, requests)
         self.subject = Target(subject, schemas, options.timeout)
         self.against = Target(against, schemas, options.timeout)
         self.folders = _Folders(suite, root)
@@ -158,6 +162,8 @@ class _Explorer:
         wanted = self.options.surfaces
         surfaces = tuple(s for s in CAMPAIGNS[campaign][1] if not wanted or s in wanted)
         every = CAMPAIGNS[campaign][2]
+        if self.options.sample_every is not None:
+            every = {surface: self.options.sample_every for surface in every}
         indexes = self.options.only or tuple(range(self.options.count))
         batch = self.options.jobs if surfaces == ("cli",) else 1
         position = 0
@@ -230,7 +236,7 @@ class _Explorer:
             stats.compared[surface] = stats.compared.get(surface, 0) + 1
             if ours.errored or other.errored:
                 stats.errored += 1
-            signature, applied = compare(case, ours, other)
+            signature, applied = compare(case, ours, other, self.count_faults)
             for variation in applied:
                 self.variations[variation] = self.variations.get(variation, 0) + 1
             if signature is not None:
@@ -241,7 +247,7 @@ class _Explorer:
                 for problem in properties(case, observation, self.schemas, self.cli_tools):
                     await self._property(case, surface, target, problem, observation)
         for target, answers in ((self.subject, mine), (self.against, theirs)):
-            for problem in surfaces_agree(answers):
+            for problem in surfaces_agree(case, answers):
                 outcomes = {f"{target.name} {s}": o for s, o in answers.items()}
                 self._record(
                     "property",
@@ -298,7 +304,7 @@ class _Explorer:
 
         async def keeps(candidate: GenCase) -> bool:
             a, b = await self._answers(candidate, surface)
-            if compare(candidate, a, b)[0] != signature:
+            if compare(candidate, a, b, self.count_faults)[0] != signature:
                 return False
             finding.outcomes = {self.subject.name: a, self.against.name: b}
             return True

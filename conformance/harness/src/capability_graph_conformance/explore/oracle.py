@@ -23,10 +23,12 @@ from typing import Any
 
 from .._json import canonical, preview
 from ..schemas import SchemaSet
+from .faults import mcp_request
 from .model import GenCase, Observation
 
 __all__ = [
     "ALLOWED_VARIATIONS",
+    "FaultCounter",
     "Variation",
     "compare",
     "outcome_class",
@@ -34,6 +36,10 @@ __all__ = [
     "subject",
     "surfaces_agree",
 ]
+
+
+#: How many faults the value that an error code judges has in a case (see :mod:`.faults`).
+FaultCounter = Callable[[GenCase, str], int]
 
 
 @dataclass(frozen=True)
@@ -45,10 +51,12 @@ class Variation:
     requirement: str
     surface: str
     allows: str
-    erase: Callable[[GenCase, Any, Any], tuple[Any, Any] | None]
+    erase: Callable[[GenCase, Any, Any, FaultCounter | None], tuple[Any, Any] | None]
 
 
-def _usage_text(case: GenCase, a: Any, b: Any) -> tuple[Any, Any] | None:
+def _usage_text(
+    case: GenCase, a: Any, b: Any, count_faults: FaultCounter | None
+) -> tuple[Any, Any] | None:
     if a.get("exit") == 2 and b.get("exit") == 2 and a.get("stderr") != b.get("stderr"):
         erased = "<usage text>"
         return {**a, "stderr": erased if a["stderr"].strip() else ""}, {
@@ -58,7 +66,9 @@ def _usage_text(case: GenCase, a: Any, b: Any) -> tuple[Any, Any] | None:
     return None
 
 
-def _unparsable_line(case: GenCase, a: Any, b: Any) -> tuple[Any, Any] | None:
+def _unparsable_line(
+    case: GenCase, a: Any, b: Any, count_faults: FaultCounter | None
+) -> tuple[Any, Any] | None:
     frame = case.action.get("frame")
     if frame is None:
         return None
@@ -77,21 +87,107 @@ def _unparsable_line(case: GenCase, a: Any, b: Any) -> tuple[Any, Any] | None:
     return None
 
 
-def _is_error_false(case: GenCase, a: Any, b: Any) -> tuple[Any, Any] | None:
-    results = [v.get("result") for v in (a, b)]
-    if not all(isinstance(r, dict) for r in results):
-        return None
-    if any(r.get("isError") for r in results) or all("isError" in r for r in results):
-        return None
-    return tuple(
-        {**v, "result": {k: x for k, x in v["result"].items() if k != "isError"}} for v in (a, b)
-    )  # type: ignore[return-value]
-
-
-def _other_exception_type(case: GenCase, a: Any, b: Any) -> tuple[Any, Any] | None:
+def _other_exception_type(
+    case: GenCase, a: Any, b: Any, count_faults: FaultCounter | None
+) -> tuple[Any, Any] | None:
     if "raisedOther" in a and "raisedOther" in b and a != b:
         return {"raisedOther": "<type>"}, {"raisedOther": "<type>"}
     return None
+
+
+def _not_a_request(
+    case: GenCase, a: Any, b: Any, count_faults: FaultCounter | None
+) -> tuple[Any, Any] | None:
+    frame = case.action.get("frame")
+    if frame is None or mcp_request(frame):
+        return None
+    core_a = {k: v for k, v in a.items() if k != "aliveAfter"}
+    core_b = {k: v for k, v in b.items() if k != "aliveAfter"}
+    answers = ({"protocolError": -32600}, {"protocolError": -32700}, {"noResponse": True})
+    if core_a != core_b and core_a in answers and core_b in answers:
+        erased = {"answered with a JSON-RPC error or not": True}
+        return {**erased, "aliveAfter": a.get("aliveAfter")}, {
+            **erased,
+            "aliveAfter": b.get("aliveAfter"),
+        }
+    return None
+
+
+def _explain_text(
+    case: GenCase, a: Any, b: Any, count_faults: FaultCounter | None
+) -> tuple[Any, Any] | None:
+    argv = case.action.get("argv") or []
+    if not argv or argv[0] != "explain" or "--json" in argv:
+        return None
+    if a.get("exit") == 0 and b.get("exit") == 0:
+        return {**a, "stdout": "<explain text>"}, {**b, "stdout": "<explain text>"}
+    return None
+
+
+def _several_faults(
+    case: GenCase, a: Any, b: Any, count_faults: FaultCounter | None
+) -> tuple[Any, Any] | None:
+    errors = _error_object(a), _error_object(b)
+    if errors[0] is None or errors[1] is None:
+        return None
+    left, right = errors
+    others = ("code", "phase", "nextAction")
+    if any(left.get(k) != right.get(k) for k in others) or left.get("message") == right.get(
+        "message"
+    ):
+        return None
+    if not all(str(e.get("message", "")).startswith("/") for e in errors):
+        return None
+    if count_faults is None or count_faults(case, str(left.get("code"))) < 2:
+        return None
+    erased = "<the message of one of several faults>"
+    return _with_message(a, erased), _with_message(b, erased)
+
+
+def _error_object(value: Any) -> dict[str, Any] | None:
+    """The error object an answer of any surface carries, or None."""
+    if not isinstance(value, dict):
+        return None
+    answer = value.get("open", value)
+    if isinstance(answer, dict) and isinstance(answer.get("raised"), dict):
+        return answer["raised"]
+    returned = answer.get("returned") if isinstance(answer, dict) else None
+    if isinstance(returned, dict) and isinstance(returned.get("error"), dict):
+        return returned["error"]
+    result = value.get("result")
+    if isinstance(result, dict) and result.get("isError"):
+        try:
+            found = json.loads(result["content"][0]["text"])
+        except (KeyError, IndexError, TypeError, ValueError):
+            return None
+        return found if isinstance(found, dict) else None
+    if value.get("exit") == 1:
+        try:
+            found = json.loads(value["stderr"].splitlines()[0])["error"]
+        except (KeyError, IndexError, TypeError, ValueError):
+            return None
+        return found if isinstance(found, dict) else None
+    return None
+
+
+def _with_message(value: dict[str, Any], message: str) -> dict[str, Any]:
+    if "open" in value:
+        return {**value, "open": _with_message(value["open"], message)}
+    if isinstance(value.get("raised"), dict):
+        return {**value, "raised": {**value["raised"], "message": message}}
+    returned = value.get("returned")
+    if isinstance(returned, dict) and isinstance(returned.get("error"), dict):
+        error = {**returned["error"], "message": message}
+        return {**value, "returned": {**returned, "error": error}}
+    if isinstance(value.get("result"), dict):
+        error = json.loads(value["result"]["content"][0]["text"])
+        text = json.dumps({**error, "message": message})
+        content = [{**value["result"]["content"][0], "text": text}]
+        return {**value, "result": {**value["result"], "content": content}}
+    lines = value["stderr"].splitlines()
+    envelope = json.loads(lines[0])
+    envelope["error"]["message"] = message
+    return {**value, "stderr": "\n".join([json.dumps(envelope), *lines[1:]])}
 
 
 #: Everything two conforming implementations may answer differently, one entry per rule. The
@@ -115,12 +211,29 @@ ALLOWED_VARIATIONS: tuple[Variation, ...] = (
         _unparsable_line,
     ),
     Variation(
-        "mcp-is-error-false",
-        "CG-MCP-2",
+        "mcp-not-a-request",
+        "CG-MCP-6",
         "mcp",
-        "a successful tools/call result may carry isError: false or no isError (the "
-        "MCP default); a failure must say isError: true",
-        _is_error_false,
+        "a message that is not a JSON-RPC 2.0 request (no method, another jsonrpc, an id "
+        "that is null or a fraction) is answered with a JSON-RPC error or left unanswered; "
+        "the session must live on either way",
+        _not_a_request,
+    ),
+    Variation(
+        "explain-text",
+        "CG-CLI-13",
+        "cli",
+        "the text form of explain (without --json) is the implementation's layout; its exit "
+        "status and an empty stderr are compared",
+        _explain_text,
+    ),
+    Variation(
+        "several-faults",
+        "CG-MSG-8",
+        "*",
+        "an input with several faults may be reported with the message of any one of them; "
+        "code, phase and nextAction are compared, and each message must be a pointer message",
+        _several_faults,
     ),
     Variation(
         "sdk-other-exception-type",
@@ -135,20 +248,25 @@ ALLOWED_VARIATIONS: tuple[Variation, ...] = (
         "CG-SDK-3",
         "sdk",
         "the display text of a GraphError is SDK-local",
-        lambda _c, _a, _b: None,
+        lambda _c, _a, _b, _f: None,
     ),
     Variation(
         "mcp-protocol-error-message",
         "CG-MCP-4",
         "mcp",
         "a JSON-RPC error's message text is the MCP layer's; its code is compared",
-        lambda _c, _a, _b: None,
+        lambda _c, _a, _b, _f: None,
     ),
 )
 
 
-def compare(case: GenCase, a: Observation, b: Observation) -> tuple[str | None, list[str]]:
-    """(None or a signature of the difference, the ids of the allowed variations applied)."""
+def compare(
+    case: GenCase, a: Observation, b: Observation, count_faults: FaultCounter | None = None
+) -> tuple[str | None, list[str]]:
+    """(None or a signature of the difference, the ids of the allowed variations applied).
+
+    ``count_faults`` counts an input's faults for the several-faults variation (CG-MSG-8);
+    without it, every message is compared."""
     applied: list[str] = []
     for key, name in (("display", "sdk-display-text"), ("message", "mcp-protocol-error-message")):
         if key in a.extra and key in b.extra and a.extra[key] != b.extra[key]:
@@ -159,13 +277,13 @@ def compare(case: GenCase, a: Observation, b: Observation) -> tuple[str | None, 
     if canonical(left) == canonical(right):
         return None, applied
     for variation in ALLOWED_VARIATIONS:
-        if variation.surface != a.surface and not (
+        if variation.surface not in ("*", a.surface) and not (
             variation.surface == "sdk" and a.surface == "tool"
         ):
             continue
         if not isinstance(left, dict) or not isinstance(right, dict):
             break
-        erased = variation.erase(case, left, right)
+        erased = variation.erase(case, left, right, count_faults)
         if erased is not None:
             applied.append(variation.id)
             left, right = erased
@@ -305,7 +423,7 @@ def properties(
         elif "returned" in value and tool:
             problems += _result(schemas, tool, value["returned"])
     elif surface == "mcp":
-        if value.get("noResponse") and ("call" in case.action or '"id"' in case.action["frame"]):
+        if value.get("noResponse") and ("call" in case.action or mcp_request(case.action["frame"])):
             problems.append("an MCP request got no answer")
         if "stdoutNotJson" in value:
             problems.append("the MCP server wrote a line that is not JSON on stdout")
@@ -380,12 +498,16 @@ def _closure(result: dict[str, Any]) -> list[str]:
     return []
 
 
-def surfaces_agree(observations: dict[str, Observation]) -> list[str]:
+def surfaces_agree(case: GenCase, observations: dict[str, Observation]) -> list[str]:
     """CG-SURF-1 inside one implementation: the SDK, the Tool Adapter and MCP give the same R or
-    E for one request."""
+    E for one request. A string given as the request is a text to the SDK and the Tool Adapter
+    but a value to MCP and the CLI (CG-CONV-17): those two are left out of that comparison."""
     seen: dict[str, str] = {}
+    text_request = isinstance(case.action.get("call", {}).get("arguments"), str)
     for surface, observation in observations.items():
         if observation.errored or not isinstance(observation.value, dict):
+            continue
+        if text_request and surface in ("mcp", "cli"):
             continue
         projected = _projection(surface, observation.value)
         if projected is not None:

@@ -235,7 +235,13 @@ def _tool_request(rng: random.Random) -> tuple[str, Any]:
 def _call(rng: random.Random, index: int) -> GenCase:
     tool, request = _tool_request(rng)
     fixture = "catalog" if rng.random() < 0.85 else _pick(rng, ["model", "tight", "edges"])
-    return GenCase("call", fixture, action={"call": {"tool": tool, "arguments": request}})
+    arguments: Any = request
+    if rng.random() < 0.1:
+        # The request as JSON text (CG-CONV-17): a text to the SDK and the Tool Adapter, a string
+        # value to MCP and the CLI. The request written out (ASCII, lone surrogates escaped), or one
+        # of the hostile texts.
+        arguments = _pick(rng, [json.dumps(request), _json_text(rng)])
+    return GenCase("call", fixture, action={"call": {"tool": tool, "arguments": arguments}})
 
 
 _COMMANDS = ["describe", "list", "resolve", "match", "read", "call", "explain", "doctor", "nope"]
@@ -544,7 +550,7 @@ Generator = Callable[[random.Random, int], GenCase]
 #: campaign whose cases each need a configuration of their own pays a process start per case on
 #: MCP (a server per configuration) and the CLI; those surfaces sample the cases.
 CAMPAIGNS: dict[str, tuple[Generator, tuple[str, ...], dict[str, int]]] = {
-    "call": (_call, ("sdk", "tool", "mcp"), {}),
+    "call": (_call, ("sdk", "tool", "mcp", "cli"), {"cli": 4}),
     "argv": (_argv, ("cli",), {}),
     "config": (_config, ("sdk", "tool", "mcp", "cli"), {"mcp": 3, "cli": 3}),
     "budget": (_budget, ("sdk", "tool", "mcp"), {"mcp": 3}),

@@ -17,10 +17,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .._json import preview
+from .._json import dumps, preview
 from ..driver import DriverClient, DriverError
 from ..manifest import Manifest
 from ..schemas import SchemaSet
+from .faults import mcp_request
 from .model import GenCase, Observation
 
 __all__ = ["Target"]
@@ -292,11 +293,12 @@ class Target:
                 }
             )
         line = text.encode("utf-8", "surrogatepass")
-        expects_answer = '"id"' in text  # a frame without an id is a notification
-        # a frame is answered by the MCP layer at once: a short wait, so that shrinking frames
-        # the server (rightly) ignores stays fast
+        # Only a request must be answered (CG-MCP-6); another message may be answered at once
+        # or never, so it gets a short wait, which keeps campaigns and shrinking fast.
+        expects_answer = "call" in case.action or mcp_request(text)
+        # a frame is answered by the MCP layer at once: a short wait
         wait = min(self.timeout, 2.0) if "frame" in case.action else self.timeout
-        response = await server.request(line, request_id, wait if expects_answer else 1.0)
+        response = await server.request(line, request_id, wait if expects_answer else 0.3)
         value: dict[str, Any] = _reduce_mcp(response)
         extra = {}
         if response is not None and isinstance(response.get("error"), dict):
@@ -326,7 +328,7 @@ class Target:
                 "call",
                 call["tool"],
                 "--arguments",
-                json.dumps(call["arguments"], ensure_ascii=False),
+                dumps(call["arguments"]),  # a lone surrogate as its escape: argv is UTF-8
                 "--config",
                 str(config),
             ]

@@ -15,6 +15,8 @@ import { createInterface } from "node:readline";
 import { CONTRACT_VERSION } from "../src/_generated/taxonomy.js";
 import { GraphError } from "../src/errors.js";
 import { CapabilityGraph } from "../src/graph.js";
+import { memberText } from "../src/json/spans.js";
+import { parseJsonText } from "../src/json/text.js";
 import { ToolAdapter } from "../src/tools.js";
 import { packageVersion } from "../src/version.js";
 
@@ -148,6 +150,20 @@ function send(message: object): void {
   process.stdout.write(`${JSON.stringify(message)}\n`);
 }
 
+/**
+ * The step as the harness wrote it. JSON.parse rounds an integer literal beyond 2^53 to the
+ * nearest double (2^53 + 1 becomes 2^53), which no JavaScript value can hold exactly: a call
+ * whose arguments hold one is given to the implementation as the arguments' JSON text, which
+ * `call` reads exactly ([CG-CONV-17]), so the request is the one the harness sent.
+ */
+function exactStep(line: string, step: Step): Step {
+  if (step.op !== "call" || step.arguments === undefined) return step;
+  const text = memberText(line, ["step", "arguments"]);
+  if (text === undefined) return step;
+  const parsed = parseJsonText(text);
+  return parsed.ok && parsed.bigIntegers.size > 0 ? { ...step, arguments: text } : step;
+}
+
 async function serve(): Promise<void> {
   // The protocol owns stdout; anything the implementation logs goes to stderr.
   console.log = console.error;
@@ -190,7 +206,7 @@ async function serve(): Promise<void> {
       }
       let observation: Observation;
       try {
-        observation = await driver.run(surface as Surface, step as Step);
+        observation = await driver.run(surface as Surface, exactStep(line, step as Step));
       } catch (error) {
         observation = raised(error);
       }

@@ -34,6 +34,7 @@ import { executorFactory } from "./executors/registry.js";
 import {
   compactByteLength,
   firstPureFault,
+  firstTooDeep,
   hasLoneSurrogate,
   integralBeyondRange,
   isPlainObject,
@@ -183,8 +184,9 @@ export class CapabilityGraph {
     const start = performance.now();
     if (this.#closed !== undefined) throw graphError("CG_GRAPH_CLOSED", "lifecycle");
     const operation = OPERATIONS.find((candidate) => candidate.tool === tool);
-    if (operation === undefined) throw graphError("CG_INPUT_INVALID", "query", "unknownTool");
-    const phase = operation.phase;
+    // A request text is parsed before the tool name is looked up ([CG-PREC-12]), in the tool's
+    // phase (`query` for an unknown tool), and read once ([CG-CONV-17]).
+    const phase = operation?.phase ?? "query";
     let request = args;
     let outOfRangeInteger = integralBeyondRange;
     if (typeof args === "string") {
@@ -195,6 +197,17 @@ export class CapabilityGraph {
       const literals = parsed.bigIntegers;
       outOfRangeInteger = (path, value) =>
         integralBeyondRange(path, value) || (literals.size > 0 && literals.has(pathKey(path())));
+    }
+    if (operation === undefined) throw graphError("CG_INPUT_INVALID", "query", "unknownTool");
+    // The depth rule comes before the input size on every surface ([CG-CONV-15]): a text's parse
+    // finds a container at depth 33 before its size is known, and a value is judged the same.
+    const tooDeep = firstTooDeep(request);
+    if (tooDeep !== undefined) {
+      throw pointerError(
+        "CG_INPUT_INVALID",
+        phase,
+        textFaultMessage({ kind: "depth", path: tooDeep }, "request"),
+      );
     }
     const budgets = this.#config.budgets;
     if (compactByteLength(request, budgets.maxInputBytes) > budgets.maxInputBytes) {

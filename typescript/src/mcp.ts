@@ -22,6 +22,7 @@ import {
 import { OPERATIONS } from "./_generated/operations.js";
 import { GraphError } from "./errors.js";
 import type { CapabilityGraph, JsonObject } from "./graph.js";
+import { memberText } from "./json/spans.js";
 import { toolDefinitions } from "./tools.js";
 import { packageVersion } from "./version.js";
 
@@ -48,73 +49,7 @@ const TOOL_NAMES = new Set(OPERATIONS.map((operation) => operation.tool));
  * the one the parsed message carries.
  */
 export function argumentsText(line: string): string | undefined {
-  const params = memberSpan(line, skipWhitespace(line, 0), "params");
-  if (params === undefined) return undefined;
-  const span = memberSpan(line, params[0], "arguments");
-  return span === undefined ? undefined : line.slice(span[0], span[1]);
-}
-
-function skipWhitespace(text: string, index: number): number {
-  let at = index;
-  while (at < text.length && " \t\n\r".includes(text.charAt(at))) at += 1;
-  return at;
-}
-
-/** The end of the string starting at `index` (its opening quote), past the closing quote. */
-function skipString(text: string, index: number): number {
-  let at = index + 1;
-  while (at < text.length) {
-    const char = text.charAt(at);
-    if (char === "\\") at += 2;
-    else if (char === '"') return at + 1;
-    else at += 1;
-  }
-  return at;
-}
-
-/** The end of the JSON value starting at `index`. */
-function skipValue(text: string, index: number): number {
-  const first = text.charAt(index);
-  if (first === '"') return skipString(text, index);
-  if (first === "{" || first === "[") {
-    let depth = 0;
-    let at = index;
-    while (at < text.length) {
-      const char = text.charAt(at);
-      if (char === '"') {
-        at = skipString(text, at);
-        continue;
-      }
-      if (char === "{" || char === "[") depth += 1;
-      else if (char === "}" || char === "]") {
-        depth -= 1;
-        if (depth === 0) return at + 1;
-      }
-      at += 1;
-    }
-    return at;
-  }
-  let at = index;
-  while (at < text.length && !",}] \t\n\r".includes(text.charAt(at))) at += 1;
-  return at;
-}
-
-/** The [start, end) span of the value of the last member `name` of the object at `index`. */
-function memberSpan(text: string, index: number, name: string): [number, number] | undefined {
-  if (text.charAt(index) !== "{") return undefined;
-  let found: [number, number] | undefined;
-  let at = skipWhitespace(text, index + 1);
-  while (at < text.length && text.charAt(at) === '"') {
-    const keyEnd = skipString(text, at);
-    const key: unknown = JSON.parse(text.slice(at, keyEnd));
-    at = skipWhitespace(text, keyEnd) + 1; // past the colon
-    const valueStart = skipWhitespace(text, at);
-    const valueEnd = skipValue(text, valueStart);
-    if (key === name) found = [valueStart, valueEnd];
-    at = skipWhitespace(text, valueEnd);
-    if (text.charAt(at) === ",") at = skipWhitespace(text, at + 1);
-  }
-  return found;
+  return memberText(line, ["params", "arguments"]);
 }
 
 /**

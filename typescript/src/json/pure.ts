@@ -136,6 +136,23 @@ export function firstPureFault(
 }
 
 /** The members or items of a container, last first (the stack pops the first first). */
+/**
+ * The path of the first container at depth 33 in document order (the root at depth 0), or
+ * undefined. Only the depth rule: it is judged before the input size on every surface
+ * ([CG-CONV-15]), as a request text's parse finds such a container before its size is known.
+ */
+export function firstTooDeep(root: unknown): JsonPath | undefined {
+  const stack: Visit[] = [{ value: root, parent: undefined, key: 0, depth: 0 }];
+  while (stack.length > 0) {
+    const visit = stack.pop() as Visit;
+    if (visit.value instanceof TooDeep) return pathOf(visit);
+    if (visit.value === null || typeof visit.value !== "object") continue;
+    if (visit.depth > MAX_DEPTH) return pathOf(visit);
+    stack.push(...childVisits(visit));
+  }
+  return undefined;
+}
+
 function childVisits(visit: Visit): Visit[] {
   const value = visit.value;
   const children: Visit[] = [];

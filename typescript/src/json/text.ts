@@ -87,11 +87,11 @@ const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
 };
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-/** Decode UTF-8 bytes strictly, then parse. A byte order mark is refused ([CG-CONV-7]). */
+/**
+ * Decode UTF-8 bytes strictly, then parse. The faults of a text are judged in the order of
+ * [CG-MSG-9]: bytes that are not UTF-8, then a byte order mark ([CG-CONV-7]), then the JSON.
+ */
 export function parseJsonBytes(bytes: Uint8Array, options: ParseOptions = {}): ParseOutcome {
-  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
-    return { ok: false, fault: { kind: "bom" } };
-  }
   let text: string;
   try {
     text = utf8.decode(bytes);

@@ -19,6 +19,8 @@ import { OPERATIONS } from "../../src/_generated/operations.js";
 import * as validators from "../../src/_generated/validators.js";
 import { GraphError } from "../../src/errors.js";
 import { CapabilityGraph } from "../../src/graph.js";
+import { memberText } from "../../src/json/spans.js";
+import { parseJsonText } from "../../src/json/text.js";
 import { conformanceRoot } from "../support.js";
 
 export interface Vector {
@@ -59,10 +61,24 @@ export function loadVectors(): Array<{ file: string; vector: Vector }> {
     }
   };
   walk(root);
-  return files.sort().map((file) => ({
-    file: relative(root, file),
-    vector: JSON.parse(readFileSync(file, "utf8")) as Vector,
-  }));
+  return files.sort().map((file) => {
+    const text = readFileSync(file, "utf8");
+    return { file: relative(root, file), vector: exactCall(text, JSON.parse(text) as Vector) };
+  });
+}
+
+/**
+ * The vector with a call's arguments as their JSON text when JSON.parse rounded an integer of
+ * them (beyond 2^53): `call` reads a text exactly ([CG-CONV-17]), as the conformance driver does.
+ */
+function exactCall(text: string, vector: Vector): Vector {
+  const call = vector.call;
+  if (call === undefined || !("arguments" in call)) return vector;
+  const argumentsText = memberText(text, ["call", "arguments"]);
+  if (argumentsText === undefined) return vector;
+  const parsed = parseJsonText(argumentsText);
+  if (!parsed.ok || parsed.bigIntegers.size === 0) return vector;
+  return { ...vector, call: { ...call, arguments: argumentsText } };
 }
 
 /** RFC 7386 JSON Merge Patch. */

@@ -41,6 +41,7 @@ from ._operations import (
     OperationContext,
     check_result_size,
     prepare_request,
+    request_of_text,
 )
 from ._operations.describe import described
 from ._snapshot import Provider, Snapshot
@@ -226,10 +227,14 @@ class CapabilityGraph:
         """Run a tool by name with JSON ``arguments``; return the JSON result or raise GraphError.
 
         This is the one entry point every surface uses: ``arguments`` is the exact JSON request
-        of the tool (a ``null`` is never "omitted"). An unknown tool name is
-        ``CG_INPUT_INVALID`` in phase ``query``.
+        of the tool (a ``null`` is never "omitted"), as a value (``{"limit": 5}``) or as JSON
+        text (``'{"limit": 5}'``, as a model's tool call often carries it), read once. An
+        unknown tool name is ``CG_INPUT_INVALID`` in phase ``query``.
         """
         self._check_open()
+        if isinstance(arguments, str) and isinstance(tool, str):
+            # A request text is parsed before the tool name is looked up (CG-PREC-12).
+            arguments = request_of_text(tool, arguments)
         operation = OPERATIONS.get(tool) if isinstance(tool, str) else None
         if operation is None:
             raise GraphError.of(ErrorCode.CG_INPUT_INVALID, Phase.QUERY, variant="unknownTool")

@@ -333,9 +333,10 @@ class _FileIntegers:
 
     def number(self, literal: str) -> float:
         """A literal with a fraction or exponent: out of range too when its value is an integer
-        RFC 8785 writes as an integer literal beyond 2^53 (``1e20``)."""
+        RFC 8785 writes as an integer literal beyond 2^53 (``1e20``), and a fault to find too when
+        no double holds it (``1e400`` is infinite: CG-CONV-18)."""
         value = float(literal)
-        if integral_beyond_range(value):
+        if integral_beyond_range(value) or not math.isfinite(value):
             self.out_of_range = True
         return value
 
@@ -564,13 +565,19 @@ def check_pure_value(value: Any, pointer: str = "", depth: int = 0) -> None:
             if integral_beyond_range(item):
                 raise NotPureJson("integers must stay within +/-2^53", where)
         elif kind is dict:
-            for key, child in item.items():
+            # An object's member names are judged before its member values, and the values in
+            # document order (the stack is last in, first out): the first fault is reported.
+            for key in item:
                 if type(key) is not str:
                     raise NotPureJson("object keys must be strings", where)
                 _check_string(key, where)
-                stack.append((child, f"{where}/{_escape(key)}", depth + 1))
+            stack.extend(
+                (item[key], f"{where}/{_escape(key)}", depth + 1) for key in reversed(item)
+            )
         elif kind is list:
-            stack.extend((child, f"{where}/{i}", depth + 1) for i, child in enumerate(item))
+            stack.extend(
+                (item[i], f"{where}/{i}", depth + 1) for i in range(len(item) - 1, -1, -1)
+            )
         else:
             raise NotPureJson(
                 "only JSON values are allowed (no bytes, sets, tuples, objects)", where

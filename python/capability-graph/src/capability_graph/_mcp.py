@@ -69,7 +69,7 @@ from ._json import (
     duplicated_names,
     scan_json_text,
 )
-from ._operations import invalid_arguments_text, parse_arguments_text
+from ._operations import invalid_arguments_text
 from ._tools import tool_definitions
 
 if TYPE_CHECKING:
@@ -407,7 +407,8 @@ def build_server(
         try:
             if screened:
                 # The arguments as text, judged as every request text is (CG-MCP-6, CG-MCP-7).
-                arguments = {} if text is None else parse_arguments_text(params.name, text)
+                # ``call`` reads a string as the request text (CG-CONV-17), once.
+                arguments = {} if text is None else text
             else:
                 # The wire's arguments, unmodified: absent means "no arguments" ({}), an
                 # explicit null is passed on (the core's CG_INPUT_INVALID, like any non-object).

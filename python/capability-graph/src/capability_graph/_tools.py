@@ -145,7 +145,8 @@ class ToolAdapter(_Exports):
     ) -> dict[str, Any]:
         """Run tool ``name`` with the JSON ``arguments``; return ``{"ok", "result" | "error"}``.
 
-        ``cancel`` (a [CancelToken][capability_graph.CancelToken]) cancels a running
+        ``arguments`` is the request as a value or as JSON text (a model's tool call arguments
+        as they arrive). ``cancel`` (a [CancelToken][capability_graph.CancelToken]) cancels a running
         ``match_capabilities``, which then answers ``CG_MODEL_CANCELLED``.
         """
         try:

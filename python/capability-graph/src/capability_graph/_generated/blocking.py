@@ -38,8 +38,9 @@ class BlockingCapabilityGraph(BlockingGraphRunner):
         """Run a tool by name with JSON ``arguments``; return the JSON result or raise GraphError.
 
         This is the one entry point every surface uses: ``arguments`` is the exact JSON request
-        of the tool (a ``null`` is never "omitted"). An unknown tool name is
-        ``CG_INPUT_INVALID`` in phase ``query``.
+        of the tool (a ``null`` is never "omitted"), as a value (``{"limit": 5}``) or as JSON
+        text (``'{"limit": 5}'``, as a model's tool call often carries it), read once. An
+        unknown tool name is ``CG_INPUT_INVALID`` in phase ``query``.
 
         The blocking form of [CapabilityGraph.call][capability_graph.CapabilityGraph.call].
         """

@@ -27,6 +27,7 @@ from ._requests import (
     oversized_request,
     parse_arguments_text,
     prepare_request,
+    request_of_text,
 )
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "oversized_request",
     "parse_arguments_text",
     "prepare_request",
+    "request_of_text",
 ]
 
 

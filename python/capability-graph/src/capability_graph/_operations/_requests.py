@@ -34,6 +34,7 @@ __all__ = [
     "oversized_request",
     "parse_arguments_text",
     "prepare_request",
+    "request_of_text",
 ]
 
 
@@ -41,6 +42,10 @@ __all__ = [
 OPERATIONS: Final = {op.tool: op for op in OPERATION_TABLE}
 #: The tool each SDK method calls, by method name.
 TOOL_OF_METHOD: Final = {op.sdk_method: op.tool for op in OPERATION_TABLE}
+
+
+#: The reason of a request text that starts with U+FEFF (CG-MSG-9).
+_BYTE_ORDER_MARK: Final = "a byte order mark is not JSON"
 
 
 def _input_invalid(phase: Phase, message: str | None = None) -> GraphError:
@@ -119,9 +124,36 @@ def _surely_larger_than(value: Any, limit: int) -> bool:
     return False
 
 
+def request_of_text(tool: str, text: str) -> Any:
+    """The request a string given to ``call`` stands for: a request text, read once (CG-CONV-17).
+
+    Judged as every request text is when it is parsed (CG-MSG-13: duplicate member names,
+    over-long integer literals, containers at depth 33), before the tool name is looked up
+    (CG-PREC-12: in the tool's phase, ``query`` for an unknown tool); a text that is not JSON is
+    ``/ not well-formed JSON`` and a byte order mark ``/ a byte order mark is not JSON``
+    (CG-CONV-12). The value it holds is then judged like any request value, a string included:
+    ``"\"{}\""`` is ``/ must be an object``, never read a second time.
+    """
+    if text.startswith("\ufeff"):
+        operation = OPERATIONS.get(tool)
+        phase = operation.phase if operation is not None else Phase.QUERY
+        raise _input_invalid(phase, pointer_message("", _BYTE_ORDER_MARK))
+    try:
+        return parse_request_text(text)
+    except NotPureJson as problem:
+        raise invalid_arguments_text(tool, problem) from None
+
+
 def prepare_request(operation: Operation, arguments: Any, config: HostConfig) -> dict[str, Any]:
-    """Input size, then shape. ``context`` (match) is left to the context check that follows."""
+    """Depth, input size, then shape. ``context`` (match) is left to the context check that
+    follows, except its depth."""
     phase = operation.phase
+    try:
+        # The depth rule comes before the input size on every surface (CG-CONV-15): a request
+        # text's parse finds a container at depth 33 before its size is known.
+        check_depth(arguments)
+    except NotPureJson as problem:
+        raise _input_invalid(phase, pointer_message(problem.pointer, problem.reason)) from None
     limit = config.budgets.max_input_bytes
     if _surely_larger_than(arguments, limit):
         raise GraphError.of(ErrorCode.CG_INPUT_TOO_LARGE, phase)

@@ -111,9 +111,12 @@ def _parse_arguments(tool: str, data: bytes, what: str) -> Any:
     if text.startswith("\ufeff"):  # CG-CLI-8: a byte order mark is not JSON, as everywhere
         raise Usage(f"argument {what}: a byte order mark is not JSON")
     try:
-        return _parse_request(tool, text)
+        _parse_request(tool, text)
     except MalformedJson:
         raise Usage(f"argument {what}: not valid JSON") from None
+    # The text itself goes to ``call``, which reads it once (CG-CONV-17): a text holding a JSON
+    # string is a request that is not an object, never a second text.
+    return text
 
 
 def _parse_request(tool: str, text: str, pointer: str = "") -> Any:

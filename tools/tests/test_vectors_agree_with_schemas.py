@@ -51,6 +51,7 @@ REQUEST_FAULTS_BEYOND_SCHEMAS = (
     "a string has a lone surrogate",
     "nesting deeper than 32",
     "strings of valid Unicode text",  # a lone surrogate in a match context ([CG-CTX-1])
+    "an object has a duplicate key",  # a request text's parse fault ([CG-MSG-13])
 )
 
 
@@ -113,12 +114,32 @@ def _definitions(vector: dict[str, Any], config: Any) -> Iterator[tuple[str, Any
                 yield source["path"], _read_json(path)
 
 
+def _request_value(arguments: Any) -> Any:
+    """The request a vector's arguments stand for on the SDK: a string is a request text, read
+    once (CG-CONV-17); a text that is not JSON is :data:`NOT_JSON` (no schema judges it)."""
+    if not isinstance(arguments, str):
+        return arguments
+    try:
+        return json.loads(arguments, parse_constant=_not_json)
+    except ValueError:
+        return NOT_JSON
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(name)
+
+
+NOT_JSON = object()
+
+
 def _calls(vector: dict[str, Any]) -> Iterator[tuple[str, Any, dict[str, Any] | None]]:
     """(tool, arguments, expected error or None) of every call the vector makes."""
     if "call" in vector:
         # A call without arguments is the call with {} (CG-MCP-7).
         call = vector["call"]
-        yield call["tool"], call.get("arguments", {}), vector["expect"].get("error")
+        arguments = _request_value(call.get("arguments", {}))
+        if arguments is not NOT_JSON:
+            yield call["tool"], arguments, vector["expect"].get("error")
     for step in vector.get("steps", ()):
         if step["op"] == "call" and "$captured" not in json.dumps(step["arguments"]):
             yield step["tool"], step["arguments"], step.get("expect", {}).get("error")

@@ -344,7 +344,8 @@ def _context(kind: str) -> Any:
         # containers inside the context count from the request's root (CG-CONV-11)
         ("deep", "CG_INPUT_INVALID"),
         ("deep-value", "CG_INPUT_INVALID"),
-        ("cyclic", "CG_INPUT_TOO_LARGE"),  # a cycle has no finite serialized size
+        # a cycle nests without end: the depth rule, judged before the input size (CG-CONV-15)
+        ("cyclic", "CG_INPUT_INVALID"),
     ],
 )
 def test_a_deep_or_cyclic_context_is_a_defined_error(

@@ -146,8 +146,8 @@ class ToolAdapter(_Exports):
         """Run tool ``name`` with the JSON ``arguments``; return ``{"ok", "result" | "error"}``.
 
         ``arguments`` is the request as a value or as JSON text (a model's tool call arguments
-        as they arrive). ``cancel`` (a [CancelToken][capability_graph.CancelToken]) cancels a running
-        ``match_capabilities``, which then answers ``CG_MODEL_CANCELLED``.
+        as they arrive). ``cancel`` (a [CancelToken][capability_graph.CancelToken]) cancels a
+        running ``match_capabilities``, which then answers ``CG_MODEL_CANCELLED``.
         """
         try:
             return _success(await self.graph.call(name, arguments, cancel=cancel))

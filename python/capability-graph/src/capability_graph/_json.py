@@ -575,9 +575,7 @@ def check_pure_value(value: Any, pointer: str = "", depth: int = 0) -> None:
                 (item[key], f"{where}/{_escape(key)}", depth + 1) for key in reversed(item)
             )
         elif kind is list:
-            stack.extend(
-                (item[i], f"{where}/{i}", depth + 1) for i in range(len(item) - 1, -1, -1)
-            )
+            stack.extend((item[i], f"{where}/{i}", depth + 1) for i in range(len(item) - 1, -1, -1))
         else:
             raise NotPureJson(
                 "only JSON values are allowed (no bytes, sets, tuples, objects)", where

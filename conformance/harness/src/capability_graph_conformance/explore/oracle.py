@@ -127,16 +127,15 @@ def _explain_text(
 def _several_faults(
     case: GenCase, a: Any, b: Any, count_faults: FaultCounter | None
 ) -> tuple[Any, Any] | None:
-    errors = _error_object(a), _error_object(b)
-    if errors[0] is None or errors[1] is None:
+    left, right = _error_object(a), _error_object(b)
+    if left is None or right is None:
         return None
-    left, right = errors
     others = ("code", "phase", "nextAction")
     if any(left.get(k) != right.get(k) for k in others) or left.get("message") == right.get(
         "message"
     ):
         return None
-    if not all(str(e.get("message", "")).startswith("/") for e in errors):
+    if not all(str(e.get("message", "")).startswith("/") for e in (left, right)):
         return None
     if count_faults is None or count_faults(case, str(left.get("code"))) < 2:
         return None
@@ -149,11 +148,13 @@ def _error_object(value: Any) -> dict[str, Any] | None:
     if not isinstance(value, dict):
         return None
     answer = value.get("open", value)
-    if isinstance(answer, dict) and isinstance(answer.get("raised"), dict):
-        return answer["raised"]
+    raised = answer.get("raised") if isinstance(answer, dict) else None
+    if isinstance(raised, dict):
+        return raised
     returned = answer.get("returned") if isinstance(answer, dict) else None
-    if isinstance(returned, dict) and isinstance(returned.get("error"), dict):
-        return returned["error"]
+    error = returned.get("error") if isinstance(returned, dict) else None
+    if isinstance(error, dict):
+        return error
     result = value.get("result")
     if isinstance(result, dict) and result.get("isError"):
         try:

@@ -216,3 +216,68 @@ def test_every_rejected_frame_gets_exactly_one_answer(
     answer = server.receive(timeout=60)
     assert answer["id"] == 11
     assert tool_error(answer)["code"] == "CG_INPUT_INVALID"
+
+
+# --- a request given to call as JSON text (CG-CONV-17) -------------------------------------------
+
+_DEFINITION = {
+    "providerId": "acme",
+    "name": "Acme",
+    "version": "1",
+    "capabilities": [
+        {"id": i, "name": i.upper(), "description": f"Capability {i}.", "tags": ["x"]}
+        for i in ("a", "b", "c")
+    ],
+}
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
+_MEMBERS = st.sampled_from(["ids", "providers", "tags", "limit", "cursor", "relations", "x"])
+#: Requests near the schemas, or any JSON value but a string (a string given to call is a text).
+_REQUESTS = st.dictionaries(_MEMBERS, _JSON, max_size=3) | _JSON.filter(
+    lambda value: not isinstance(value, str)
+)
+
+
+@pytest.fixture(scope="module")
+def text_graph() -> Iterator[Any]:
+    from capability_graph import BlockingCapabilityGraph
+
+    graph = BlockingCapabilityGraph.open({"providers": [{"definition": _DEFINITION}]})
+    yield graph
+    graph.close()
+
+
+def _outcome(graph: Any, tool: str, arguments: Any) -> dict[str, Any]:
+    try:
+        return {"result": graph.call(tool, arguments)}
+    except GraphError as error:
+        return {"error": error.to_json()}
+
+
+@given(
+    tool=st.sampled_from(["list_capabilities", "resolve_capabilities", "describe_graph"]),
+    value=_REQUESTS,
+)
+@battery_settings(300)
+def test_a_request_and_its_json_text_are_the_same_request(
+    text_graph: Any, tool: str, value: Any
+) -> None:
+    assert _outcome(text_graph, tool, json.dumps(value)) == _outcome(text_graph, tool, value)
+
+
+@given(value=_JSON)
+@battery_settings(100)
+def test_a_text_holding_a_json_string_is_never_read_again(text_graph: Any, value: Any) -> None:
+    twice = json.dumps(json.dumps(value))
+    assert _outcome(text_graph, "describe_graph", twice) == {
+        "error": expected("CG_INPUT_INVALID", "query", "/ must be an object")
+    }

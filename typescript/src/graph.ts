@@ -198,9 +198,9 @@ export class CapabilityGraph {
       outOfRangeInteger = (path, value) =>
         integralBeyondRange(path, value) || (literals.size > 0 && literals.has(pathKey(path())));
     }
-    if (operation === undefined) throw graphError("CG_INPUT_INVALID", "query", "unknownTool");
-    // The depth rule comes before the input size on every surface ([CG-CONV-15]): a text's parse
-    // finds a container at depth 33 before its size is known, and a value is judged the same.
+    // The depth rule comes before the tool name and the input size on every surface
+    // ([CG-CONV-15], [CG-PREC-12]): a text's parse finds a container at depth 33 before either is
+    // looked at, and a value is judged the same.
     const tooDeep = firstTooDeep(request);
     if (tooDeep !== undefined) {
       throw pointerError(
@@ -209,6 +209,7 @@ export class CapabilityGraph {
         textFaultMessage({ kind: "depth", path: tooDeep }, "request"),
       );
     }
+    if (operation === undefined) throw graphError("CG_INPUT_INVALID", "query", "unknownTool");
     const budgets = this.#config.budgets;
     if (compactByteLength(request, budgets.maxInputBytes) > budgets.maxInputBytes) {
       throw graphError("CG_INPUT_TOO_LARGE", phase);

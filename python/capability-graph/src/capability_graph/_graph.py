@@ -39,6 +39,7 @@ from ._operations import (
     OPERATIONS,
     TOOL_OF_METHOD,
     OperationContext,
+    check_request_depth,
     check_result_size,
     prepare_request,
     request_of_text,
@@ -232,9 +233,12 @@ class CapabilityGraph:
         unknown tool name is ``CG_INPUT_INVALID`` in phase ``query``.
         """
         self._check_open()
-        if isinstance(arguments, str) and isinstance(tool, str):
-            # A request text is parsed before the tool name is looked up (CG-PREC-12).
-            arguments = request_of_text(tool, arguments)
+        if isinstance(tool, str):
+            # A request text is parsed, and a request's depth judged, before the tool name is
+            # looked up (CG-PREC-12, CG-CONV-15).
+            if isinstance(arguments, str):
+                arguments = request_of_text(tool, arguments)
+            check_request_depth(tool, arguments)
         operation = OPERATIONS.get(tool) if isinstance(tool, str) else None
         if operation is None:
             raise GraphError.of(ErrorCode.CG_INPUT_INVALID, Phase.QUERY, variant="unknownTool")

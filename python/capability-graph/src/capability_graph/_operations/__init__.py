@@ -22,6 +22,7 @@ from ._common import Handler, OperationContext
 from ._requests import (
     OPERATIONS,
     TOOL_OF_METHOD,
+    check_request_depth,
     check_result_size,
     invalid_arguments_text,
     oversized_request,
@@ -36,6 +37,7 @@ __all__ = [
     "TOOL_OF_METHOD",
     "Handler",
     "OperationContext",
+    "check_request_depth",
     "check_result_size",
     "handler_module",
     "invalid_arguments_text",

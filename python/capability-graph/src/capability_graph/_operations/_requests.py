@@ -29,6 +29,7 @@ from .._schemas import check_shape, pointer_message
 __all__ = [
     "OPERATIONS",
     "TOOL_OF_METHOD",
+    "check_request_depth",
     "check_result_size",
     "invalid_arguments_text",
     "oversized_request",
@@ -144,16 +145,23 @@ def request_of_text(tool: str, text: str) -> Any:
         raise invalid_arguments_text(tool, problem) from None
 
 
-def prepare_request(operation: Operation, arguments: Any, config: HostConfig) -> dict[str, Any]:
-    """Depth, input size, then shape. ``context`` (match) is left to the context check that
-    follows, except its depth."""
-    phase = operation.phase
+def check_request_depth(tool: str, arguments: Any) -> None:
+    """The depth rule, before the tool name and the input size (CG-CONV-15, CG-PREC-12): a
+    request text's parse finds a container at depth 33 before either is looked at, and a request
+    given as a value is judged the same, so that every surface gives one answer. In the tool's
+    phase, ``query`` for an unknown tool."""
     try:
-        # The depth rule comes before the input size on every surface (CG-CONV-15): a request
-        # text's parse finds a container at depth 33 before its size is known.
         check_depth(arguments)
     except NotPureJson as problem:
+        operation = OPERATIONS.get(tool)
+        phase = operation.phase if operation is not None else Phase.QUERY
         raise _input_invalid(phase, pointer_message(problem.pointer, problem.reason)) from None
+
+
+def prepare_request(operation: Operation, arguments: Any, config: HostConfig) -> dict[str, Any]:
+    """Input size, then shape (the depth rule came first: :func:`check_request_depth`).
+    ``context`` (match) is left to the context check that follows."""
+    phase = operation.phase
     limit = config.budgets.max_input_bytes
     if _surely_larger_than(arguments, limit):
         raise GraphError.of(ErrorCode.CG_INPUT_TOO_LARGE, phase)

@@ -15,7 +15,7 @@ import { type GraphError, graphError, pointerError } from "./errors.js";
 import { readBoundedFile } from "./files.js";
 import { revisionOf } from "./json/canonical.js";
 import { firstPureFault, integralBeyondRange, isPlainObject } from "./json/pure.js";
-import { type JsonPath, parseJsonBytes, pathKey } from "./json/text.js";
+import { type JsonPath, parseJsonBytes, pathKey, type TextFault } from "./json/text.js";
 import {
   bestSchemaError,
   instancePath,
@@ -126,6 +126,10 @@ export async function loadSource(source: SourceSpec, budgets: Budgets): Promise<
       );
     }
     const parsed = parseJsonBytes(read.bytes);
+    if (!parsed.ok && !isTextFault(parsed.fault) && !opensAnObject(read.bytes)) {
+      // A JSON text whose root is not an object: that first ([CG-MSG-19], [CG-MSG-20]).
+      return fail(definitionFault("/ must be an object"));
+    }
     if (!parsed.ok) {
       return fail(
         definitionFault(textFaultMessage(parsed.fault, "file")),
@@ -141,6 +145,8 @@ export async function loadSource(source: SourceSpec, budgets: Budgets): Promise<
     definition = source.definition;
     outOfRangeInteger = source.outOfRangeInteger ?? integralBeyondRange;
   }
+  // A root that is not an object comes before its other faults ([CG-MSG-19]).
+  if (!isPlainObject(definition)) return fail(definitionFault("/ must be an object"));
   const pure = firstPureFault(definition, { outOfRangeInteger });
   if (pure !== undefined) return fail(definitionFault(pureFaultMessage(definition, pure)));
   // A private copy, so that later changes of the host's object do not change the graph.
@@ -372,4 +378,18 @@ export function compareCodePoints(left: string, right: string): number {
     return a - b;
   }
   return left.length - right.length;
+}
+
+/** A fault of the text itself (not UTF-8, a byte order mark, not JSON), reported as it is. */
+function isTextFault(fault: TextFault): boolean {
+  return fault.kind === "utf8" || fault.kind === "bom" || fault.kind === "syntax";
+}
+
+/** Whether a JSON text's first value opens an object (whitespace skipped). */
+function opensAnObject(bytes: Uint8Array): boolean {
+  for (const byte of bytes) {
+    if (byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d) continue;
+    return byte === 0x7b;
+  }
+  return false;
 }

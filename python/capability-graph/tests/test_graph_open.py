@@ -256,12 +256,25 @@ def test_non_json_python_values_in_inline_definitions_are_definition_invalid(val
         (b"\xff", "/ not valid UTF-8"),
         (
             b'{"providerId": "\\ud800", "name": "A", "version": "1", "capabilities": []}',
-            "/ a string has a lone surrogate",
+            "/providerId a string has a lone surrogate",
         ),
-        (b"[" * 100_000 + b"]" * 100_000, "/0" * 33 + " nesting deeper than 32"),
+        # a root that is not an object comes before its depth (CG-MSG-19)
+        (b"[" * 100_000 + b"]" * 100_000, "/ must be an object"),
+        (
+            b'{"capabilities": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+            "/capabilities" + "/0" * 32 + " nesting deeper than 32",
+        ),
         (b"{", "/ not well-formed JSON"),
     ],
-    ids=["duplicate-key", "nan", "invalid-utf8", "lone-surrogate", "deep-nesting", "truncated"],
+    ids=[
+        "duplicate-key",
+        "nan",
+        "invalid-utf8",
+        "lone-surrogate",
+        "deep-root-array",
+        "deep-nesting",
+        "truncated",
+    ],
 )
 def test_definition_file_that_is_not_pure_json_is_definition_invalid(
     tmp_path: Path, content: bytes, message: str

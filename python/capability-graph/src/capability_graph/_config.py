@@ -167,6 +167,10 @@ def load_config(config: Any, *, cwd: Path | None = None) -> HostConfig:
         raw = config.model_dump(mode="json", by_alias=True, exclude_unset=True)
     else:
         raise GraphError(ErrorCode.CG_CONFIG_INVALID, Phase.CONFIG, "/ must be an object")
+    if not isinstance(raw, Mapping):
+        # A root that is not an object is reported before any other fault of it (CG-MSG-19); a
+        # null file is such a root, the null rule being for member values and array items.
+        raise GraphError(ErrorCode.CG_CONFIG_INVALID, Phase.CONFIG, "/ must be an object")
     shaped = _without_inline_definitions(raw)
     try:
         check_pure_value(shaped)

@@ -348,18 +348,19 @@ def _loads(text: str, hook: Any, integers: _FileIntegers, skip_depth: int) -> An
 
 
 def _check_strings(value: Any) -> None:
-    """Reject lone surrogates (only ``\\uD8xx``-style escapes can produce them)."""
-    stack = [value]
+    """Reject lone surrogates (only ``\\uD8xx``-style escapes can produce them), at the pointer of
+    the first in document order: an object's member names before its values (CG-MSG-19)."""
+    stack: list[tuple[Any, str]] = [(value, "")]
     while stack:
-        item = stack.pop()
+        item, where = stack.pop()
         if isinstance(item, str):
-            _check_string(item, "")
+            _check_string(item, where)
         elif isinstance(item, dict):
-            for key, child in item.items():
-                _check_string(key, "")
-                stack.append(child)
+            for key in item:
+                _check_string(key, where)
+            stack.extend((item[key], f"{where}/{_escape(key)}") for key in reversed(item))
         elif isinstance(item, list):
-            stack.extend(item)
+            stack.extend((item[i], f"{where}/{i}") for i in range(len(item) - 1, -1, -1))
 
 
 def _check_string(text: str, pointer: str) -> None:

@@ -35,7 +35,13 @@ from ._config import Budgets, FileTooLarge, Source, read_bounded_file
 from ._documents import DocumentRoot, check_document_path
 from ._errors import GraphError
 from ._generated.taxonomy import ErrorCode, Phase
-from ._json import NotPureJson, canonical_bytes, check_pure_value, parse_definition_json
+from ._json import (
+    MalformedJson,
+    NotPureJson,
+    canonical_bytes,
+    check_pure_value,
+    parse_definition_json,
+)
 from ._schemas import pointer_message
 from ._validation import definition_problem
 
@@ -158,6 +164,9 @@ def read_definition_file(source: Source, budgets: Budgets) -> bytes:
 def _read_source(source: Source, budgets: Budgets, data: bytes | None) -> Any:
     if source.path is None:  # inline: whatever the host passed, even None, is the definition
         _count_within_budget(source.definition, budgets)
+        if not isinstance(source.definition, Mapping):
+            # A root that is not an object comes before its other faults (CG-MSG-19).
+            raise _invalid(ErrorCode.CG_DEFINITION_INVALID, _NOT_AN_OBJECT)
         try:
             check_pure_value(source.definition, "")
         except NotPureJson as problem:
@@ -172,11 +181,29 @@ def _read_source(source: Source, budgets: Budgets, data: bytes | None) -> Any:
         # The pure-JSON rules come before the count and the schema (CG-OPEN-1 step 4).
         value = parse_definition_json(data)
     except NotPureJson as problem:
+        if not isinstance(problem, MalformedJson) and not _root_is_an_object(data):
+            # A JSON text whose root is not an object: that first (CG-MSG-19, CG-MSG-20).
+            raise _invalid(ErrorCode.CG_DEFINITION_INVALID, _NOT_AN_OBJECT) from None
         raise _invalid(
             ErrorCode.CG_DEFINITION_INVALID, pointer_message(problem.pointer, problem.reason)
         ) from None
     _count_within_budget(value, budgets)
     return value
+
+
+_NOT_AN_OBJECT: Final = "/ must be an object"
+
+
+def _root_is_an_object(data: bytes) -> bool:
+    """Whether a definition file's text opens an object (its bytes are UTF-8 without a byte order
+    mark: those faults are the text's, reported first, CG-MSG-20)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return True  # "not valid UTF-8" is reported as it is
+    if text.startswith("\ufeff"):
+        return True  # so is the byte order mark
+    return text.lstrip(" \t\r\n")[:1] == "{"
 
 
 def _count_within_budget(value: Any, budgets: Budgets) -> None:

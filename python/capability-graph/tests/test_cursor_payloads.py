@@ -24,6 +24,7 @@ import pytest
 
 from capability_graph import BlockingCapabilityGraph, GraphError
 from capability_graph_testing.common import capability, expected, provider
+from capability_graph_testing.surfaces import cli_process
 
 FOREIGN = expected(
     "CG_INPUT_INVALID", "query", "Cursor is malformed, foreign or stale; restart listing without it"
@@ -217,3 +218,18 @@ def test_the_tags_of_a_cursor_are_sorted_by_code_point(
     cursor = _cursor(CONFIG, _payload(revision, "2", _filters(tags=BOTH)))
     page = graph.call("list_capabilities", {"tags": [ASTRAL, BMP_HIGH], "cursor": cursor})
     assert _ids(page) == ["acme::c"]
+
+
+@pytest.mark.parametrize("offset", [sys.maxsize + 1, 10**100])
+def test_a_cursor_past_sys_maxsize_with_a_valid_mac_is_input_invalid_on_the_cli(
+    tmp_path: Path, offset: int
+) -> None:
+    # [CG-CUR-8] through a CLI process: such an offset once ended the CLI with exit 70.
+    path = tmp_path / "capability-graph.json"
+    path.write_text(json.dumps(CONFIG), encoding="utf-8")
+    with BlockingCapabilityGraph.open(path) as opened:
+        revision = opened.call("list_capabilities", {})["revision"]
+    cursor = _cursor(CONFIG, _payload(revision, str(offset)))
+    run = cli_process("list", "--config", str(path), "--cursor", cursor)
+    assert (run.returncode, run.stdout) == (1, "")
+    assert json.loads(run.stderr) == {"ok": False, "error": FOREIGN}

@@ -208,6 +208,23 @@ def test_hanging_codex_times_out_and_its_process_tree_is_killed(fake: FakeCodex)
     assert wait_dead(pids, timeout_s=0.2) == []  # already gone when the error arrives
 
 
+@pytest.mark.parametrize("child_stdout", ["inherited", "devnull"])
+def test_a_successful_run_stops_its_group_at_once(fake: FakeCodex, child_stdout: str) -> None:
+    # executors.md 10: a run, successful or not, leaves no process of its group behind. A
+    # background child holding stdout must not stall the match until its deadline, and one that
+    # does not hold it must not survive the match.
+    executor = prepared_codex(fake)
+    fake.answer(MATCHED, child=True, child_stdout=child_stdout)
+    started = time.monotonic()
+    result = match(executor, timeout_s=10.0)
+    elapsed = time.monotonic() - started
+    assert result == MatchOutcome("matched", [{"id": ID_C, "confidence": 0.7}])
+    assert elapsed < 5.0  # TERM and the child's exit, not the 10 s deadline
+    pids = fake.pids()
+    assert len(pids) == 2
+    assert wait_dead(pids, timeout_s=0.2) == []  # already gone when the answer arrives
+
+
 def test_codex_ignoring_sigterm_is_killed_after_the_grace(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

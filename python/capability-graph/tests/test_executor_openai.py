@@ -494,3 +494,48 @@ def test_a_base_url_with_a_bad_port_or_bracket_is_config_invalid(url: str) -> No
     with pytest.raises(GraphError) as info:
         build_executor({**BASE, "baseUrl": url})
     assert info.value.to_json()["message"] == URL_RULE
+
+
+#: An error body far over the bound of CG-MODEL-19 (4 x maxModelOutputBytes + 64 KiB).
+ERROR_CHUNK = b"x" * 65536
+ERROR_CHUNKS = 800  # 52 MB
+
+
+@pytest.mark.parametrize(
+    ("status", "action"), [(400, NextAction.CHECK_CONFIG), (503, NextAction.RETRY)]
+)
+@pytest.mark.parametrize("chunk_delay_s", [0.0, 0.01], ids=["fast", "slow"])
+def test_a_huge_error_body_is_read_to_the_bound_then_projected_by_its_status(
+    key: str, status: int, action: NextAction, chunk_delay_s: float
+) -> None:
+    # CG-MODEL-19: a non-2xx body is read to its bound at most, then dropped; one over the bound
+    # is no context overflow (however it starts), so the status alone decides. Slowly streamed
+    # (52 MB at 64 KiB per 10 ms takes more than 8 s), the body would outlast the deadline.
+    head = b'{"error": {"code": "context_length_exceeded", "message": "maximum context", "x": "'
+    huge = Reply(status=status, body=head, chunks=[ERROR_CHUNK] * ERROR_CHUNKS + [b'"}}'])
+    huge.chunk_delay_s = chunk_delay_s
+    total = len(head) + len(ERROR_CHUNK) * ERROR_CHUNKS + 3
+
+    def warm_then_huge(request: Received) -> Reply:
+        if len(server.requests) == 1:  # the warm-up match
+            return answer({"status": "unknown", "candidates": []})
+        return huge
+
+    with ChatServer(warm_then_huge) as server:
+        executor = executor_for(server.url)
+
+        async def warm_then_fail() -> Any:
+            await run_match(
+                executor, make_job(timeout_s=SETTLE_S), cancel=None, max_output_bytes=65536
+            )
+            try:
+                return await run_match(
+                    executor, make_job(timeout_s=5.0), cancel=None, max_output_bytes=65536
+                )
+            except GraphError as error:
+                return error.to_json()
+
+        result = run(warm_then_fail())
+        assert server.disconnected.wait(SETTLE_S)  # the client hung up before the body ended
+    assert result == model_error(ErrorCode.CG_MODEL_UNAVAILABLE, action)
+    assert server.sent_bytes < total

@@ -151,6 +151,23 @@ def test_a_process_finishing_in_time_is_not_timed_out(twin: Twin) -> None:
     assert (result.stdout, result.timed_out, result.exit_code) == ("quick", False, 0)
 
 
+@pytest.mark.parametrize("code", [0, 3])
+def test_stop_group_stops_what_an_exited_process_left_running(
+    twin: Twin, tmp_path: Path, code: int
+) -> None:
+    # A background child holding the output pipe: without stop_group the call would wait for it
+    # up to the timeout; with it the group is stopped as soon as the process exits.
+    pid_file = tmp_path / "pid"
+    script = f"sleep 30 & echo $! > {pid_file}; printf done; exit {code}"
+    started = time.monotonic()
+    result = twin("spawn_capture", "sh", ["-c", script], timeout=20, kill_grace=1, stop_group=True)
+    elapsed = time.monotonic() - started
+    (background,) = [int(p) for p in wait_for_lines(pid_file, 1)]
+    assert (result.stdout, result.exit_code, result.timed_out) == ("done", code, False)
+    assert not alive(background)
+    assert elapsed < 10
+
+
 def test_cancelling_the_awaiting_task_kills_and_reaps_the_tree_first(tmp_path: Path) -> None:
     pids_file = tmp_path / "pids"
 

@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { performance } from "node:perf_hooks";
 import { asksForHelp, didYouMean, isOptionLike } from "./parse.js";
 
 /** The program name used in usage texts and text reports. */
@@ -307,6 +308,39 @@ export async function writeAtomically(
   } catch (error) {
     await fs.rm(temporary, { force: true });
     throw error;
+  }
+}
+
+/** How long an edit waits for another edit's lock before it reports a conflict ([CG-MAINT-22]). */
+export const EDIT_LOCK_WAIT_MS = 5000;
+
+/** A held edit lock: the file `FILE.lock`, removed by `release`. */
+export interface EditLock {
+  readonly path: string;
+  release(): Promise<void>;
+}
+
+/**
+ * Take the exclusive edit lock of `file` ([CG-MAINT-22]): `FILE.lock` beside the real file,
+ * created exclusively; while it exists it is waited for up to EDIT_LOCK_WAIT_MS, then
+ * `{ busy }` names it. Undefined when there is nothing to lock (no folder yet: a new file is
+ * created exclusively anyway) or the lock cannot be created (the edit's own write fails alike).
+ */
+export async function takeEditLock(file: string): Promise<EditLock | { busy: string } | undefined> {
+  const real = await fs.realpath(file).catch(() => file);
+  const lock = `${real}.lock`;
+  const deadline = performance.now() + EDIT_LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      const handle = await fs.open(lock, "wx", 0o600);
+      await handle.writeFile(`${process.pid}\n`).catch(() => undefined);
+      await handle.close();
+      return { path: lock, release: () => fs.rm(lock, { force: true }).catch(() => undefined) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") return undefined;
+      if (performance.now() >= deadline) return { busy: lock };
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
   }
 }
 

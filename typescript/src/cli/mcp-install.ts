@@ -36,7 +36,9 @@ import {
   type OptionSpec,
   parseOrExit,
   type Report,
+  readIfExists,
   shownPath,
+  takeEditLock,
   writeAtomically,
 } from "./maintenance.js";
 
@@ -290,7 +292,7 @@ async function install(
   request: ClientRequest,
   options: { envNames: string[]; force: boolean; dryRun: boolean },
 ): Promise<Report> {
-  const { client, serverName, cwd } = request;
+  const { client, cwd } = request;
   const checks: Check[] = [];
   const warnings: string[] = [];
   const failed = (status: "failed" | "conflict"): Report => ({ status, checks, warnings });
@@ -321,7 +323,36 @@ async function install(
     checks.push(check("env", "ok", `Forwarding by reference: ${options.envNames.join(", ")}`));
   }
 
-  // 3. The client's configuration file.
+  // 3. The client's configuration file, read and written under its edit lock ([CG-MAINT-22]).
+  const lock = options.dryRun ? undefined : await takeEditLock(request.clientFile);
+  if (lock !== undefined && "busy" in lock) {
+    checks.push(lockBusy(request, lock.busy));
+    return failed("conflict");
+  }
+  try {
+    return await installEntry(request, options, checks, warnings);
+  } finally {
+    await lock?.release();
+  }
+}
+
+/** The edit lock of another edit was held too long: a conflict, nothing touched. */
+function lockBusy(request: ClientRequest, lock: string): Check {
+  return check(
+    "client-config",
+    "fail",
+    `${shownPath(request.clientFile, request.cwd)} is being edited by another process: ${shownPath(lock, request.cwd)} exists (remove it if no edit is running); left untouched`,
+  );
+}
+
+async function installEntry(
+  request: ClientRequest,
+  options: { envNames: string[]; force: boolean; dryRun: boolean },
+  checks: Check[],
+  warnings: string[],
+): Promise<Report> {
+  const { client, serverName, cwd } = request;
+  const failed = (status: "failed" | "conflict"): Report => ({ status, checks, warnings });
   const file = await readClientFile(request);
   checks.push(file.check);
   if (file.document === undefined) return failed("failed");
@@ -392,9 +423,9 @@ async function install(
     }
   }
   const written = await writeClientFile(file, text);
-  if (!written) {
-    checks.push(check("server", "fail", `${shown} could not be written: left untouched`));
-    return failed("failed");
+  if (written !== "written") {
+    checks.push(check("server", "fail", unwritten(written, shown)));
+    return failed(written === "changed" ? "conflict" : "failed");
   }
   checks.push(check("server", "ok", `${replacing ? "Replaced" : "Added"} ${where}`));
   warnings.push(`Restart ${client.display} to load the server`);
@@ -402,6 +433,18 @@ async function install(
 }
 
 async function uninstall(request: ClientRequest, dryRun: boolean): Promise<Report> {
+  const lock = dryRun ? undefined : await takeEditLock(request.clientFile);
+  if (lock !== undefined && "busy" in lock) {
+    return { status: "conflict", checks: [lockBusy(request, lock.busy)], warnings: [] };
+  }
+  try {
+    return await uninstallEntry(request, dryRun);
+  } finally {
+    await lock?.release();
+  }
+}
+
+async function uninstallEntry(request: ClientRequest, dryRun: boolean): Promise<Report> {
   const { client, serverName, cwd } = request;
   const checks: Check[] = [];
   const file = await readClientFile(request);
@@ -446,9 +489,10 @@ async function uninstall(request: ClientRequest, dryRun: boolean): Promise<Repor
     checks.push(check("server", "ok", `Would remove ${where}`));
     return { status: "planned", checks, warnings: [] };
   }
-  if (!(await writeClientFile(file, text))) {
-    checks.push(check("server", "fail", `${shown} could not be written: left untouched`));
-    return { status: "failed", checks, warnings: [] };
+  const written = await writeClientFile(file, text);
+  if (written !== "written") {
+    checks.push(check("server", "fail", unwritten(written, shown)));
+    return { status: written === "changed" ? "conflict" : "failed", checks, warnings: [] };
   }
   checks.push(check("server", "ok", `Removed the server ${serverName} from ${shown}`));
   return { status: "ok", checks, warnings: [`Restart ${client.display} to unload the server`] };
@@ -826,19 +870,34 @@ async function keepBackup(file: string, bytes: Buffer, mode: number): Promise<st
   throw new Error("no free backup name");
 }
 
-/** Write the new text atomically over the target (its mode kept); false when that failed. */
-async function writeClientFile(file: ClientFile, text: string): Promise<boolean> {
+/**
+ * Write the new text atomically over the target (its mode kept), only if the target is still
+ * the file that was read ([CG-MAINT-22]; the caller holds the edit lock): "changed" when it was
+ * changed or created since, "failed" when it could not be written.
+ */
+async function writeClientFile(
+  file: ClientFile,
+  text: string,
+): Promise<"written" | "changed" | "failed"> {
   try {
     if (file.bytes === undefined) {
       await fs.mkdir(path.dirname(file.target), { recursive: true });
       await writeAtomically(file.target, text, { exclusive: true });
     } else {
+      const now = await readIfExists(file.target);
+      if (now === undefined || !now.equals(file.bytes)) return "changed";
       await writeAtomically(file.target, text, file.mode === undefined ? {} : { mode: file.mode });
     }
-    return true;
-  } catch {
-    return false;
+    return "written";
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EEXIST" ? "changed" : "failed";
   }
+}
+
+function unwritten(outcome: "changed" | "failed", shown: string): string {
+  return outcome === "changed"
+    ? `${shown} changed while it was being edited: not overwritten`
+    : `${shown} could not be written: left untouched`;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -100,6 +100,7 @@ export class OpenAIExecutor implements Executor {
    * is destroyed, so a stopped match leaves no socket behind.
    */
   #post(endpoint: URL, body: Buffer, key: string, job: ExecutorJob): Promise<HttpAnswer> {
+    // No body, whatever its status, is read past this bound (CG-MODEL-19).
     const bodyLimit = 4 * job.maxOutputBytes + BODY_SLACK_BYTES;
     const transport = endpoint.protocol === "https:" ? https : http;
     return new Promise<HttpAnswer>((resolve, reject) => {

@@ -2,7 +2,7 @@
 // the entry each client gets, the conflict rules, --force and its backups, byte-identical files
 // on every failure, atomic writes through symbolic links.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import {
   chmodSync,
   cpSync,
@@ -11,6 +11,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
@@ -19,6 +20,7 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import { parse as parseJsonc } from "jsonc-parser";
 import { parse as parseToml } from "smol-toml";
+import { CLI_MODULE } from "../../src/cli/mcp-install.js";
 import { freshFolder, read, reportOf } from "./maintenance-helpers.js";
 import {
   assertUsageError,
@@ -546,4 +548,79 @@ describe("mcp-install: each client's documented file", () => {
       });
     });
   }
+});
+
+describe("mcp-install: concurrent edits of one client file (CG-MAINT-22)", () => {
+  /** Rounds of two concurrent CLI processes (docs/reliability.md reports runs of 40). */
+  const ROUNDS = 10;
+
+  function cliProcess(cwd: string, args: string[]): Promise<{ status: string; stderr: string }> {
+    return new Promise((resolve, reject) => {
+      execFile(
+        process.execPath,
+        [CLI_MODULE, ...args],
+        { cwd, env: { ...process.env, HOME: cwd } },
+        (error, stdout, stderr) => {
+          if (error !== null && typeof error.code !== "number") reject(error);
+          else resolve({ status: (JSON.parse(stdout) as { status: string }).status, stderr });
+        },
+      );
+    });
+  }
+
+  test("two installs at once under other names each land in the file or report conflict", async () => {
+    const { cwd } = project();
+    const others: Record<string, unknown> = {};
+    for (let index = 0; index < 200; index += 1) {
+      others[`other${index}`] = { command: "x", args: Array(8).fill("y") };
+    }
+    const lost: string[] = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const file = writeClientFile(
+        cwd,
+        `round${round}/mcp.json`,
+        JSON.stringify({ mcpServers: others }),
+      );
+      const names = ["alpha", "beta"];
+      const outcomes = await Promise.all(
+        names.map((name) =>
+          cliProcess(cwd, ["mcp-install", ...onClientFile("cursor", file, "--name", name)]),
+        ),
+      );
+      const servers = (JSON.parse(read(file)) as { mcpServers: Record<string, unknown> })
+        .mcpServers;
+      outcomes.forEach(({ status, stderr }, index) => {
+        assert.equal(stderr, "");
+        assert.ok(status === "ok" || status === "conflict", status);
+        const name = names[index] ?? "";
+        if (status === "ok" && !(name in servers)) lost.push(`${round}:${name}`);
+      });
+      assert.deepEqual(readdirSync(path.dirname(file)), ["mcp.json"]); // no lock left
+    }
+    assert.deepEqual(lost, []);
+  });
+
+  test("a lock held by another edit is waited for, then a conflict that touches nothing", async () => {
+    const { cwd } = project();
+    const file = writeClientFile(cwd, "mcp.json", '{"mcpServers": {}}\n');
+    const lock = `${file}.lock`;
+    writeFileSync(lock, "");
+    const { exit, io } = await install(cwd, ...onClientFile("cursor", file));
+    assert.equal(exit, 3);
+    const report = reportOf(io);
+    assert.equal(report.status, "conflict");
+    assert.deepEqual(checkStatuses(report), [
+      ["graph-config", "ok"],
+      ["client-config", "fail"],
+    ]);
+    assert.equal(
+      report.checks[1]?.message,
+      "mcp.json is being edited by another process: mcp.json.lock exists (remove it if no edit is running); left untouched",
+    );
+    assert.equal(read(file), '{"mcpServers": {}}\n');
+    assert.ok(existsSync(lock), "another's lock is never taken away");
+    rmSync(lock);
+    assert.equal((await install(cwd, ...onClientFile("cursor", file))).exit, 0);
+    assert.equal(existsSync(lock), false);
+  });
 });

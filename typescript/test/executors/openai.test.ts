@@ -386,6 +386,53 @@ describe("openai executor: HTTP errors", () => {
   }
 });
 
+describe("openai executor: a huge error body (CG-MODEL-19)", () => {
+  // 52 MB in 64 KiB writes, 10 ms apart: read whole, it would outlast the 5 s deadline.
+  const CHUNK = Buffer.alloc(64 * 1024, "x");
+  const CHUNKS = 800;
+  const HEAD = Buffer.from(
+    '{"error": {"code": "context_length_exceeded", "message": "maximum context length", "x": "',
+  );
+  const cases: Array<[number, boolean, string]> = [
+    [400, true, "check_config"],
+    [400, false, "check_config"],
+    [413, false, "check_config"],
+    [503, false, "retry"],
+  ];
+  for (const [status, declared, action] of cases) {
+    test(`a ${status} body over the bound${declared ? " (declared)" : ""} is read no further and projected by its status`, async () => {
+      let sent = 0;
+      const server = await serve((_request, response) => {
+        const headers: Record<string, string> = { "Content-Type": "application/json" };
+        if (declared) {
+          headers["Content-Length"] = String(HEAD.length + CHUNK.length * CHUNKS + 3);
+        }
+        response.writeHead(status, headers);
+        response.write(HEAD);
+        let left = CHUNKS;
+        const drip = (): void => {
+          if (response.destroyed) return;
+          if (left-- === 0) {
+            response.end('"}}');
+            return;
+          }
+          sent += CHUNK.length;
+          response.write(CHUNK);
+          setTimeout(drip, 10);
+        };
+        drip();
+      });
+      const started = performance.now();
+      const job = makeJob({ deadline: performance.now() + 5000 });
+      const error = await raised(executorFor(server.baseUrl).execute(job));
+      assertCode(error, "CG_MODEL_UNAVAILABLE", action);
+      assert.ok(performance.now() - started < 5000, "ended before the deadline");
+      await server.clientWentAway;
+      assert.ok(sent < CHUNK.length * CHUNKS, "the body was not read to its end");
+    });
+  }
+});
+
 describe("openai executor: transport", () => {
   test("connection refused is CG_MODEL_UNAVAILABLE with retry", async () => {
     const probe = createServer();

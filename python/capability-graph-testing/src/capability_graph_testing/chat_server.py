@@ -23,6 +23,10 @@ class Reply:
     body: Any = None  # dict/list -> JSON; bytes/str -> sent as is
     delay_s: float = 0.0  # wait before answering (cut short when the server stops)
     headers: dict[str, str] = field(default_factory=dict)  # e.g. a redirect's Location
+    # Sent after ``body`` (the Content-Length counts them), one write each, ``chunk_delay_s``
+    # apart: a large body streamed slowly. The server stops when the client hangs up.
+    chunks: list[bytes] = field(default_factory=list)
+    chunk_delay_s: float = 0.0
 
 
 @dataclass
@@ -69,6 +73,8 @@ class ChatServer:
     reply: Reply | Callable[[Received], Reply] = field(default_factory=Reply)
     requests: list[Received] = field(default_factory=list)
     disconnected: threading.Event = field(default_factory=threading.Event)
+    #: Body bytes written (the client may not have read them all).
+    sent_bytes: int = 0
 
     def __post_init__(self) -> None:
         self._stopping = threading.Event()
@@ -98,14 +104,23 @@ class ChatServer:
                     if isinstance(body, str)
                     else json.dumps(body).encode()
                 )
+                length = len(data) + sum(len(chunk) for chunk in reply.chunks)
                 try:
                     self.send_response(reply.status)
                     self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
+                    self.send_header("Content-Length", str(length))
                     for name, value in reply.headers.items():
                         self.send_header(name, value)
                     self.end_headers()
                     self.wfile.write(data)
+                    server.sent_bytes += len(data)
+                    for chunk in reply.chunks:
+                        if server._stopping.is_set():
+                            return
+                        if reply.chunk_delay_s:
+                            time.sleep(reply.chunk_delay_s)
+                        self.wfile.write(chunk)
+                        server.sent_bytes += len(chunk)
                 except (BrokenPipeError, ConnectionResetError):
                     server.disconnected.set()
 

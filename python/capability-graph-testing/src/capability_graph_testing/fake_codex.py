@@ -49,7 +49,9 @@ if run.get("child"):
     code = "import signal, time; "
     if {ignore}:
         code += "signal.signal(signal.SIGTERM, signal.SIG_IGN); "
-    child = subprocess.Popen([sys.executable, "-c", code + "time.sleep(60)"])
+    # The child inherits stdout (it holds the pipe open) unless "child_stdout" is "devnull".
+    out = subprocess.DEVNULL if run.get("child_stdout") == "devnull" else None
+    child = subprocess.Popen([sys.executable, "-c", code + "time.sleep(60)"], stdout=out)
     pids.append(child.pid)
 with open(os.path.join(here, "pids.json"), "w") as f:
     json.dump(pids, f)

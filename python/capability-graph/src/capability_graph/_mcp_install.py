@@ -26,7 +26,15 @@ from typing import Any, Final, Literal
 
 from ._client_files import CannotEdit, JsonDocument, TomlDocument
 from ._config import FileTooLarge, read_bounded_file
-from ._files import Clobbered, create_new, file_identity, replace_existing, temporary_file
+from ._files import (
+    Clobbered,
+    Locked,
+    create_new,
+    edit_lock,
+    file_identity,
+    replace_existing,
+    temporary_file,
+)
 from ._report import Report
 
 __all__ = ["CLIENTS", "ENV_NAME", "Client", "install", "is_ours", "server_entry", "uninstall"]
@@ -232,6 +240,28 @@ def install(
     if env:
         report.check("env", "ok", f"Forwarding by reference: {', '.join(env)}")
     _warn_unforwarded(report, model, env, client.label)
+    _under_lock(
+        report,
+        client,
+        client_config,
+        dry_run,
+        lambda: _install_entry(
+            report, client_name, config, client_config, name, env, force, dry_run
+        ),
+    )
+
+
+def _install_entry(
+    report: Report,
+    client_name: str,
+    config: str,
+    client_config: str | None,
+    name: str,
+    env: tuple[str, ...],
+    force: bool,
+    dry_run: bool,
+) -> None:
+    client = CLIENTS[client_name]
     target = _ClientFile.open(report, client, client_config, creating=True)
     if target is None:
         return
@@ -274,6 +304,18 @@ def uninstall(
     report: Report, client_name: str, *, client_config: str | None, name: str, dry_run: bool
 ) -> None:
     client = CLIENTS[client_name]
+    _under_lock(
+        report,
+        client,
+        client_config,
+        dry_run,
+        lambda: _uninstall_entry(report, client, client_config, name, dry_run),
+    )
+
+
+def _uninstall_entry(
+    report: Report, client: Client, client_config: str | None, name: str, dry_run: bool
+) -> None:
     target = _ClientFile.open(report, client, client_config, creating=False)
     if target is None:
         return
@@ -299,6 +341,30 @@ def uninstall(
 
 
 # --- steps ---------------------------------------------------------------------------------------
+
+
+def _under_lock(
+    report: Report, client: Client, given: str | None, dry_run: bool, edit: Callable[[], None]
+) -> None:
+    """Run ``edit`` (reading the client's file to writing it) under the file's edit lock
+    ([CG-MAINT-22]), so that a concurrent edit cannot read the file before this one wrote it;
+    a lock held too long by another edit is a ``conflict``. ``--dry-run`` writes nothing, not
+    even the lock."""
+    if dry_run:
+        edit()
+        return
+    target = Path(given) if given else client.default_path()
+    try:
+        with edit_lock(Path(os.path.realpath(target))):
+            edit()
+    except Locked as busy:
+        report.check(
+            "client-config",
+            "fail",
+            f"{target} is being edited by another process: {busy.lock} exists (remove it if "
+            "no edit is running); left untouched",
+        )
+        report.status = "conflict"
 
 
 def _check_graph(report: Report, config: str) -> dict[str, Any] | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ import pytest
 import tomlkit
 
 from capability_graph_testing.surfaces import (
+    CLI,
     cli,
     maintenance_report,
     mcp_install,
@@ -316,3 +318,72 @@ def test_a_dry_run_that_would_write_nothing_reports_ok(tmp_path: Path, graph_con
     after = target.read_bytes()
     maintenance_report(cli(*uninstall, "--dry-run"), "ok", 0)
     assert target.read_bytes() == after
+
+
+#: Rounds of two concurrent ``mcp-install`` processes (CG-MAINT-22); tools/stress-like runs of
+#: 40 rounds are in docs/reliability.md (the test keeps to seconds).
+RACE_ROUNDS = 8
+
+
+@pytest.mark.slow
+def test_concurrent_installs_into_one_file_lose_no_entry(
+    tmp_path: Path, graph_config: Path
+) -> None:
+    # CG-MAINT-22: two edits of one client file at once never both act on the same reading; each
+    # reports ok only when its entry is in the file. Other servers make the file slower to edit,
+    # so that the edits overlap.
+    others = {f"other{i}": {"command": "x", "args": ["y"] * 8} for i in range(200)}
+    lost: list[tuple[int, str]] = []
+    for round_ in range(RACE_ROUNDS):
+        target = tmp_path / f"round{round_}" / "mcp.json"
+        target.parent.mkdir()
+        target.write_text(json.dumps({"mcpServers": others}), encoding="utf-8")
+        runs = [
+            subprocess.Popen(
+                [
+                    *CLI,
+                    "mcp-install",
+                    *("--client", "cursor", "--config-path", str(target)),
+                    *("--config", str(graph_config), "--name", name, "--json"),
+                ],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for name in ("alpha", "beta")
+        ]
+        outcomes = [
+            (name, *run.communicate(timeout=60))
+            for name, run in zip(("alpha", "beta"), runs, strict=True)
+        ]
+        servers = json.loads(target.read_text(encoding="utf-8"))["mcpServers"]
+        for name, out, err in outcomes:
+            assert err == ""
+            status = json.loads(out)["status"]
+            assert status in ("ok", "conflict")
+            if status == "ok" and name not in servers:
+                lost.append((round_, name))
+        assert sorted(path.name for path in target.parent.iterdir()) == ["mcp.json"]  # no lock
+    assert lost == []
+
+
+def test_an_edit_held_by_another_is_a_conflict_and_the_file_is_untouched(
+    tmp_path: Path, graph_config: Path
+) -> None:
+    # CG-MAINT-22: the lock FILE.lock of another edit is waited for (5 s), then a conflict.
+    target = tmp_path / "mcp.json"
+    target.write_text('{"mcpServers": {}}\n', encoding="utf-8")
+    lock = tmp_path / "mcp.json.lock"
+    lock.write_text("", encoding="utf-8")
+    before = target.read_bytes()
+    data = maintenance_report(mcp_install("cursor", target, graph_config), "conflict", 3)
+    assert report_checks(data)["client-config"] == (
+        "fail",
+        f"{target} is being edited by another process: {lock} exists (remove it if no edit is "
+        "running); left untouched",
+    )
+    assert target.read_bytes() == before
+    assert lock.exists()  # another's lock is never taken away
+    lock.unlink()
+    maintenance_report(mcp_install("cursor", target, graph_config), "ok", 0)
+    assert lock.exists() is False

@@ -8,7 +8,9 @@ group and is out of reach (POSIX only; Windows is not supported).
 
 A call returns when the child has exited *and* its output pipe is closed: a background
 descendant that keeps the pipe open keeps the call waiting (up to ``timeout``), as in Node's
-``close`` event.
+``close`` event. With ``stop_group=True`` the group is stopped (TERM, KILL after
+``kill_grace``) as soon as the child exits, whatever its exit status, so that nothing it left
+running survives the call or holds the pipe open.
 """
 
 from __future__ import annotations
@@ -239,6 +241,7 @@ async def spawn_capture(
     env: Mapping[str, str] | None = None,
     stdin: str | bytes | None = None,
     kill_grace: float = DEFAULT_KILL_GRACE,
+    stop_group: bool = False,
 ) -> SpawnResult:
     """Run ``cmd args...`` and capture its merged output. Never raises for the process's sake.
 
@@ -246,7 +249,9 @@ async def spawn_capture(
     ``PATH``); ``stdin`` is written then closed (default: /dev/null). On ``timeout`` seconds the
     process tree is terminated (TERM, KILL after ``kill_grace``) and ``timed_out`` is True. If
     the awaiting task is cancelled, the tree is terminated and reaped the same way before
-    CancelledError propagates.
+    CancelledError propagates. With ``stop_group`` the tree is also terminated the same way as
+    soon as the process exits (successfully or not): a background descendant neither survives
+    the call nor keeps it waiting by holding the output pipe.
     """
     argv = _argv(cmd, args)
     _check_timing(timeout, kill_grace)
@@ -283,13 +288,18 @@ async def spawn_capture(
             if pipe is not None:
                 pipe.write(data)  # type: ignore[attr-defined]
                 pipe.close()
+        ended = protocol.exited if stop_group else protocol.finished
         try:
-            done, _ = await asyncio.wait([protocol.finished], timeout=timeout)
+            done, _ = await asyncio.wait([ended], timeout=timeout)
         except asyncio.CancelledError:
             await _uninterruptible(_terminate(protocol, transport, pgid, kill_grace))
             raise
         if not done:
             timed_out = True
+            await _uninterruptible(_terminate(protocol, transport, pgid, kill_grace))
+        elif stop_group and (not protocol.finished.done() or group_alive(pgid)):
+            # The process exited and left something in its group (or the pipe still open):
+            # stopped as on a timeout, but the outcome is the process's own.
             await _uninterruptible(_terminate(protocol, transport, pgid, kill_grace))
         return SpawnResult(
             stdout=capture.text(),
@@ -345,6 +355,7 @@ async def spawn_cli(
     env: Mapping[str, str] | None = None,
     stdin: str | bytes | None = None,
     kill_grace: float = DEFAULT_KILL_GRACE,
+    stop_group: bool = False,
 ) -> str:
     """Run a CLI and return its (merged, capped) output, or raise.
 
@@ -355,7 +366,14 @@ async def spawn_cli(
     as for ``spawn_capture``; cancellation kills the process tree too.
     """
     result = await spawn_capture(
-        cli, args, cwd=cwd, timeout=timeout, env=env, stdin=stdin, kill_grace=kill_grace
+        cli,
+        args,
+        cwd=cwd,
+        timeout=timeout,
+        env=env,
+        stdin=stdin,
+        kill_grace=kill_grace,
+        stop_group=stop_group,
     )
     return raise_for_result(os.fspath(cli), result, timeout)
 
@@ -369,6 +387,7 @@ def spawn_capture_sync(
     env: Mapping[str, str] | None = None,
     stdin: str | bytes | None = None,
     kill_grace: float = DEFAULT_KILL_GRACE,
+    stop_group: bool = False,
 ) -> SpawnResult:
     """Blocking twin of ``spawn_capture``."""
     return run_blocking(
@@ -380,6 +399,7 @@ def spawn_capture_sync(
         env=env,
         stdin=stdin,
         kill_grace=kill_grace,
+        stop_group=stop_group,
     )
 
 
@@ -392,6 +412,7 @@ def spawn_cli_sync(
     env: Mapping[str, str] | None = None,
     stdin: str | bytes | None = None,
     kill_grace: float = DEFAULT_KILL_GRACE,
+    stop_group: bool = False,
 ) -> str:
     """Blocking twin of ``spawn_cli``."""
     return run_blocking(
@@ -403,4 +424,5 @@ def spawn_cli_sync(
         env=env,
         stdin=stdin,
         kill_grace=kill_grace,
+        stop_group=stop_group,
     )

@@ -20,7 +20,8 @@
    login/auth, context exceeded when it talks about the context window, else retry; a missing,
    oversized or non-JSON final message -> output too large / invalid.
 
-flowcast kills the whole process tree when the deadline passes or the match is cancelled.
+flowcast kills the whole process tree when the deadline passes or the match is cancelled, and
+(``stop_group``) when a run or probe exits, whatever its status: nothing of its group survives.
 flowcast (the optional extra ``capability-graph[codex]``, imported as ``capability_graph_flowcast``)
 is imported (off the event loop) only when a match runs; without it a match is
 ``CG_MODEL_UNAVAILABLE`` + ``check_config``, as for the ``openai`` executor without its extra.
@@ -198,6 +199,9 @@ class CodexExecutor:
             timeout=remaining,
             stdin=f"{SYSTEM_PROMPT}\n\n{payload(job)}\n",
             kill_grace=KILL_GRACE_S,
+            # executors.md 10: a run, successful or not, leaves no process of its group behind
+            # (a background child holding stdout would otherwise stall the match to its deadline).
+            stop_group=True,
         )
         return _read_answer(last_message, job.max_output_bytes)
 
@@ -208,7 +212,12 @@ async def _probe(flowcast: Any, binary: str, args: list[str], cwd: str, deadline
     if remaining <= 0:
         raise _error(ErrorCode.CG_MODEL_TIMEOUT)
     result = await flowcast.spawn_capture(
-        binary, args, cwd=cwd, timeout=min(remaining, PROBE_TIMEOUT_S), kill_grace=KILL_GRACE_S
+        binary,
+        args,
+        cwd=cwd,
+        timeout=min(remaining, PROBE_TIMEOUT_S),
+        kill_grace=KILL_GRACE_S,
+        stop_group=True,
     )
     if result.spawn_error is not None:
         raise _error(ErrorCode.CG_MODEL_UNAVAILABLE, NextAction.CHECK_CONFIG)

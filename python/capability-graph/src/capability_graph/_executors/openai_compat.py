@@ -9,7 +9,8 @@ The ``openai`` package is an optional extra (``capability-graph[openai]``), impo
 match runs; missing it is ``CG_MODEL_UNAVAILABLE`` + ``check_config``. The SDK's exceptions are
 mapped in exactly one place, :func:`_project_openai_error`. The HTTP body is read through the
 SDK's streaming response with a byte cap, so an oversized answer is refused before it is
-buffered whole: ``CG_MODEL_OUTPUT_TOO_LARGE``.
+buffered whole: ``CG_MODEL_OUTPUT_TOO_LARGE``. A body of any other status is read to the same cap
+at most before the SDK sees it (CG-MODEL-19): the SDK would otherwise read it whole.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import re
 import ssl
 import time
 import urllib.parse
+import zlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
@@ -128,7 +130,7 @@ class OpenAICompatExecutor:
             raise _unavailable(NextAction.CHECK_CONFIG)
         if not _usable_url(self.base_url):
             raise _unavailable(NextAction.CHECK_CONFIG)
-        sdk, tls = await self._prepare()
+        sdk, tls, bounded_client = await self._prepare()
         timeout = max(job.deadline - time.monotonic(), 0.001) + _SDK_TIMEOUT_MARGIN_S
         try:
             async with sdk.AsyncOpenAI(
@@ -138,7 +140,9 @@ class OpenAICompatExecutor:
                 timeout=timeout,
                 # A redirect is never followed: the bearer key must not be sent to another
                 # place (executors.md 9); a 3xx answer is the baseUrl's fault, check_config.
-                http_client=sdk.DefaultAsyncHttpxClient(verify=tls, follow_redirects=False),
+                http_client=bounded_client(
+                    _body_cap(job.max_output_bytes), verify=tls, follow_redirects=False
+                ),
             ) as client:
                 body = await self._request(client, job)
         except GraphError:
@@ -147,7 +151,7 @@ class OpenAICompatExecutor:
             raise _project_openai_error(sdk, exc) from None
         return _answer(body, job.max_output_bytes)
 
-    async def _prepare(self) -> tuple[Any, ssl.SSLContext]:
+    async def _prepare(self) -> tuple[Any, ssl.SSLContext, Any]:
         """The SDK module and a TLS context, made once per executor off the event loop: the
         import takes ~1 s cold and loading CA certificates ~50 ms, which would otherwise block
         the loop (and the deadline) on every match. Concurrent first matches share one thread."""
@@ -161,7 +165,7 @@ class OpenAICompatExecutor:
         await self._preparation.join(_PREPARATION_JOIN_S)
 
     async def _request(self, client: openai.AsyncOpenAI, job: MatchJob) -> bytes:
-        cap = _TRANSPORT_FACTOR * job.max_output_bytes + _TRANSPORT_SLACK
+        cap = _body_cap(job.max_output_bytes)
         async with client.chat.completions.with_streaming_response.create(
             model=self.model,
             messages=[
@@ -198,7 +202,12 @@ def _usable_url(base_url: str) -> bool:
     return bool(parts.hostname)
 
 
-def _import_sdk() -> tuple[Any, ssl.SSLContext] | None:
+def _body_cap(max_output_bytes: int) -> int:
+    """The most of a response body that is read, whatever its status (executors.md 9)."""
+    return _TRANSPORT_FACTOR * max_output_bytes + _TRANSPORT_SLACK
+
+
+def _import_sdk() -> tuple[Any, ssl.SSLContext, Any] | None:
     try:
         import openai
     except ImportError:
@@ -211,7 +220,80 @@ def _import_sdk() -> tuple[Any, ssl.SSLContext] | None:
             factory = getattr(importlib.import_module(transport), "create_ssl_context", None)
         if factory is not None:
             break
-    return openai, factory() if factory is not None else ssl.create_default_context()
+    tls = factory() if factory is not None else ssl.create_default_context()
+    return openai, tls, _bounded_client_class(openai.DefaultAsyncHttpxClient)
+
+
+def _bounded_client_class(base: type[Any]) -> type[Any]:
+    """The SDK's HTTP client, except that a body of a status other than 2xx is read to a cap at
+    most (CG-MODEL-19). The SDK reads such a body whole before it raises its status error (a
+    400 MB body: 2.2 GB of memory, and past the deadline); this client hands it a response
+    holding at most ``cap`` decoded bytes instead, or none when the body is larger (a body over
+    the bound is no context overflow: its status alone decides)."""
+
+    class BoundedClient(base):  # type: ignore[misc]
+        def __init__(self, cap: int, **options: Any) -> None:
+            super().__init__(**options)
+            self._cg_cap = cap
+
+        async def send(self, request: Any, *, stream: bool = False, **options: Any) -> Any:
+            response = await super().send(request, stream=True, **options)
+            if 200 <= response.status_code < 300:
+                if not stream:
+                    await response.aread()
+                return response
+            try:
+                raw = await _read_prefix(response, self._cg_cap)
+            finally:
+                await response.aclose()
+            body = _decoded(raw, response.headers.get("content-encoding", ""), self._cg_cap)
+            headers = [
+                (name, value)
+                for name, value in response.headers.multi_items()
+                if name.lower() not in ("content-length", "content-encoding", "transfer-encoding")
+            ]
+            return type(response)(
+                response.status_code,
+                headers=headers,
+                content=body,
+                request=response.request,
+                extensions=response.extensions,
+            )
+
+    return BoundedClient
+
+
+async def _read_prefix(response: Any, cap: int) -> bytes | None:
+    """The raw (still encoded) body, or None once it grows past ``cap``."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_raw():
+        size += len(chunk)
+        if size > cap:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _decoded(raw: bytes | None, encoding: str, cap: int) -> bytes:
+    """The body decoded to at most ``cap`` bytes; empty when larger, or in an encoding other
+    than gzip or deflate (nothing is decompressed past the cap)."""
+    if raw is None:
+        return b""
+    encoding = encoding.strip().lower()
+    if encoding in ("", "identity"):
+        return raw
+    if encoding not in ("gzip", "x-gzip", "deflate"):
+        return b""
+    # 32 + MAX_WBITS: a zlib or gzip header, detected; -MAX_WBITS: raw deflate.
+    for wbits in (32 + zlib.MAX_WBITS, -zlib.MAX_WBITS):
+        try:
+            inflater = zlib.decompressobj(wbits)
+            body = inflater.decompress(raw, cap + 1)
+        except zlib.error:
+            continue
+        return body if len(body) <= cap else b""
+    return b""
 
 
 def _answer(body: bytes, max_output_bytes: int) -> object:

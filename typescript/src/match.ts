@@ -5,6 +5,7 @@
 import { REGISTRY } from "./_generated/taxonomy.js";
 import type { MatchResult } from "./_generated/types/match-result.js";
 import { validateExecutorOutput } from "./_generated/validators.js";
+import { onAbort } from "./abort.js";
 import { type ErrorCode, GraphError, graphError, type NextAction } from "./errors.js";
 import type { CatalogEntry, ContextValue, Executor } from "./executors/protocol.js";
 import { compactByteLength, hasLoneSurrogate, isPlainObject } from "./json/pure.js";
@@ -99,8 +100,9 @@ function firstOf(
     cleanups.push(() => clearTimeout(timer));
     for (const signal of [run.closed, run.signal]) {
       if (signal === undefined) continue;
-      signal.addEventListener("abort", decide, { once: true });
-      cleanups.push(() => signal.removeEventListener("abort", decide));
+      // One listener per signal however many matches wait on it (the graph's close signal is
+      // shared by every match).
+      cleanups.push(onAbort(signal, decide));
     }
     void answered.then(decide);
   });

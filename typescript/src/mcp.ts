@@ -53,8 +53,28 @@ export function argumentsText(line: string): string | undefined {
 }
 
 /**
+ * The largest stdin line the server reads ([CG-MCP-11]): 65 MiB, room for a request of the
+ * largest `maxInputBytes` ([CG-CFG-9], 64 MiB) and its envelope. A longer line is discarded as it
+ * arrives, never held, and answered with {@link FRAME_TOO_LARGE}.
+ */
+export const MAX_FRAME_BYTES = 65 * 1024 * 1024;
+
+/** The answer to a line over {@link MAX_FRAME_BYTES}: its id was never read ([CG-MCP-11]). */
+const FRAME_TOO_LARGE = {
+  jsonrpc: "2.0",
+  error: { code: ErrorCode.InvalidRequest, message: "Request too large" },
+} as const;
+
+const NEWLINE = 0x0a;
+
+/**
  * MCP over one pair of byte streams, one JSON-RPC message per line. It remembers the raw
  * `arguments` text of each `tools/call` request by request id until the handler takes it.
+ *
+ * Reading is linear and bounded: each chunk is searched for a newline once, the bytes of an
+ * unfinished line are kept as a list of chunks (at most {@link MAX_FRAME_BYTES}), and a line is
+ * decoded only when it is complete. Writing respects backpressure: while stdout is above its
+ * high-water mark no further line is handed on and stdin is paused; both resume on 'drain'.
  */
 class LineTransport implements Transport {
   onclose?: () => void;
@@ -64,7 +84,14 @@ class LineTransport implements Transport {
   readonly #input: Readable;
   readonly #output: Writable;
   readonly #pending = new Map<RequestId, string>();
-  #buffer = "";
+  /** The bytes of the unfinished line, already searched: no newline among them. */
+  #parts: Buffer[] = [];
+  #partsLength = 0;
+  /** The current line is over the limit: its bytes are dropped until its newline. */
+  #discarding = false;
+  /** Bytes read but not yet searched (the rest of a chunk while stdout is full). */
+  #unread: Buffer | undefined;
+  #ended = false;
   #closed = false;
   /** Set when stdout failed: the client went away or the stream is broken. */
   outputFailed = false;
@@ -75,25 +102,90 @@ class LineTransport implements Transport {
   }
 
   async start(): Promise<void> {
-    this.#input.setEncoding("utf8");
-    this.#input.on("data", (chunk: string) => this.#receive(chunk));
-    this.#input.on("end", () => void this.close());
+    this.#input.on("data", (chunk: Buffer | string) => {
+      const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
+      this.#unread = this.#unread === undefined ? bytes : Buffer.concat([this.#unread, bytes]);
+      this.#pump();
+    });
+    this.#input.on("end", () => {
+      this.#ended = true;
+      this.#pump();
+    });
     this.#input.on("error", () => void this.close());
     this.#output.on("error", () => {
       this.outputFailed = true;
       void this.close();
     });
+    this.#output.on("drain", () => this.#pump());
   }
 
-  #receive(chunk: string): void {
-    this.#buffer += chunk;
-    let newline = this.#buffer.indexOf("\n");
-    while (newline !== -1) {
-      const line = this.#buffer.slice(0, newline).replace(/\r$/, "");
-      this.#buffer = this.#buffer.slice(newline + 1);
-      if (line.trim() !== "") this.#deliver(line);
-      newline = this.#buffer.indexOf("\n");
+  /** stdout holds more than its high-water mark: the client is not reading. */
+  #outputFull(): boolean {
+    return this.#output.writableNeedDrain;
+  }
+
+  /** Hand on the complete lines read so far, as long as stdout takes the answers. */
+  #pump(): void {
+    while (this.#unread !== undefined && !this.#closed) {
+      if (this.#outputFull()) {
+        // Backpressure: stop reading until stdout drains; the rest of the chunk waits here.
+        this.#input.pause();
+        return;
+      }
+      const chunk = this.#unread;
+      const newline = chunk.indexOf(NEWLINE);
+      if (newline === -1) {
+        this.#unread = undefined;
+        this.#keep(chunk);
+        break;
+      }
+      this.#unread = newline + 1 < chunk.length ? chunk.subarray(newline + 1) : undefined;
+      this.#keep(chunk.subarray(0, newline));
+      this.#lineEnded();
     }
+    if (this.#closed) return;
+    if (this.#ended) {
+      if (this.#partsLength > 0 || this.#discarding) this.#lineEnded();
+      void this.close();
+      return;
+    }
+    if (this.#input.isPaused()) this.#input.resume();
+  }
+
+  /** Keep the bytes of the unfinished line, or drop them once it is over the limit. */
+  #keep(bytes: Buffer): void {
+    if (this.#discarding || bytes.length === 0) return;
+    if (this.#partsLength + bytes.length > MAX_FRAME_BYTES + 1) {
+      // One byte more than the limit may be a carriage return before the newline.
+      this.#parts = [];
+      this.#partsLength = 0;
+      this.#discarding = true;
+      return;
+    }
+    // A short read may be a slice of a much larger allocation: keep a copy, not the allocation.
+    this.#parts.push(bytes.length * 2 < bytes.buffer.byteLength ? Buffer.from(bytes) : bytes);
+    this.#partsLength += bytes.length;
+  }
+
+  #lineEnded(): void {
+    if (this.#discarding) {
+      this.#discarding = false;
+      void this.send(FRAME_TOO_LARGE as JSONRPCMessage);
+      return;
+    }
+    const bytes =
+      this.#parts.length === 1 ? this.#parts[0] : Buffer.concat(this.#parts, this.#partsLength);
+    this.#parts = [];
+    this.#partsLength = 0;
+    if (bytes === undefined) return;
+    const end =
+      bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.length - 1 : bytes.length;
+    if (end > MAX_FRAME_BYTES) {
+      void this.send(FRAME_TOO_LARGE as JSONRPCMessage);
+      return;
+    }
+    const line = bytes.toString("utf8", 0, end);
+    if (line.trim() !== "") this.#deliver(line);
   }
 
   #deliver(line: string): void {

@@ -55,14 +55,12 @@ export function closedAtStart(fd: 0 | 1 | 2): boolean {
 }
 
 /** A stdout that was closed at startup: every write fails with EBADF, as it would in C. */
-export class ClosedStream extends Writable {
-  override _write(
-    _chunk: unknown,
-    _encoding: BufferEncoding,
-    callback: (error?: Error | null) => void,
-  ): void {
-    callback(Object.assign(new Error("stdout is closed"), { code: "EBADF" }));
-  }
+export function closedStream(): Writable {
+  return new Writable({
+    write(_chunk, _encoding, callback) {
+      callback(Object.assign(new Error("stdout is closed"), { code: "EBADF" }));
+    },
+  });
 }
 
 function write(stream: Writable, text: string): Promise<NodeJS.ErrnoException | undefined> {

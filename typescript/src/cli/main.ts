@@ -19,7 +19,7 @@ import { CALL_SPEC, callCommand } from "./call.js";
 import { DOCTOR_SPEC, reportJson, reportText } from "./doctor.js";
 import { EXPLAIN_SPEC, explain } from "./explain.js";
 import { callTool, configPath, failure, Interrupt, openGraph } from "./graph-call.js";
-import { ClosedStream, closedAtStart, EXIT, Io, StreamFailure } from "./io.js";
+import { closedAtStart, closedStream, EXIT, Io, StreamFailure } from "./io.js";
 import type { MaintenanceIo } from "./maintenance.js";
 import {
   CONFIG_OPTION,
@@ -176,8 +176,6 @@ async function mcpCommand(args: string[], io: Io): Promise<number> {
     await io.out(commandHelp(MCP_SPEC));
     return EXIT.ok;
   }
-  // A server whose stdout was closed at startup could answer nothing: exit 74, one line.
-  if (io.stdout instanceof ClosedStream) throw new StreamFailure("stdout");
   let graph: CapabilityGraph;
   try {
     graph = await openGraph(parsed);
@@ -332,7 +330,7 @@ if (invokedAsProgram()) {
   process.on("uncaughtException", defect);
   process.on("unhandledRejection", defect);
   // A stdout closed at startup fails the first write, as in any program: exit 74 ([CG-CLI-7]).
-  const stdout = closedAtStart(1) ? new ClosedStream() : process.stdout;
+  const stdout = closedAtStart(1) ? closedStream() : process.stdout;
   const status = await run(programArguments(), process.stdin, stdout, process.stderr);
   // Every write has completed (run awaits them); exit now rather than wait for handles a graph
   // or an executor may still hold.

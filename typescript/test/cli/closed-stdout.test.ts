@@ -28,14 +28,6 @@ test("a command whose stdout is closed exits 74 with one line on stderr", { skip
   }
 });
 
-test("an mcp server whose stdout is closed exits 74 with one line, before serving", {
-  skip: !linux,
-}, () => {
-  const done = shell(">&-", "mcp", "--config", graphFolder());
-  assert.equal(done.status, 74);
-  assert.equal(done.stderr, "capability-graph: cannot write to stdout\n");
-});
-
 test("stdout redirected to /dev/null is an ordinary stdout: exit 0", { skip: !linux }, () => {
   const done = shell(">/dev/null", "explain", "CG_GRAPH_CLOSED");
   assert.equal(done.status, 0);

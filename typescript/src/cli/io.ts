@@ -1,8 +1,7 @@
 // The CLI's standard streams and what a failure of one means ([CG-CLI-7]): stdout that is closed,
 // full or broken ends the command with exit status 74 (with one line on stderr, and none when the
 // reader of stdout went away); a failure of stderr itself changes nothing.
-import { readFileSync, readlinkSync } from "node:fs";
-import { type Readable, Writable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import type { ErrorObject } from "../errors.js";
 
 /** Exit statuses of the CLI (spec section 11.4). */
@@ -28,39 +27,6 @@ export class StreamFailure extends Error {
     this.stream = stream;
     this.readerGone = readerGone;
   }
-}
-
-/** O_ACCMODE and O_RDWR of Linux's open flags. */
-const ACCESS_MODE = 0o3;
-const READ_WRITE = 0o2;
-
-/**
- * Whether standard stream `fd` was closed when the program started. Node never lets a program
- * see a closed standard stream: at startup it opens the null device, for reading and writing, on
- * each of the descriptors 0 to 2 that is closed, so the output of `capability-graph list >&-`
- * would be silently lost. That descriptor is recognised on Linux (through /proc): the null
- * device opened for reading and writing. A shell's `>/dev/null` opens it for writing only and
- * is an ordinary stdout; the null device given for reading and writing by the parent (Node's
- * `stdio: "ignore"`, Python's `subprocess.DEVNULL`) cannot be told apart from a closed
- * descriptor and counts as closed. Elsewhere the answer is false.
- */
-export function closedAtStart(fd: 0 | 1 | 2): boolean {
-  try {
-    if (readlinkSync(`/proc/self/fd/${fd}`) !== "/dev/null") return false;
-    const flags = /^flags:\s*([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, "utf8"));
-    return flags?.[1] !== undefined && (Number.parseInt(flags[1], 8) & ACCESS_MODE) === READ_WRITE;
-  } catch {
-    return false;
-  }
-}
-
-/** A stdout that was closed at startup: every write fails with EBADF, as it would in C. */
-export function closedStream(): Writable {
-  return new Writable({
-    write(_chunk, _encoding, callback) {
-      callback(Object.assign(new Error("stdout is closed"), { code: "EBADF" }));
-    },
-  });
 }
 
 function write(stream: Writable, text: string): Promise<NodeJS.ErrnoException | undefined> {

@@ -19,7 +19,7 @@ import { CALL_SPEC, callCommand } from "./call.js";
 import { DOCTOR_SPEC, reportJson, reportText } from "./doctor.js";
 import { EXPLAIN_SPEC, explain } from "./explain.js";
 import { callTool, configPath, failure, Interrupt, openGraph } from "./graph-call.js";
-import { closedAtStart, closedStream, EXIT, Io, StreamFailure } from "./io.js";
+import { EXIT, Io, StreamFailure } from "./io.js";
 import type { MaintenanceIo } from "./maintenance.js";
 import {
   CONFIG_OPTION,
@@ -329,9 +329,7 @@ if (invokedAsProgram()) {
   };
   process.on("uncaughtException", defect);
   process.on("unhandledRejection", defect);
-  // A stdout closed at startup fails the first write, as in any program: exit 74 ([CG-CLI-7]).
-  const stdout = closedAtStart(1) ? closedStream() : process.stdout;
-  const status = await run(programArguments(), process.stdin, stdout, process.stderr);
+  const status = await run(programArguments(), process.stdin, process.stdout, process.stderr);
   // Every write has completed (run awaits them); exit now rather than wait for handles a graph
   // or an executor may still hold.
   process.exit(status);

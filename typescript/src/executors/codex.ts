@@ -37,13 +37,17 @@ export interface CodexExecutorOptions {
 /** Where PATH and the program's environment come from; the process environment by default. */
 export type EnvironmentSource = () => Readonly<Record<string, string | undefined>>;
 
-/** Failed-run output that means "try later": rate limits, quotas, overload. */
-const RETRYABLE_WORDS = /rate.?limit|quota|overloaded|\b429\b|\b529\b|too many requests/i;
-/** Failed-run output that means the host must fix the login or the key. */
+// The classification of a failed run (executors.md section 10): the annex's patterns, tried in
+// this order over the last 64 KiB of stdout and of stderr. Without the `u` flag, `i` folds ASCII
+// letters only and `\b` is an ASCII word boundary, as the annex says.
+/** RETRY: output that means "try later" (rate limits, quotas, overload). */
+const RETRYABLE_WORDS =
+  /rate.?limit|session limit|too many requests|quota|overloaded|\b(?:429|529)\b/i;
+/** CREDENTIALS: output that means the host must fix the login or the key. */
 const CREDENTIAL_WORDS =
-  /log(?:ged)?[ _-]?in|auth|unauthori[sz]ed|\b401\b|\b403\b|api.?key|credential/i;
-/** Failed-run output that means the prompt does not fit the model. */
-const CONTEXT_WORDS = /context[ _-]?(length|window)/i;
+  /log ?in|logged|auth|unauthori[sz]ed|\b401\b|\b403\b|api[ _-]?key|credential/i;
+/** CONTEXT: output that means the prompt does not fit the model. */
+const CONTEXT_WORDS = /context[ _-]?(length|window)|maximum context/i;
 
 export class CodexExecutor implements Executor {
   readonly name = "codex";

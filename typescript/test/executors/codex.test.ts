@@ -274,6 +274,57 @@ describe("codex executor: a run", () => {
       assertCode(await outcomeOf({ exec: `echo "${output}" >&2; exit 1` }), code, nextAction);
     });
   }
+
+  // Every alternative of the annex's three patterns (executors.md section 10), one run each: the
+  // text also holds a word of every later pattern, so only the first matching pattern, tried in
+  // the annex's order, gives the expected outcome. A text matching none is retry.
+  const RETRY = ["CG_MODEL_UNAVAILABLE", "retry"] as const;
+  const CREDENTIALS = ["CG_MODEL_UNAVAILABLE", "check_config"] as const;
+  const CONTEXT = ["CG_MODEL_CONTEXT_EXCEEDED", undefined] as const;
+  const LATER_THAN_RETRY = "; not logged in; context window full";
+  const LATER_THAN_CREDENTIALS = "; context window full";
+  const patterns: Array<[string, readonly [string, string | undefined]]> = [
+    [`Rate limit reached${LATER_THAN_RETRY}`, RETRY],
+    [`rate-limited${LATER_THAN_RETRY}`, RETRY],
+    [`ratelimit${LATER_THAN_RETRY}`, RETRY],
+    [`Session limit reached for this plan${LATER_THAN_RETRY}`, RETRY],
+    [`TOO MANY REQUESTS${LATER_THAN_RETRY}`, RETRY],
+    [`monthly quota exhausted${LATER_THAN_RETRY}`, RETRY],
+    [`the model is overloaded${LATER_THAN_RETRY}`, RETRY],
+    [`status 429${LATER_THAN_RETRY}`, RETRY],
+    [`status 529${LATER_THAN_RETRY}`, RETRY],
+    [`please log in${LATER_THAN_CREDENTIALS}`, CREDENTIALS],
+    [`run codex login${LATER_THAN_CREDENTIALS}`, CREDENTIALS],
+    [`You are logged out${LATER_THAN_CREDENTIALS}`, CREDENTIALS],
+    [`AUTH token expired${LATER_THAN_CREDENTIALS}`, CREDENTIALS],
+    [`unauthorized${LATER_THAN_CREDENTIALS}`, CREDENTIALS],
+    [`unauthorised${LATER_THAN_CREDENTIALS}`, CREDENTIALS],
+    [`status 401${LATER_THAN_CREDENTIALS}`, CREDENTIALS],
+    [`status 403${LATER_THAN_CREDENTIALS}`, CREDENTIALS],
+    [`missing api key${LATER_THAN_CREDENTIALS}`, CREDENTIALS],
+    [`bad API_KEY${LATER_THAN_CREDENTIALS}`, CREDENTIALS],
+    [`invalid apikey${LATER_THAN_CREDENTIALS}`, CREDENTIALS],
+    [`no credentials found${LATER_THAN_CREDENTIALS}`, CREDENTIALS],
+    ["prompt exceeds the context length", CONTEXT],
+    ["context_window exceeded", CONTEXT],
+    ["contextwindow exceeded", CONTEXT],
+    ["the maximum context of this model is 8192 tokens", CONTEXT],
+    // Whole words only for the status numbers; no pattern at all is retry.
+    ["request 4290 failed; code 14010", RETRY],
+    ["status 4010; context window full", CONTEXT],
+  ];
+  for (const [output, [code, nextAction]] of patterns) {
+    test(`a non-zero exit printing "${output}" is ${code} ${nextAction ?? ""}`, async () => {
+      assertCode(await outcomeOf({ exec: `echo '${output}' >&2; exit 1` }), code, nextAction);
+    });
+  }
+
+  test("a pattern is found on stdout as well as on stderr", async () => {
+    assertCode(
+      await outcomeOf({ exec: "echo 'maximum context exceeded'; exit 1" }),
+      "CG_MODEL_CONTEXT_EXCEEDED",
+    );
+  });
 });
 
 describe("codex executor: stopping the process tree", () => {

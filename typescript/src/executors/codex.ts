@@ -199,34 +199,52 @@ function failedRunError(output: string): ExecutorError {
   return new ExecutorError("CG_MODEL_UNAVAILABLE", "retry");
 }
 
-/** The last message: at most maxOutputBytes of UTF-8 JSON (the size is known before reading). */
+/**
+ * The last message: at most maxOutputBytes of UTF-8 JSON. Only a regular file the run wrote is
+ * read (executors.md section 10): a link, fifo, device or folder planted in its place is neither
+ * followed nor waited on. The entry is examined without following it, opened with O_NOFOLLOW |
+ * O_NONBLOCK (a fifo swapped in after the examination does not block the open, and a link is
+ * refused), its type checked again on the open file, and its size judged before a byte is read;
+ * at most maxOutputBytes + 1 bytes are read, so every step is bounded.
+ */
 async function readAnswer(file: string, maxOutputBytes: number): Promise<unknown> {
-  let handle: fs.FileHandle;
+  const invalid = (): ExecutorError => new ExecutorError("CG_MODEL_OUTPUT_INVALID");
+  let handle: fs.FileHandle | undefined;
+  let bytes: Buffer;
   try {
-    handle = await fs.open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch {
-    throw new ExecutorError("CG_MODEL_OUTPUT_INVALID");
-  }
-  try {
+    if (!(await fs.lstat(file)).isFile()) throw invalid();
+    handle = await fs.open(
+      file,
+      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY,
+    );
     const stat = await handle.stat();
-    if (!stat.isFile()) throw new ExecutorError("CG_MODEL_OUTPUT_INVALID");
+    if (!stat.isFile()) throw invalid();
     if (stat.size > maxOutputBytes) throw new ExecutorError("CG_MODEL_OUTPUT_TOO_LARGE");
     const buffer = Buffer.alloc(maxOutputBytes + 1);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    if (bytesRead > maxOutputBytes) throw new ExecutorError("CG_MODEL_OUTPUT_TOO_LARGE");
-    let text: string;
-    try {
-      text = new TextDecoder("utf-8", { fatal: true }).decode(buffer.subarray(0, bytesRead));
-    } catch {
-      throw new ExecutorError("CG_MODEL_OUTPUT_INVALID");
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
     }
-    try {
-      return JSON.parse(text);
-    } catch {
-      throw new ExecutorError("CG_MODEL_OUTPUT_INVALID");
-    }
+    if (length > maxOutputBytes) throw new ExecutorError("CG_MODEL_OUTPUT_TOO_LARGE");
+    bytes = buffer.subarray(0, length);
+  } catch (error) {
+    if (error instanceof ExecutorError) throw error;
+    throw invalid();
   } finally {
-    await handle.close();
+    await handle?.close().catch(() => undefined);
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw invalid();
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw invalid();
   }
 }
 

@@ -230,6 +230,54 @@ describe("codex executor: a run", () => {
     assert.deepEqual(await executorFor(fake).execute(job), MATCHED);
   });
 
+  // Whatever the run leaves in place of its answer file, the answer is decided at once, with
+  // bounded I/O, and the temporary folder is removed (executors.md section 10: only a regular
+  // file is read; a link or fifo planted in T is neither followed nor waited on).
+  const planted: Array<[string, string, string, boolean]> = [
+    ["a fifo", 'mkfifo "$answer"', "CG_MODEL_OUTPUT_INVALID", false],
+    [
+      "a symbolic link to a valid answer",
+      `printf '%s' '${JSON.stringify(MATCHED)}' > "$here/real.json"; ln -s "$here/real.json" "$answer"`,
+      "CG_MODEL_OUTPUT_INVALID",
+      false,
+    ],
+    [
+      "a symbolic link to a fifo",
+      'mkfifo "$here/pipe"; ln -s "$here/pipe" "$answer"',
+      "CG_MODEL_OUTPUT_INVALID",
+      false,
+    ],
+    [
+      "a character device (/dev/zero's numbers)",
+      'mknod "$answer" c 1 5',
+      "CG_MODEL_OUTPUT_INVALID",
+      true,
+    ],
+    ["a folder", 'mkdir "$answer"', "CG_MODEL_OUTPUT_INVALID", false],
+    ["a sparse file of 1 TiB", 'truncate -s 1T "$answer"', "CG_MODEL_OUTPUT_TOO_LARGE", false],
+    [
+      "a sparse file under the limit (NUL bytes)",
+      'truncate -s 100 "$answer"',
+      "CG_MODEL_OUTPUT_INVALID",
+      false,
+    ],
+  ];
+  for (const [what, plant, code, needsRoot] of planted) {
+    test(`${what} as the answer file is ${code} at once, the folder removed`, {
+      skip: needsRoot && process.getuid?.() !== 0 ? "creating a device needs root" : false,
+      timeout: 20_000,
+    }, async () => {
+      const fake = fakeCodex({ exec: `${plant}; exit 0` });
+      const started = performance.now();
+      const error = await raised(executorFor(fake).execute(makeJob()));
+      assert.ok(performance.now() - started < 10_000, "decided long before the deadline");
+      assertCode(error, code);
+      const work = fake.recorded("work.txt")?.trim() ?? "";
+      assert.notEqual(work, "");
+      assert.equal(existsSync(path.dirname(work)), false);
+    });
+  }
+
   const failures: Array<[string, string, string, string | undefined]> = [
     [
       "a rate limit is retry",

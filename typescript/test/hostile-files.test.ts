@@ -5,7 +5,7 @@
 // Every subprocess runs under a time bound, so a regression fails instead of hanging the suite.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
@@ -22,7 +22,7 @@ after(() => {
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 });
 
-function _freshFolder(): string {
+function freshFolder(): string {
   const folder = mkdtempSync(join(tmpdir(), "cg-hostile-"));
   folders.push(folder);
   return folder;
@@ -111,5 +111,51 @@ describe("a codex run that plants a fifo as its answer file", () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe("client files nested deeper than the parsers go ([CG-MAINT-8], [CG-MAINT-20])", () => {
+  const deep = (levels: number): string =>
+    `{"other": ${"[".repeat(levels)}${"]".repeat(levels)}}\n`;
+
+  for (const [command, client] of [
+    ["mcp-install", "cursor"],
+    ["mcp-install", "vscode"],
+    ["mcp-uninstall", "cursor"],
+    ["mcp-uninstall", "zed"],
+  ] as const) {
+    test(`${command} --client ${client} on a file 5,000 levels deep reports failed, exit 1, the file untouched`, () => {
+      const cwd = freshFolder();
+      const file = join(cwd, "client.json");
+      const text = deep(5000);
+      writeFileSync(file, text);
+      const config = command === "mcp-install" ? ["--config", graphFolder()] : [];
+      const done = cli([command, ...config, "--client", client, "--config-path", file, "--json"], {
+        cwd,
+      });
+      assert.equal(done.stderr, "");
+      assert.equal(done.status, 1);
+      const report = JSON.parse(done.stdout) as { status: string; checks: unknown[] };
+      assert.equal(report.status, "failed");
+      assert.deepEqual(report.checks.at(-1), {
+        id: "client-config",
+        status: "fail",
+        message: "client.json: nested more than 200 levels deep: left untouched",
+      });
+      assert.equal(readFileSync(file, "utf8"), text);
+    });
+  }
+
+  test("a file 200 levels deep is still edited", () => {
+    const cwd = freshFolder();
+    const file = join(cwd, "client.json");
+    writeFileSync(file, deep(199));
+    const done = cli(
+      ["mcp-install", "--config", graphFolder(), "--client", "cursor", "--config-path", file],
+      { cwd },
+    );
+    assert.equal(done.status, 0, done.stdout);
+    const written = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(written), ["other", "mcpServers"]);
   });
 });

@@ -574,6 +574,10 @@ async function readClientFile(request: ClientRequest): Promise<ClientFile> {
   const text = decoded.slice(bom.length);
   const formatName =
     profile.format === "toml" ? "TOML" : profile.comments ? "JSON (comments allowed)" : "JSON";
+  // The JSON parser and the comparisons after it recurse: deeper nesting is refused first.
+  if (profile.format === "json" && jsonNesting(text) > MAX_NESTING) {
+    return unusable(target, `nested more than ${MAX_NESTING} levels deep`);
+  }
   const root = parseDocument(profile, text);
   if (root === undefined) return unusable(target, `not valid ${formatName}`);
   const servers = root[profile.container];
@@ -591,6 +595,38 @@ async function readClientFile(request: ClientRequest): Promise<ClientFile> {
     bom,
     document: { root, servers },
   };
+}
+
+/** The deepest nesting of objects and arrays a client file may have (as the reference). */
+const MAX_NESTING = 200;
+
+/**
+ * How deeply the objects and arrays of a JSON (or JSON with comments) text nest, counted without
+ * recursion: brackets inside strings and comments do not count. The text need not be valid.
+ */
+function jsonNesting(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text[index];
+    if (char === '"') {
+      for (index += 1; index < text.length && text[index] !== '"'; index += 1) {
+        if (text[index] === "\\") index += 1;
+      }
+    } else if (char === "/" && text[index + 1] === "/") {
+      const end = text.indexOf("\n", index);
+      index = end < 0 ? text.length : end;
+    } else if (char === "/" && text[index + 1] === "*") {
+      const end = text.indexOf("*/", index + 2);
+      index = end < 0 ? text.length : end + 1;
+    } else if (char === "{" || char === "[") {
+      depth += 1;
+      if (depth > deepest) deepest = depth;
+    } else if (char === "}" || char === "]") {
+      depth -= 1;
+    }
+  }
+  return deepest;
 }
 
 /** The file's document as an object, or undefined when it is not valid in the client's format. */

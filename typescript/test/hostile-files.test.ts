@@ -5,21 +5,30 @@
 // Every subprocess runs under a time bound, so a regression fails instead of hanging the suite.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { CapabilityGraph } from "../src/index.js";
 import { fakeCodex } from "./executors/fake_codex.js";
-import { CLI, GUIDE_TEXT, graphFolder } from "./surface-fixtures.js";
+import { CLI, GUIDE_TEXT, graphFolder, PROVIDER } from "./surface-fixtures.js";
 
 /** A subprocess that has not ended by then is killed: the test then fails, it never hangs. */
 const PROCESS_BOUND_MS = 20_000;
 
 const folders: string[] = [];
 after(() => {
-  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+  // rm(1), not rmSync: some trees are deeper than PATH_MAX.
+  if (folders.length > 0) spawnSync("rm", ["-rf", "--", ...folders]);
 });
 
 function freshFolder(): string {
@@ -157,5 +166,80 @@ describe("client files nested deeper than the parsers go ([CG-MAINT-8], [CG-MAIN
     assert.equal(done.status, 0, done.stdout);
     const written = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
     assert.deepEqual(Object.keys(written), ["other", "mcpServers"]);
+  });
+});
+
+describe("links inside a document root are followed ([CG-DOC-5], [CG-DOC-9])", () => {
+  /** A graph whose one document `acme::route.validation/guide` is `path` under `root`. */
+  async function readGuide(root: string, path: string): Promise<unknown> {
+    const graph = await CapabilityGraph.open({
+      providers: [
+        {
+          definition: {
+            ...PROVIDER,
+            capabilities: [
+              { ...PROVIDER.capabilities[0], documents: [{ id: "guide", title: "Guide", path }] },
+            ],
+          },
+          documentRoot: root,
+        },
+      ],
+      documents: { bodies: ["acme"] },
+    });
+    try {
+      const result = await graph.readDocument({
+        capabilityId: "acme::route.validation",
+        documentId: "guide",
+      });
+      return (result as { text?: unknown }).text;
+    } catch (error) {
+      return (error as { code?: unknown }).code;
+    } finally {
+      await graph.close();
+    }
+  }
+
+  test("a link whose target name is not UTF-8 is followed to its file", async () => {
+    const root = freshFolder();
+    const name = Buffer.from([0x67, 0xff, 0xfe, 0x2e, 0x6d, 0x64]); // "g\xff\xfe.md"
+    writeFileSync(Buffer.concat([Buffer.from(`${root}/`), name]), GUIDE_TEXT);
+    symlinkSync(name, join(root, "guide.md"));
+    assert.equal(await readGuide(root, "guide.md"), GUIDE_TEXT);
+  });
+
+  test("a link through a folder whose name is not UTF-8 is followed", async () => {
+    const root = freshFolder();
+    const folder = Buffer.concat([Buffer.from(`${root}/`), Buffer.from([0xc3, 0x28])]);
+    mkdirSync(folder);
+    writeFileSync(Buffer.concat([folder, Buffer.from("/guide.md")]), GUIDE_TEXT);
+    symlinkSync(Buffer.from([0xc3, 0x28]), join(root, "current"));
+    assert.equal(await readGuide(root, "current/guide.md"), GUIDE_TEXT);
+  });
+
+  test("a chain of links whose expansion exceeds 4,096 bytes is followed", async () => {
+    const root = freshFolder();
+    // Two chains of 15 folders with 200-byte names (3,015 bytes each): `deep` leads down the
+    // first, `next` (at its bottom) down the second; the file's real path is over 6,000 bytes.
+    const chain = (letter: string) =>
+      Array.from({ length: 15 }, (_, index) => `${letter}${index}`.padEnd(200, letter)).join("/");
+    const built = spawnSync(
+      "sh",
+      [
+        "-c",
+        // One folder at a time: the shell's own path for the folders passes PATH_MAX.
+        'set -e; cd -P "$1"; mkdir -p "$2"; ln -s "$2" deep; for d in $(echo "$2" | tr / " "); do cd -P "$d"; done; mkdir -p "$3"; ln -s "$3" next; for d in $(echo "$3" | tr / " "); do cd -P "$d"; done; printf "%s" "$4" > guide.md; ln -s "$5" out.md',
+        "sh",
+        root,
+        chain("a"),
+        chain("b"),
+        GUIDE_TEXT,
+        "../".repeat(40),
+      ],
+      { encoding: "utf8" },
+    );
+    assert.equal(built.status, 0, built.stderr);
+    assert.equal(await readGuide(root, "deep/next/guide.md"), GUIDE_TEXT);
+    // Its length is no escape hatch: a link at that depth leaving the root is still refused.
+    assert.equal(await readGuide(root, "deep/next/out.md"), "CG_DOCUMENT_ACCESS_DENIED");
   });
 });

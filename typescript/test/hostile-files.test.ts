@@ -10,6 +10,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -242,4 +243,119 @@ describe("links inside a document root are followed ([CG-DOC-5], [CG-DOC-9])", (
     // Its length is no escape hatch: a link at that depth leaving the root is still refused.
     assert.equal(await readGuide(root, "deep/next/out.md"), "CG_DOCUMENT_ACCESS_DENIED");
   });
+});
+
+describe("every path argument given a fifo, a device, a folder or a huge sparse file", () => {
+  /** Where a regular file is expected: the kinds of entry planted there, made in `folder`. */
+  const kinds: Array<[string, (file: string) => void]> = [
+    ["a fifo", (file) => assert.equal(spawnSync("mkfifo", [file]).status, 0)],
+    ["a folder", (file) => mkdirSync(file)],
+    [
+      "a sparse file of 1 TiB",
+      (file) => assert.equal(spawnSync("truncate", ["-s", "1T", file]).status, 0),
+    ],
+  ];
+  if (process.getuid?.() === 0) {
+    kinds.push([
+      "a character device (/dev/zero's numbers)",
+      (file) => {
+        assert.equal(spawnSync("mknod", [file, "c", "1", "5"]).status, 0);
+      },
+    ]);
+  }
+
+  const UNREADABLE_CONFIG = {
+    ok: false,
+    error: {
+      code: "CG_CONFIG_INVALID",
+      phase: "config",
+      message: "Cannot read a valid bounded JSON configuration file",
+      nextAction: "check_config",
+    },
+  };
+
+  for (const [kind, plant] of kinds) {
+    test(`init --config naming ${kind} is a conflict, nothing read or written`, () => {
+      const cwd = freshFolder();
+      plant(join(cwd, "entry"));
+      const done = cli(["init", "--config", "entry", "--json"], { cwd });
+      assert.equal(done.status, 3, done.stdout);
+      const report = JSON.parse(done.stdout) as { status: string; checks: unknown[] };
+      assert.equal(report.status, "conflict");
+      assert.deepEqual(report.checks[0], {
+        id: "configuration",
+        status: "fail",
+        message: "entry already exists and differs: not overwritten",
+      });
+    });
+
+    for (const command of ["mcp-install", "mcp-uninstall"]) {
+      test(`${command} --config-path naming ${kind} is a failed client-config check`, () => {
+        const cwd = freshFolder();
+        plant(join(cwd, "entry"));
+        const config = command === "mcp-install" ? ["--config", graphFolder()] : [];
+        const done = cli(
+          [command, ...config, "--client", "cursor", "--config-path", "entry", "--json"],
+          {
+            cwd,
+          },
+        );
+        assert.equal(done.status, 1, done.stdout);
+        const report = JSON.parse(done.stdout) as { status: string; checks: unknown[] };
+        assert.equal(report.status, "failed");
+        assert.deepEqual(report.checks.at(-1), {
+          id: "client-config",
+          status: "fail",
+          message: kind.startsWith("a sparse")
+            ? "entry: is larger than 16 MiB: left untouched"
+            : "entry: is not a regular file: left untouched",
+        });
+      });
+    }
+
+    test(`--config naming ${kind} is CG_CONFIG_INVALID for a graph command`, () => {
+      const cwd = freshFolder();
+      plant(join(cwd, "entry"));
+      const done = cli(["list", "--config", "entry"], { cwd });
+      assert.equal(done.status, 1);
+      assert.deepEqual(JSON.parse(done.stderr), UNREADABLE_CONFIG);
+    });
+
+    test(`call --arguments-file naming ${kind} is a usage error`, () => {
+      const cwd = freshFolder();
+      plant(join(cwd, "entry"));
+      const done = cli(
+        ["call", "list_capabilities", "--config", graphFolder(), "--arguments-file", "entry"],
+        {
+          cwd,
+        },
+      );
+      assert.equal(done.status, kind.startsWith("a sparse") ? 1 : 2, done.stderr);
+    });
+
+    test(`a provider path naming ${kind} is CG_CONFIG_INVALID`, () => {
+      const cwd = freshFolder();
+      plant(join(cwd, "entry"));
+      writeFileSync(join(cwd, "graph.json"), JSON.stringify({ providers: [{ path: "entry" }] }));
+      const done = cli(["list", "--config", "graph.json"], { cwd });
+      assert.equal(done.status, 1);
+      assert.equal(
+        (JSON.parse(done.stderr) as { error: { code: string } }).error.code,
+        kind.startsWith("a sparse") ? "CG_DEFINITION_INVALID" : "CG_CONFIG_INVALID",
+      );
+    });
+
+    test(`a document naming ${kind} is refused at once`, () => {
+      const config = graphFolder();
+      const guide = join(config, "..", "providers", "docs", "guide.md");
+      rmSync(guide);
+      plant(guide);
+      const done = cli(["read", "acme::route.validation", "guide", "--config", config]);
+      assert.equal(done.status, 1);
+      assert.equal(
+        (JSON.parse(done.stderr) as { error: { code: string } }).error.code,
+        kind.startsWith("a sparse") ? "CG_DOCUMENT_TOO_LARGE" : "CG_DOCUMENT_ACCESS_DENIED",
+      );
+    });
+  }
 });

@@ -310,16 +310,6 @@ export async function writeAtomically(
   }
 }
 
-/** The bytes of a file, or undefined when it does not exist. Other failures propagate. */
-export async function readIfExists(file: string): Promise<Buffer | undefined> {
-  try {
-    return await fs.readFile(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
-}
-
 /** Decode strict UTF-8, or undefined when the bytes are not UTF-8 text. */
 export function decodeUtf8(bytes: Buffer): string | undefined {
   try {

@@ -3,11 +3,12 @@
 // with lstat (never following an entry), symbolic links are expanded by this procedure itself,
 // the file is opened with O_NOFOLLOW | O_NONBLOCK, and the identity of the opened file and of
 // every directory on the way is compared after the open, so an entry swapped during the walk is
-// detected instead of followed.
+// detected instead of followed. Paths are bytes (names and link targets need not be UTF-8), and
+// a directory deep enough that its path nears PATH_MAX is held open and reached through its
+// descriptor, so a link chain that stays inside the root is followed however long it expands.
 import { createHash } from "node:crypto";
 import { constants, type Stats } from "node:fs";
 import { type FileHandle, lstat, open, readlink } from "node:fs/promises";
-import { join } from "node:path";
 import { type GraphError, graphError } from "./errors.js";
 
 /** More symbolic links than this in one read is a loop ([CG-DOC-5]). */
@@ -28,13 +29,33 @@ class Refusal {
   constructor(readonly error: GraphError) {}
 }
 
+/** A directory on the walk's stack: how to reach it, and what it was when examined. */
+interface Directory {
+  /** A path that names it: its full path, or `/proc/self/fd/N` (or below) once pinned. */
+  readonly access: Buffer;
+  readonly status: Stats;
+  /** Pinned: held open, so that its path no longer matters (deep paths, see PIN_AT). */
+  readonly pinned: boolean;
+}
+
 interface Located {
-  /** The absolute path of the regular file, every component of it examined without following. */
-  readonly path: string;
+  /** A path naming the regular file, every component of it examined without following. */
+  readonly path: Buffer;
   readonly status: Stats;
   /** The directories walked through, with their identity when they were examined. */
-  readonly directories: ReadonlyArray<{ readonly path: string; readonly status: Stats }>;
+  readonly directories: readonly Directory[];
 }
+
+const SLASH = 0x2f;
+
+/**
+ * Paths are handled as bytes, so a name or a link target that is not UTF-8 is looked up as it
+ * is ([CG-DOC-5], [CG-DOC-9]). A directory whose path grows past PIN_AT bytes is held open and
+ * reached as `/proc/self/fd/N` (Linux): every path handed to the system stays far below
+ * PATH_MAX (4,096 bytes), however deep the links lead inside the root ([CG-DOC-5]).
+ */
+const PIN_AT = 2048;
+const CAN_PIN = process.platform === "linux";
 
 /** Read a declared document path below `root` (a real absolute path fixed at open). */
 export async function readDocumentFile(
@@ -42,16 +63,19 @@ export async function readDocumentFile(
   declaredPath: string,
   maxBytes: number,
 ): Promise<DocumentBody> {
+  const held: FileHandle[] = [];
   try {
-    const located = await locate(root, declaredPath);
+    const located = await locate(root, declaredPath, held);
     return await readLocated(located, maxBytes);
   } catch (error) {
     if (error instanceof Refusal) throw error.error;
     throw unreadable();
+  } finally {
+    await Promise.all(held.map((handle) => handle.close().catch(() => undefined)));
   }
 }
 
-async function examine(path: string): Promise<Stats> {
+async function examine(path: Buffer): Promise<Stats> {
   try {
     return await lstat(path);
   } catch (error) {
@@ -66,50 +90,90 @@ function systemRefusal(error: unknown): GraphError {
   return unreadable();
 }
 
+function child(directory: Buffer, name: Buffer): Buffer {
+  return Buffer.concat([directory, Buffer.of(SLASH), name]);
+}
+
+function splitComponents(path: Buffer): Buffer[] {
+  const components: Buffer[] = [];
+  let start = 0;
+  for (let index = 0; index <= path.length; index += 1) {
+    if (index === path.length || path[index] === SLASH) {
+      components.push(path.subarray(start, index));
+      start = index + 1;
+    }
+  }
+  return components;
+}
+
+const isName = (component: Buffer, name: string): boolean => component.equals(Buffer.from(name));
+
+/** Hold a directory open and reach it through its descriptor from now on. */
+async function pin(path: Buffer, status: Stats, held: FileHandle[]): Promise<Directory> {
+  let handle: FileHandle;
+  try {
+    handle = await open(
+      path,
+      constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+    );
+  } catch (error) {
+    throw new Refusal(systemRefusal(error));
+  }
+  held.push(handle);
+  // Replaced since it was examined: the walk would go on somewhere else.
+  if (!sameEntry(await handle.stat(), status)) throw new Refusal(unreadable());
+  return { access: Buffer.from(`/proc/self/fd/${handle.fd}`), status, pinned: true };
+}
+
 /** The procedure of section 8.2: a stack of directories starting with the root. */
-async function locate(root: string, declaredPath: string): Promise<Located> {
-  const rootStatus = await examine(root);
+async function locate(root: string, declaredPath: string, held: FileHandle[]): Promise<Located> {
+  const rootPath = Buffer.from(root);
+  const rootStatus = await examine(rootPath);
   // A root later replaced by a symbolic link is not followed ([CG-DOC-2]).
   if (rootStatus.isSymbolicLink()) throw new Refusal(denied());
   if (!rootStatus.isDirectory()) throw new Refusal(missing());
-  const stack: Array<{ path: string; status: Stats }> = [{ path: root, status: rootStatus }];
-  const pending = declaredPath.split("/");
+  const stack: Directory[] = [{ access: rootPath, status: rootStatus, pinned: false }];
+  const pending = splitComponents(Buffer.from(declaredPath, "utf8"));
   let links = 0;
   for (;;) {
     const component = pending.shift();
     if (component === undefined) throw new Refusal(denied());
     const remaining = pending.length > 0;
-    if (component === "..") {
+    if (isName(component, "..")) {
       if (stack.length === 1) throw new Refusal(denied());
       stack.pop();
       if (!remaining) throw new Refusal(denied());
       continue;
     }
-    if (component === "" || component === ".") {
+    if (component.length === 0 || isName(component, ".")) {
       // Only a link target can hold these (declared paths are plain names): they name the
       // directory on top of the stack.
       if (!remaining) throw new Refusal(denied());
       continue;
     }
-    const top = stack.at(-1) as { path: string; status: Stats };
-    const path = join(top.path, component);
+    const top = stack.at(-1) as Directory;
+    const path = child(top.access, component);
     const status = await examine(path);
     if (status.isSymbolicLink()) {
       links += 1;
       if (links > MAX_LINKS) throw new Refusal(denied());
-      let target: string;
+      let target: Buffer;
       try {
-        target = await readlink(path);
+        target = await readlink(path, { encoding: "buffer" });
       } catch (error) {
         throw new Refusal(systemRefusal(error));
       }
-      if (target === "" || target.startsWith("/")) throw new Refusal(denied());
-      pending.unshift(...target.split("/"));
+      if (target.length === 0 || target[0] === SLASH) throw new Refusal(denied());
+      pending.unshift(...splitComponents(target));
       continue;
     }
     if (remaining) {
       if (!status.isDirectory()) throw new Refusal(missing());
-      stack.push({ path, status });
+      stack.push(
+        CAN_PIN && path.length > PIN_AT
+          ? await pin(path, status, held)
+          : { access: path, status, pinned: false },
+      );
       continue;
     }
     if (!status.isFile()) throw new Refusal(denied());
@@ -139,7 +203,9 @@ async function readLocated(located: Located, maxBytes: number): Promise<Document
     // Every directory on the way must still be the one examined: otherwise the path may have
     // resolved through an entry swapped in during the walk.
     for (const directory of located.directories) {
-      const now = await examine(directory.path);
+      // A held directory is the one examined for as long as it is held.
+      if (directory.pinned) continue;
+      const now = await examine(directory.access);
       if (!now.isDirectory() || !sameEntry(now, directory.status)) throw new Refusal(unreadable());
     }
     if (opened.size > maxBytes) throw new Refusal(graphError("CG_DOCUMENT_TOO_LARGE", "document"));

@@ -4,6 +4,7 @@
 // that writes nothing. Each file is written atomically and only if it still does not exist.
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { readBoundedFile } from "../files.js";
 import {
   type Check,
   type CommandSpec,
@@ -13,7 +14,6 @@ import {
   type MaintenanceIo,
   parseOrExit,
   type Report,
-  readIfExists,
   shownPath,
   writeAtomically,
 } from "./maintenance.js";
@@ -140,19 +140,24 @@ async function applyPlan(
   return { status: "ok", checks, warnings: [] };
 }
 
-/** Whether a planned file is absent, already there byte for byte, different, or unreadable. */
+/**
+ * Whether a planned file is absent, already there byte for byte, different, or unreadable. At
+ * most the planned content's size + 1 bytes are read, from a regular file only: a folder, fifo
+ * or device in the file's place differs without being waited on or read ([CG-MAINT-6]).
+ */
 async function existingState(
   planned: PlannedFile,
 ): Promise<"absent" | "same" | "differs" | "unreadable"> {
-  let bytes: Buffer | undefined;
-  try {
-    bytes = await readIfExists(planned.file);
-  } catch (error) {
-    // A directory (or anything else that is not a readable file) in the file's place differs.
-    return (error as NodeJS.ErrnoException).code === "EISDIR" ? "differs" : "unreadable";
+  const read = await readBoundedFile(planned.file, Buffer.byteLength(planned.content));
+  if (read.ok) return decodeUtf8(Buffer.from(read.bytes)) === planned.content ? "same" : "differs";
+  switch (read.reason) {
+    case "missing":
+      return "absent";
+    case "unreadable":
+      return "unreadable";
+    default:
+      return "differs";
   }
-  if (bytes === undefined) return "absent";
-  return decodeUtf8(bytes) === planned.content ? "same" : "differs";
 }
 
 const EXAMPLE_PROVIDER = {

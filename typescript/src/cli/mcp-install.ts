@@ -9,7 +9,7 @@
 // Which clients, where their files live, their formats and the entry's shape are implementation
 // scope: this implementation registers `node <this package's CLI> mcp --config <file>` and
 // recognizes its own entry by an argument naming its CLI module followed by `mcp`.
-import { constants, promises as fs } from "node:fs";
+import { promises as fs } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
@@ -23,7 +23,9 @@ import {
   parseTree,
 } from "jsonc-parser";
 import { parse as parseToml } from "smol-toml";
+import { MAX_CONFIG_BYTES } from "../config.js";
 import { GraphError } from "../errors.js";
+import { readBoundedFile } from "../files.js";
 import { CapabilityGraph } from "../graph.js";
 import {
   type Check,
@@ -41,6 +43,9 @@ import {
   takeEditLock,
   writeAtomically,
 } from "./maintenance.js";
+
+/** The largest client file read (as the reference). */
+const MAX_CLIENT_FILE_BYTES = 16 * 1_048_576;
 
 /** The server's name in a client unless --name says otherwise. */
 export const DEFAULT_SERVER_NAME = "capability-graph";
@@ -524,8 +529,16 @@ async function graphConfigCheck(configFile: string, cwd: string): Promise<GraphC
     };
   }
   // The file opened, so it is a JSON object; its model section names the key variable, if any.
-  const configuration = JSON.parse(await fs.readFile(configFile, "utf8")) as JsonObject;
-  const model = isObject(configuration.model) ? configuration.model : {};
+  // Read again with the same bound as open, and only a regular file: replaced since, it is not
+  // waited on; changed since, its model section is simply not known.
+  const read = await readBoundedFile(configFile, MAX_CONFIG_BYTES);
+  let configuration: unknown;
+  try {
+    configuration = read.ok ? JSON.parse(Buffer.from(read.bytes).toString("utf8")) : undefined;
+  } catch {
+    configuration = undefined;
+  }
+  const model = isObject(configuration) && isObject(configuration.model) ? configuration.model : {};
   return { check: check("graph-config", "ok", `The server will serve ${configFile}`), model };
 }
 
@@ -597,18 +610,21 @@ async function readClientFile(request: ClientRequest): Promise<ClientFile> {
     };
   }
 
-  let bytes: Buffer;
+  // Only a regular file, read with a bound: a fifo or a device is never waited on or read.
+  const read = await readBoundedFile(target, MAX_CLIENT_FILE_BYTES);
+  if (!read.ok) {
+    if (read.reason === "too-large") {
+      return unusable(target, `is larger than ${MAX_CLIENT_FILE_BYTES / 1_048_576} MiB`);
+    }
+    if (read.reason === "directory" || read.reason === "not-a-file") {
+      return unusable(target, "is not a regular file");
+    }
+    return unusable(target, "cannot be read");
+  }
+  const bytes = Buffer.from(read.bytes);
   let mode: number;
   try {
-    const handle = await fs.open(target, constants.O_RDONLY | constants.O_NONBLOCK);
-    try {
-      const stat = await handle.stat();
-      if (!stat.isFile()) return unusable(target, "is not a regular file");
-      bytes = await handle.readFile();
-      mode = stat.mode & 0o7777;
-    } finally {
-      await handle.close();
-    }
+    mode = (await fs.stat(target)).mode & 0o7777;
   } catch {
     return unusable(target, "cannot be read");
   }
@@ -618,6 +634,10 @@ async function readClientFile(request: ClientRequest): Promise<ClientFile> {
   const text = decoded.slice(bom.length);
   const formatName =
     profile.format === "toml" ? "TOML" : profile.comments ? "JSON (comments allowed)" : "JSON";
+  // The JSON parser and the comparisons after it recurse: deeper nesting is refused first.
+  if (profile.format === "json" && jsonNesting(text) > MAX_NESTING) {
+    return unusable(target, `nested more than ${MAX_NESTING} levels deep`);
+  }
   const root = parseDocument(profile, text);
   if (root === undefined) return unusable(target, `not valid ${formatName}`);
   const servers = root[profile.container];
@@ -635,6 +655,38 @@ async function readClientFile(request: ClientRequest): Promise<ClientFile> {
     bom,
     document: { root, servers },
   };
+}
+
+/** The deepest nesting of objects and arrays a client file may have (as the reference). */
+const MAX_NESTING = 200;
+
+/**
+ * How deeply the objects and arrays of a JSON (or JSON with comments) text nest, counted without
+ * recursion: brackets inside strings and comments do not count. The text need not be valid.
+ */
+function jsonNesting(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text[index];
+    if (char === '"') {
+      for (index += 1; index < text.length && text[index] !== '"'; index += 1) {
+        if (text[index] === "\\") index += 1;
+      }
+    } else if (char === "/" && text[index + 1] === "/") {
+      const end = text.indexOf("\n", index);
+      index = end < 0 ? text.length : end;
+    } else if (char === "/" && text[index + 1] === "*") {
+      const end = text.indexOf("*/", index + 2);
+      index = end < 0 ? text.length : end + 1;
+    } else if (char === "{" || char === "[") {
+      depth += 1;
+      if (depth > deepest) deepest = depth;
+    } else if (char === "}" || char === "]") {
+      depth -= 1;
+    }
+  }
+  return deepest;
 }
 
 /** The file's document as an object, or undefined when it is not valid in the client's format. */

@@ -37,13 +37,17 @@ export interface CodexExecutorOptions {
 /** Where PATH and the program's environment come from; the process environment by default. */
 export type EnvironmentSource = () => Readonly<Record<string, string | undefined>>;
 
-/** Failed-run output that means "try later": rate limits, quotas, overload. */
-const RETRYABLE_WORDS = /rate.?limit|quota|overloaded|\b429\b|\b529\b|too many requests/i;
-/** Failed-run output that means the host must fix the login or the key. */
+// The classification of a failed run (executors.md section 10): the annex's patterns, tried in
+// this order over the last 64 KiB of stdout and of stderr. Without the `u` flag, `i` folds ASCII
+// letters only and `\b` is an ASCII word boundary, as the annex says.
+/** RETRY: output that means "try later" (rate limits, quotas, overload). */
+const RETRYABLE_WORDS =
+  /rate.?limit|session limit|too many requests|quota|overloaded|\b(?:429|529)\b/i;
+/** CREDENTIALS: output that means the host must fix the login or the key. */
 const CREDENTIAL_WORDS =
-  /log(?:ged)?[ _-]?in|auth|unauthori[sz]ed|\b401\b|\b403\b|api.?key|credential/i;
-/** Failed-run output that means the prompt does not fit the model. */
-const CONTEXT_WORDS = /context[ _-]?(length|window)/i;
+  /log ?in|logged|auth|unauthori[sz]ed|\b401\b|\b403\b|api[ _-]?key|credential/i;
+/** CONTEXT: output that means the prompt does not fit the model. */
+const CONTEXT_WORDS = /context[ _-]?(length|window)|maximum context/i;
 
 export class CodexExecutor implements Executor {
   readonly name = "codex";
@@ -195,34 +199,52 @@ function failedRunError(output: string): ExecutorError {
   return new ExecutorError("CG_MODEL_UNAVAILABLE", "retry");
 }
 
-/** The last message: at most maxOutputBytes of UTF-8 JSON (the size is known before reading). */
+/**
+ * The last message: at most maxOutputBytes of UTF-8 JSON. Only a regular file the run wrote is
+ * read (executors.md section 10): a link, fifo, device or folder planted in its place is neither
+ * followed nor waited on. The entry is examined without following it, opened with O_NOFOLLOW |
+ * O_NONBLOCK (a fifo swapped in after the examination does not block the open, and a link is
+ * refused), its type checked again on the open file, and its size judged before a byte is read;
+ * at most maxOutputBytes + 1 bytes are read, so every step is bounded.
+ */
 async function readAnswer(file: string, maxOutputBytes: number): Promise<unknown> {
-  let handle: fs.FileHandle;
+  const invalid = (): ExecutorError => new ExecutorError("CG_MODEL_OUTPUT_INVALID");
+  let handle: fs.FileHandle | undefined;
+  let bytes: Buffer;
   try {
-    handle = await fs.open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch {
-    throw new ExecutorError("CG_MODEL_OUTPUT_INVALID");
-  }
-  try {
+    if (!(await fs.lstat(file)).isFile()) throw invalid();
+    handle = await fs.open(
+      file,
+      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY,
+    );
     const stat = await handle.stat();
-    if (!stat.isFile()) throw new ExecutorError("CG_MODEL_OUTPUT_INVALID");
+    if (!stat.isFile()) throw invalid();
     if (stat.size > maxOutputBytes) throw new ExecutorError("CG_MODEL_OUTPUT_TOO_LARGE");
     const buffer = Buffer.alloc(maxOutputBytes + 1);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    if (bytesRead > maxOutputBytes) throw new ExecutorError("CG_MODEL_OUTPUT_TOO_LARGE");
-    let text: string;
-    try {
-      text = new TextDecoder("utf-8", { fatal: true }).decode(buffer.subarray(0, bytesRead));
-    } catch {
-      throw new ExecutorError("CG_MODEL_OUTPUT_INVALID");
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
     }
-    try {
-      return JSON.parse(text);
-    } catch {
-      throw new ExecutorError("CG_MODEL_OUTPUT_INVALID");
-    }
+    if (length > maxOutputBytes) throw new ExecutorError("CG_MODEL_OUTPUT_TOO_LARGE");
+    bytes = buffer.subarray(0, length);
+  } catch (error) {
+    if (error instanceof ExecutorError) throw error;
+    throw invalid();
   } finally {
-    await handle.close();
+    await handle?.close().catch(() => undefined);
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw invalid();
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw invalid();
   }
 }
 

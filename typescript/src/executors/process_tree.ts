@@ -12,6 +12,8 @@ const TERM_GRACE_MS = 1000;
 /** How long to wait for the kernel to take a KILLed group away before giving up waiting. */
 const KILL_WAIT_MS = 5000;
 const POLL_MS = 5;
+/** How long the output pipes may stay open once the group is gone (a process outside it). */
+const STREAM_WAIT_MS = 1000;
 /** The tail of stdout and of stderr kept for classifying a failed run, in bytes. */
 const CAPTURE_BYTES = 64 * 1024;
 
@@ -103,6 +105,7 @@ export function runTree(run: TreeRun, registry: TreeRegistry): Promise<TreeOutco
     );
     registry.add(closer);
 
+    const closed = new Promise<void>((done) => child.once("close", () => done()));
     child.on("error", (error: NodeJS.ErrnoException) => {
       // Only a failure to start is reported here; a kill that races an exit is not an outcome.
       if (group === undefined) settle({ kind: "spawn-failed", errno: error.code ?? "EUNKNOWN" });
@@ -112,12 +115,29 @@ export function runTree(run: TreeRun, registry: TreeRegistry): Promise<TreeOutco
       // The leader is gone; whatever it left running in its group is stopped before the answer
       // is used (a finished run leaves no process behind).
       const exitCode = code ?? (signal === null ? 1 : 128);
-      void stop().then(() =>
-        settle({ kind: "exited", exitCode, stdout: stdout.text(), stderr: stderr.text() }),
-      );
+      // 'exit' may come before the pipes have delivered everything the program wrote: the output
+      // is taken once they are closed (every writer gone), or after STREAM_WAIT_MS should a
+      // process outside the group still hold them.
+      void stop()
+        .then(() => withinBound(closed, STREAM_WAIT_MS))
+        .then(() => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+          settle({ kind: "exited", exitCode, stdout: stdout.text(), stderr: stderr.text() });
+        });
     });
     child.stdin.end(run.input ?? "");
   });
+}
+
+/** Wait for `promise`, at most `ms` milliseconds. */
+async function withinBound(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<void>((done) => {
+    timer = setTimeout(done, ms);
+  });
+  await Promise.race([promise, expired]);
+  clearTimeout(timer);
 }
 
 /** TERM to the group, KILL after the grace period, and wait until no live member is left. */

@@ -230,6 +230,54 @@ describe("codex executor: a run", () => {
     assert.deepEqual(await executorFor(fake).execute(job), MATCHED);
   });
 
+  // Whatever the run leaves in place of its answer file, the answer is decided at once, with
+  // bounded I/O, and the temporary folder is removed (executors.md section 10: only a regular
+  // file is read; a link or fifo planted in T is neither followed nor waited on).
+  const planted: Array<[string, string, string, boolean]> = [
+    ["a fifo", 'mkfifo "$answer"', "CG_MODEL_OUTPUT_INVALID", false],
+    [
+      "a symbolic link to a valid answer",
+      `printf '%s' '${JSON.stringify(MATCHED)}' > "$here/real.json"; ln -s "$here/real.json" "$answer"`,
+      "CG_MODEL_OUTPUT_INVALID",
+      false,
+    ],
+    [
+      "a symbolic link to a fifo",
+      'mkfifo "$here/pipe"; ln -s "$here/pipe" "$answer"',
+      "CG_MODEL_OUTPUT_INVALID",
+      false,
+    ],
+    [
+      "a character device (/dev/zero's numbers)",
+      'mknod "$answer" c 1 5',
+      "CG_MODEL_OUTPUT_INVALID",
+      true,
+    ],
+    ["a folder", 'mkdir "$answer"', "CG_MODEL_OUTPUT_INVALID", false],
+    ["a sparse file of 1 TiB", 'truncate -s 1T "$answer"', "CG_MODEL_OUTPUT_TOO_LARGE", false],
+    [
+      "a sparse file under the limit (NUL bytes)",
+      'truncate -s 100 "$answer"',
+      "CG_MODEL_OUTPUT_INVALID",
+      false,
+    ],
+  ];
+  for (const [what, plant, code, needsRoot] of planted) {
+    test(`${what} as the answer file is ${code} at once, the folder removed`, {
+      skip: needsRoot && process.getuid?.() !== 0 ? "creating a device needs root" : false,
+      timeout: 20_000,
+    }, async () => {
+      const fake = fakeCodex({ exec: `${plant}; exit 0` });
+      const started = performance.now();
+      const error = await raised(executorFor(fake).execute(makeJob()));
+      assert.ok(performance.now() - started < 10_000, "decided long before the deadline");
+      assertCode(error, code);
+      const work = fake.recorded("work.txt")?.trim() ?? "";
+      assert.notEqual(work, "");
+      assert.equal(existsSync(path.dirname(work)), false);
+    });
+  }
+
   const failures: Array<[string, string, string, string | undefined]> = [
     [
       "a rate limit is retry",
@@ -274,6 +322,57 @@ describe("codex executor: a run", () => {
       assertCode(await outcomeOf({ exec: `echo "${output}" >&2; exit 1` }), code, nextAction);
     });
   }
+
+  // Every alternative of the annex's three patterns (executors.md section 10), one run each: the
+  // text also holds a word of every later pattern, so only the first matching pattern, tried in
+  // the annex's order, gives the expected outcome. A text matching none is retry.
+  const RETRY = ["CG_MODEL_UNAVAILABLE", "retry"] as const;
+  const CREDENTIALS = ["CG_MODEL_UNAVAILABLE", "check_config"] as const;
+  const CONTEXT = ["CG_MODEL_CONTEXT_EXCEEDED", undefined] as const;
+  const LATER_THAN_RETRY = "; not logged in; context window full";
+  const LATER_THAN_CREDENTIALS = "; context window full";
+  const patterns: Array<[string, readonly [string, string | undefined]]> = [
+    [`Rate limit reached${LATER_THAN_RETRY}`, RETRY],
+    [`rate-limited${LATER_THAN_RETRY}`, RETRY],
+    [`ratelimit${LATER_THAN_RETRY}`, RETRY],
+    [`Session limit reached for this plan${LATER_THAN_RETRY}`, RETRY],
+    [`TOO MANY REQUESTS${LATER_THAN_RETRY}`, RETRY],
+    [`monthly quota exhausted${LATER_THAN_RETRY}`, RETRY],
+    [`the model is overloaded${LATER_THAN_RETRY}`, RETRY],
+    [`status 429${LATER_THAN_RETRY}`, RETRY],
+    [`status 529${LATER_THAN_RETRY}`, RETRY],
+    [`please log in${LATER_THAN_CREDENTIALS}`, CREDENTIALS],
+    [`run codex login${LATER_THAN_CREDENTIALS}`, CREDENTIALS],
+    [`You are logged out${LATER_THAN_CREDENTIALS}`, CREDENTIALS],
+    [`AUTH token expired${LATER_THAN_CREDENTIALS}`, CREDENTIALS],
+    [`unauthorized${LATER_THAN_CREDENTIALS}`, CREDENTIALS],
+    [`unauthorised${LATER_THAN_CREDENTIALS}`, CREDENTIALS],
+    [`status 401${LATER_THAN_CREDENTIALS}`, CREDENTIALS],
+    [`status 403${LATER_THAN_CREDENTIALS}`, CREDENTIALS],
+    [`missing api key${LATER_THAN_CREDENTIALS}`, CREDENTIALS],
+    [`bad API_KEY${LATER_THAN_CREDENTIALS}`, CREDENTIALS],
+    [`invalid apikey${LATER_THAN_CREDENTIALS}`, CREDENTIALS],
+    [`no credentials found${LATER_THAN_CREDENTIALS}`, CREDENTIALS],
+    ["prompt exceeds the context length", CONTEXT],
+    ["context_window exceeded", CONTEXT],
+    ["contextwindow exceeded", CONTEXT],
+    ["the maximum context of this model is 8192 tokens", CONTEXT],
+    // Whole words only for the status numbers; no pattern at all is retry.
+    ["request 4290 failed; code 14010", RETRY],
+    ["status 4010; context window full", CONTEXT],
+  ];
+  for (const [output, [code, nextAction]] of patterns) {
+    test(`a non-zero exit printing "${output}" is ${code} ${nextAction ?? ""}`, async () => {
+      assertCode(await outcomeOf({ exec: `echo '${output}' >&2; exit 1` }), code, nextAction);
+    });
+  }
+
+  test("a pattern is found on stdout as well as on stderr", async () => {
+    assertCode(
+      await outcomeOf({ exec: "echo 'maximum context exceeded'; exit 1" }),
+      "CG_MODEL_CONTEXT_EXCEEDED",
+    );
+  });
 });
 
 describe("codex executor: stopping the process tree", () => {

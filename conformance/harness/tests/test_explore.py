@@ -167,6 +167,22 @@ def test_several_faults_never_excuse_another_code(count_faults: Any) -> None:
     assert signature is not None
 
 
+def test_several_faults_of_a_configuration_may_name_any_one_on_a_server_that_did_not_start(
+    count_faults: Any,
+) -> None:
+    config = '{"providers": [], "scope": {"request": false}}'
+    case = GenCase("config", "empty", {"call": {"tool": "describe_graph"}}, config_text=config)
+
+    def exited(message: str) -> Observation:
+        error = {"code": "CG_CONFIG_INVALID", "phase": "config", "message": message}
+        line = json.dumps({"ok": False, "error": {**error, "nextAction": "check_config"}})
+        return Observation("mcp", {"exited": {"exit": 1, "stdout": "", "stderr": line + "\n"}})
+
+    a = exited("/scope requires the key providers")
+    b = exited("/scope has a key that is not allowed (allowed: providers)")
+    assert compare(case, a, b, count_faults) == (None, ["several-faults"])
+
+
 def test_a_message_that_is_not_a_request_may_go_unanswered() -> None:
     case = GenCase(
         "mcp", "catalog", {"frame": '{"jsonrpc": "1.0", "id": 7, "method": "tools/list"}'}

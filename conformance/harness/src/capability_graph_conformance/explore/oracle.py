@@ -144,9 +144,12 @@ def _several_faults(
 
 
 def _error_object(value: Any) -> dict[str, Any] | None:
-    """The error object an answer of any surface carries, or None."""
+    """The error object an answer of any surface carries, or None (an MCP server that did not
+    start answers as the CLI does: ``exited``)."""
     if not isinstance(value, dict):
         return None
+    if isinstance(value.get("exited"), dict):
+        return _error_object(value["exited"])
     answer = value.get("open", value)
     raised = answer.get("raised") if isinstance(answer, dict) else None
     if isinstance(raised, dict):
@@ -172,6 +175,8 @@ def _error_object(value: Any) -> dict[str, Any] | None:
 
 
 def _with_message(value: dict[str, Any], message: str) -> dict[str, Any]:
+    if isinstance(value.get("exited"), dict):
+        return {**value, "exited": _with_message(value["exited"], message)}
     if "open" in value:
         return {**value, "open": _with_message(value["open"], message)}
     if isinstance(value.get("raised"), dict):

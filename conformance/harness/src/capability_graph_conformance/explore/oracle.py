@@ -66,6 +66,21 @@ def _usage_text(
     return None
 
 
+def _either_answer(
+    a: Any, b: Any, answers: tuple[dict[str, Any], ...], erased: str
+) -> tuple[Any, Any] | None:
+    """Both MCP answers erased to ``erased`` when each is one of ``answers`` (and they differ);
+    whether the session lived on after the frame is still compared."""
+    core_a = {k: v for k, v in a.items() if k != "aliveAfter"}
+    core_b = {k: v for k, v in b.items() if k != "aliveAfter"}
+    if core_a == core_b or core_a not in answers or core_b not in answers:
+        return None
+    return (
+        {erased: True, "aliveAfter": a.get("aliveAfter")},
+        {erased: True, "aliveAfter": b.get("aliveAfter")},
+    )
+
+
 def _unparsable_line(
     case: GenCase, a: Any, b: Any, count_faults: FaultCounter | None
 ) -> tuple[Any, Any] | None:
@@ -76,14 +91,7 @@ def _unparsable_line(
         json.loads(frame)
     except ValueError:
         answers = ({"protocolError": -32700}, {"noResponse": True})
-        core_a = {k: v for k, v in a.items() if k != "aliveAfter"}
-        core_b = {k: v for k, v in b.items() if k != "aliveAfter"}
-        if core_a != core_b and core_a in answers and core_b in answers:
-            erased = {"answered -32700 or dropped": True}
-            return {**erased, "aliveAfter": a.get("aliveAfter")}, {
-                **erased,
-                "aliveAfter": b.get("aliveAfter"),
-            }
+        return _either_answer(a, b, answers, "answered -32700 or dropped")
     return None
 
 
@@ -101,16 +109,8 @@ def _not_a_request(
     frame = case.action.get("frame")
     if frame is None or mcp_request(frame):
         return None
-    core_a = {k: v for k, v in a.items() if k != "aliveAfter"}
-    core_b = {k: v for k, v in b.items() if k != "aliveAfter"}
     answers = ({"protocolError": -32600}, {"protocolError": -32700}, {"noResponse": True})
-    if core_a != core_b and core_a in answers and core_b in answers:
-        erased = {"answered with a JSON-RPC error or not": True}
-        return {**erased, "aliveAfter": a.get("aliveAfter")}, {
-            **erased,
-            "aliveAfter": b.get("aliveAfter"),
-        }
-    return None
+    return _either_answer(a, b, answers, "answered with a JSON-RPC error or not")
 
 
 def _explain_text(

@@ -1,8 +1,10 @@
 """What every operation shares before and after its handler: the operations by tool name, the
-request checks (input size, then shape) and the result size check.
+request checks (the request text, the depth, the input size, then the shape) and the result size
+check.
 
-A request given as JSON text is parsed here too (:func:`parse_arguments_text`), so every surface
-reads it with the same rules.
+A request given to ``call`` as JSON text is read here (:func:`request_of_text`), once, so every
+surface reads it with the same rules: the SDK and the Tool Adapter pass a caller's text on, the
+MCP server its ``arguments`` text and the CLI its ``--arguments`` text.
 """
 
 from __future__ import annotations
@@ -64,14 +66,14 @@ def oversized_request(tool: str) -> GraphError:
 def parse_arguments_text(
     tool: str, data: str | bytes, *, max_input_bytes: int | None = None
 ) -> Any:
-    """A tool's arguments given as JSON text -> the value :meth:`CapabilityGraph.call` takes.
+    """A tool's arguments given as JSON text -> their value, judged by the request-text rules.
 
-    Every surface that receives arguments as text (the CLI's ``--arguments``, ``--arguments-file``
-    and ``--context`` values, MCP ``tools/call`` frames, an SDK caller's JSON text) reads them
-    here: more than ``max_input_bytes`` bytes is ``CG_INPUT_TOO_LARGE``; a text that is not
+    More than ``max_input_bytes`` bytes of text is ``CG_INPUT_TOO_LARGE``; a text that is not
     well-formed, has a duplicate member name in any object, or holds an integer literal of more
     than ``MAX_INTEGER_DIGITS`` (400) digits is ``CG_INPUT_INVALID`` in the tool's phase, with a
-    pointer message (see :func:`capability_graph._json.parse_request_text`).
+    pointer message (see :func:`capability_graph._json.parse_request_text`). No surface calls it
+    any more -- ``call`` reads a text through :func:`request_of_text` -- and its tests pin the
+    parser's rules through it.
     """
     if max_input_bytes is not None:
         operation = OPERATIONS.get(tool)

@@ -41,10 +41,10 @@ import {
 } from "./json/pure.js";
 import {
   type JsonPath,
-  MAX_INTEGER_DIGITS,
   parseJsonBytes,
   parseJsonText,
   pathKey,
+  REQUEST_TEXT,
 } from "./json/text.js";
 import { type LoadedProvider, loadSource } from "./load.js";
 import { runMatch } from "./match.js";
@@ -525,7 +525,6 @@ function checkContext(
  * How a request text is parsed ([CG-MSG-13]): integer literals of at most 400 digits, and a
  * container at depth 33 skipped and reported as the text's depth fault ([CG-CONV-15]).
  */
-const REQUEST_TEXT = { maxIntegerDigits: MAX_INTEGER_DIGITS, depthIsFault: true } as const;
 
 export type RequestTextOutcome =
   | { readonly kind: "parsed"; readonly text: string; readonly value: unknown }

@@ -54,7 +54,7 @@ test("the driver answers start, one observation per run in order, and stop", () 
       name: "typescript",
       language: "TypeScript",
       version: "0.1.0",
-      contractVersion: "1.1.0",
+      contractVersion: "1.2.0",
     },
     surfaces: ["sdk", "tool"],
   });

@@ -91,7 +91,7 @@ def test_version(harness: Any) -> None:
     status, out, _ = harness("--version")
     assert status == 0
     assert out.strip() == (
-        f"cg-conformance {SUITE_VERSION} (suite {SUITE_VERSION}, contract capability-graph 1.1.0, "
+        f"cg-conformance {SUITE_VERSION} (suite {SUITE_VERSION}, contract capability-graph 1.2.0, "
         f"driver protocol {DRIVER_PROTOCOL})"
     )
 

@@ -7,6 +7,7 @@
 import http from "node:http";
 import https from "node:https";
 import { performance } from "node:perf_hooks";
+import { parseJsonBytes, parseJsonText, REQUEST_TEXT } from "../json/text.js";
 import {
   dropEmptyReasons,
   jobText,
@@ -197,7 +198,7 @@ function interpretCompletion(answer: HttpAnswer, maxOutputBytes: number): unknow
   const { status, body } = answer;
   if (status < 200 || status >= 300) throw statusError(status, body);
   if (body === "too-large") throw new ExecutorError("CG_MODEL_OUTPUT_TOO_LARGE");
-  const completion = parseJson(body === undefined ? undefined : decodeUtf8(body));
+  const completion = readJsonText(body ?? Buffer.alloc(0));
   const choice = firstChoice(completion);
   const message = isObject(choice.message) ? choice.message : undefined;
   const refusal = message?.refusal;
@@ -214,7 +215,7 @@ function interpretCompletion(answer: HttpAnswer, maxOutputBytes: number): unknow
   if (Buffer.byteLength(content, "utf8") > maxOutputBytes) {
     throw new ExecutorError("CG_MODEL_OUTPUT_TOO_LARGE");
   }
-  return dropEmptyReasons(parseJson(content));
+  return dropEmptyReasons(readJsonText(content));
 }
 
 function statusError(status: number, body: HttpAnswer["body"]): ExecutorError {
@@ -233,12 +234,8 @@ function statusError(status: number, body: HttpAnswer["body"]): ExecutorError {
 
 /** An OpenAI-style error body `{"error": {"code", "message"}}` about the context window. */
 function speaksOfContext(body: Buffer): boolean {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body.toString("utf8"));
-  } catch {
-    return false;
-  }
+  const read = parseJsonBytes(body, REQUEST_TEXT);
+  const parsed = read.ok ? read.value : undefined;
   const error = isObject(parsed) && isObject(parsed.error) ? parsed.error : undefined;
   if (error === undefined) return false;
   if (error.code === "context_length_exceeded") return true;
@@ -252,21 +249,18 @@ function firstChoice(completion: unknown): Record<string, unknown> {
   return choice;
 }
 
-function decodeUtf8(bytes: Buffer): string {
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new ExecutorError("CG_MODEL_OUTPUT_INVALID");
-  }
-}
-
-function parseJson(text: string | undefined): unknown {
-  if (text === undefined) throw new ExecutorError("CG_MODEL_OUTPUT_INVALID");
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ExecutorError("CG_MODEL_OUTPUT_INVALID");
-  }
+/**
+ * A body or a content, read by the rules of a request text ([CG-MODEL-25]): UTF-8 without a byte
+ * order mark, RFC 8259 JSON, no duplicate member, no container at depth 33. JSON.parse would keep
+ * the last duplicate and go as deep as its stack allows.
+ */
+function readJsonText(text: Buffer | string): unknown {
+  const read =
+    typeof text === "string"
+      ? parseJsonText(text, REQUEST_TEXT)
+      : parseJsonBytes(text, REQUEST_TEXT);
+  if (!read.ok) throw new ExecutorError("CG_MODEL_OUTPUT_INVALID");
+  return read.value;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

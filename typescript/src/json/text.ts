@@ -54,6 +54,12 @@ export function pathKey(path: JsonPath): string {
 /** In a request text, an integer literal with more digits than this is refused while parsing ([CG-MSG-13]). */
 export const MAX_INTEGER_DIGITS = 400;
 
+/** How a request text is parsed, and every text read by its rules (a model's answer, [CG-MODEL-25]). */
+export const REQUEST_TEXT: ParseOptions = {
+  maxIntegerDigits: MAX_INTEGER_DIGITS,
+  depthIsFault: true,
+};
+
 export interface ParseOptions {
   /**
    * Refuse integer literals with more digits than this (request texts: MAX_INTEGER_DIGITS).

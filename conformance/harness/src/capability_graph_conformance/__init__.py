@@ -13,7 +13,7 @@ from typing import Final
 
 __all__ = ["DRIVER_PROTOCOL", "SUITE_VERSION", "__version__"]
 
-__version__: Final = "1.3.0"
+__version__: Final = "1.4.0"
 #: The version of the vectors carried by this package (the suite moves with the harness).
 SUITE_VERSION: Final = __version__
 #: The driver protocol spoken with implementations (spec/conformance/driver-protocol.schema.json).

@@ -30,6 +30,7 @@ import referencing.exceptions
 from jsonschema import Draft202012Validator
 
 from ._json import dumps
+from .endpoint import LONGEST_BASE_URL, answer_body
 from .matching import CAPTURED_EDITS
 from .requirements import Coverage, RequirementError, suite_coverage
 from .schemas import CONFORMANCE_BASE_URI, SchemaSet
@@ -148,6 +149,17 @@ def _check_requirements(suite: Suite, report: CheckReport) -> Iterator[str]:
 # -- one vector ----------------------------------------------------------------------------------
 
 
+def _check_endpoint(data: dict[str, Any]) -> Iterator[str]:
+    """A scripted endpoint's body fits its ``bodyBytes``, and the configuration names it."""
+    script = data["endpoint"]
+    try:
+        answer_body(script, LONGEST_BASE_URL)
+    except ValueError as error:
+        yield f"endpoint: {error}"
+    if "{endpoint}" not in json.dumps(data.get("config", {})):
+        yield "endpoint: the configuration never names {endpoint}"
+
+
 def _check_vector(suite: Suite, vector: Vector) -> Iterator[str]:
     data = vector.data
     parts = vector.id.split(".", 2)
@@ -176,6 +188,8 @@ def _check_vector(suite: Suite, vector: Vector) -> Iterator[str]:
         yield "env is only for argv vectors"
     if "setup" in data and kind != "argv":
         yield "setup is only for argv vectors"
+    if "endpoint" in data:
+        yield from _check_endpoint(data)
     if kind == "steps":
         yield from _check_steps(data.get("steps", []))
     expectations = [data.get("expect"), data.get("surfaceExpect")]

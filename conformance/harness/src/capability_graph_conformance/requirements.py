@@ -36,6 +36,9 @@ REQUIREMENT_ID: Final = re.compile(r"\bCG-[A-Z]+-[0-9]+\b")
 # A requirement starts a paragraph or a list item: "**[CG-PREC-3]** ..." or "- **[CG-PREC-3]** ...".
 _START: Final = re.compile(r"^(?:[-*+] |\d+\. )?\*\*\[(CG-[A-Z]+-[0-9]+)\]\*\*")
 _UNTESTABLE: Final = re.compile(r"\(untestable: ([^()]*(?:\([^()]*\)[^()]*)*)\)\s*$")
+# A MUST that binds only an implementation offering an optional feature (an executor the spec
+# lets an implementation leave out): its vectors are optional ones, and they cover it.
+_OPTIONAL_FEATURE: Final = re.compile(r"\(optional feature: ([^()]*)\)\s*$")
 _DEPRECATED: Final = re.compile(r"\(deprecated in [0-9]+\.[0-9]+\.[0-9]+: [^)]*\)\s*$")
 _MUST: Final = re.compile(r"\b(?:MUST|SHALL|REQUIRED)\b")
 _SHOULD: Final = re.compile(r"\b(?:SHOULD|RECOMMENDED)\b")
@@ -56,6 +59,7 @@ class Requirement:
     source: str  # file name inside the spec folder
     untestable: str | None = None  # the reason
     deprecated: bool = False
+    feature: str | None = None  # the optional feature it binds (covered by optional vectors)
 
     @property
     def area(self) -> str:
@@ -94,7 +98,9 @@ def parse_requirements(text: str, source: str) -> list[Requirement]:
         ident = match.group(1)
         body = block[match.end() :].strip()
         untestable = _UNTESTABLE.search(body)
-        normative = body[: untestable.start()] if untestable else body
+        feature = _OPTIONAL_FEATURE.search(body)
+        marker = untestable or feature
+        normative = body[: marker.start()] if marker else body
         strength: Strength
         if _MUST.search(normative):
             strength = "MUST"
@@ -112,6 +118,7 @@ def parse_requirements(text: str, source: str) -> list[Requirement]:
                 source=source,
                 untestable=untestable.group(1).strip() if untestable else None,
                 deprecated=_DEPRECATED.search(body) is not None,
+                feature=feature.group(1).strip() if feature else None,
             )
         )
     return found
@@ -133,7 +140,8 @@ def spec_requirements(spec_dir: Path) -> dict[str, Requirement]:
 
 @dataclass
 class Coverage:
-    """Requirement -> the required vectors that name it, and the surfaces those vectors run on."""
+    """Requirement -> the required vectors that name it (for a requirement of an optional
+    feature, the optional ones too), and the surfaces those vectors run on."""
 
     requirements: dict[str, Requirement]
     vectors: dict[str, list[str]] = field(default_factory=dict)  # id -> vector ids
@@ -174,7 +182,7 @@ def coverage_of(requirements: dict[str, Requirement], vectors: Iterable[Vector])
             if ident not in requirements:
                 coverage.unknown.append((vector.id, str(ident)))
                 continue
-            if vector.level != "required":
+            if vector.level != "required" and requirements[ident].feature is None:
                 continue
             by_requirement.setdefault(ident, []).append(vector.id)
             surfaces.setdefault(ident, set()).update(vector.surfaces)

@@ -39,6 +39,7 @@ from .cases import (
     cross_check,
 )
 from .driver import DriverClient, DriverError
+from .endpoint import Endpoint
 from .manifest import Manifest
 from .matching import match, substitute
 from .schemas import SchemaSet, json_type
@@ -127,6 +128,8 @@ class _Runner:
         jobs = options.jobs or (os.cpu_count() or 2) + 1
         self.slots = asyncio.Semaphore(max(1, jobs))
         self.stopped = False  # --exit-first: a case failed, start no other
+        #: The scripted endpoint, started when a selected vector has one.
+        self.endpoint: Endpoint | None = None
 
     # -- planning -------------------------------------------------------------------------------
 
@@ -167,13 +170,18 @@ class _Runner:
                 self.progress(case)
         keep = self.options.keep_workdir
         root = Path(tempfile.mkdtemp(prefix="cg-conformance-"))
+        if any("endpoint" in vector.data for vector in self.vectors):
+            self.endpoint = Endpoint()
+            self.endpoint.start()
         try:
-            self.workspace = Workspace(self.suite, root)
+            self.workspace = Workspace(self.suite, root, self.endpoint)
             tasks = [asyncio.create_task(self._driver_cases(driver_cases))]
             tasks += [asyncio.create_task(g) for g in self._mcp_groups(mcp_cases)]
             tasks += [asyncio.create_task(self._cli_case(c)) for c in cli_cases]
             await asyncio.gather(*tasks)
         finally:
+            if self.endpoint is not None:
+                self.endpoint.close()
             if not keep:
                 _remove_tree(root)
         by_vector: dict[str, list[CaseResult]] = {}
@@ -197,6 +205,7 @@ class _Runner:
     def _done(self, case: CaseResult, started: float) -> None:
         case.duration_ms = int((time.monotonic() - started) * 1000)
         if case.outcome not in ("errored", "skipped"):
+            self._check_endpoint(case)
             case.finish()
         if self.options.exit_first and case.outcome in ("failed", "errored"):
             self.stopped = True
@@ -214,7 +223,29 @@ class _Runner:
         paths: list[str] = []
         for workdir in workdirs:
             paths += [str(workdir.path), os.path.realpath(workdir.path)]
-        return [*case.vector.forbid, *dict.fromkeys(paths)]
+        keys = self.endpoint.secrets if self.endpoint is not None else ()
+        return [*case.vector.forbid, *dict.fromkeys(paths), *keys]
+
+    def _environment(self, extra: dict[str, str] | None = None) -> dict[str, str]:
+        """The environment of every process the run starts: the manifest's, the endpoint's keys
+        (when a vector has an endpoint) and ``extra``."""
+        keys = self.endpoint.environment() if self.endpoint is not None else {}
+        return self.manifest.environment({**keys, **(extra or {})})
+
+    def _check_endpoint(self, case: CaseResult) -> None:
+        """What the scripted endpoint saw of the vector's requests (spec/conformance/README.md,
+        "The scripted endpoint"): each as the executor annex asks, and none when it says none."""
+        script = case.vector.data.get("endpoint")
+        if script is None or self.endpoint is None:
+            return
+        requests, problems = self.endpoint.findings(case.vector.id)
+        case.check("endpoint-requests", not problems, "; ".join(dict.fromkeys(problems)))
+        if script.get("requests") == "none":
+            case.check(
+                "endpoint-not-called",
+                requests == 0,
+                f"the implementation sent {requests} request(s) where none may be sent",
+            )
 
     # -- SDK and Tool Adapter, through the driver ------------------------------------------------
 
@@ -259,7 +290,7 @@ class _Runner:
         driver = DriverClient(
             manifest.expand(manifest.driver),
             cwd=cwd,
-            env=manifest.environment(),
+            env=self._environment(),
             schemas=self.schemas,
         )
         try:
@@ -485,7 +516,7 @@ class _Runner:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 cwd=manifest.cwd(manifest.cli) or str(workdir.path),
-                env=manifest.environment(extra_env),
+                env=self._environment(extra_env),
                 preexec_fn=_interruptible if signal_spec is not None else None,
             )
         except OSError as error:
@@ -602,7 +633,7 @@ class _Runner:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 cwd=manifest.cwd(manifest.cli) or str(workdir.path),
-                env=manifest.environment({}),
+                env=self._environment(),
             )
         except OSError as error:
             case.error(f"setup[{index}]: cannot start the CLI {argv[0]!r}: {error}")
@@ -700,7 +731,7 @@ class _Runner:
             async with McpConnection(
                 argv,
                 cwd=manifest.cwd(manifest.mcp) or str(workdir.path),
-                env=manifest.environment(),
+                env=self._environment(),
                 start_timeout=self.options.process_timeout,
             ) as server:
                 case.check(
@@ -796,7 +827,7 @@ class _Runner:
                     async with McpConnection(
                         argv,
                         cwd=manifest.cwd(manifest.mcp) or str(workdir.path),
-                        env=manifest.environment(),
+                        env=self._environment(),
                         start_timeout=self.options.process_timeout,
                     ) as server:
                         listed = False

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ._json import canonical, merge_patch
+from .endpoint import Endpoint
 from .suite import Suite, Vector
 
 __all__ = ["CONFIG_NAME", "Workdir", "Workspace", "remove_file", "write_file"]
@@ -39,9 +40,10 @@ class Workdir:
 class Workspace:
     """Working folders under ``root`` (a fresh temporary folder of one run)."""
 
-    def __init__(self, suite: Suite, root: Path) -> None:
+    def __init__(self, suite: Suite, root: Path, endpoint: Endpoint | None = None) -> None:
         self.suite = suite
         self.root = root
+        self.endpoint = endpoint
         self._shared: dict[str, Workdir] = {}
         self._count = 0
 
@@ -55,7 +57,12 @@ class Workspace:
         fixture_config = self.suite.fixture_dir(vector.fixture) / CONFIG_NAME
         if fixture_config.exists():
             base = json.loads(fixture_config.read_text(encoding="utf-8"))
-        return merge_patch(base, patch)
+        config = merge_patch(base, patch)
+        script = vector.data.get("endpoint")
+        if script is not None and self.endpoint is not None:
+            base_url = self.endpoint.register(vector.id, script, config)
+            config = _replace_text(config, "{endpoint}", base_url)
+        return config
 
     def for_vector(self, vector: Vector, *, private: bool = False) -> Workdir:
         return self.make(vector.fixture, self.effective_config(vector), private=private)
@@ -101,6 +108,20 @@ class Workspace:
                 if where.is_symlink() or where.exists():
                     where.unlink()
                 os.link(dest / existing, where)
+
+
+def _replace_text(value: Any, text: str, replacement: str) -> Any:
+    """``value`` with ``text`` replaced in every string it holds (member names too)."""
+    if isinstance(value, str):
+        return value.replace(text, replacement)
+    if isinstance(value, list):
+        return [_replace_text(item, text, replacement) for item in value]
+    if isinstance(value, dict):
+        return {
+            _replace_text(k, text, replacement): _replace_text(v, text, replacement)
+            for k, v in value.items()
+        }
+    return value
 
 
 def write_file(workdir: Workdir, relative: str, data: bytes) -> None:

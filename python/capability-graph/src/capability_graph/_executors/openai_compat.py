@@ -29,9 +29,10 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 from .._errors import GraphError
 from .._generated.defaults import MAX_BASE_URL, MAX_OPENAI_MODEL
 from .._generated.taxonomy import REGISTRY, ErrorCode, NextAction, Phase
+from .._json import NotPureJson, parse_request_text
 from . import MatchJob, read_common
 from ._config import ConfigReader
-from ._prompt import OUTPUT_SCHEMA, SYSTEM_PROMPT, drop_empty_reasons, parse_model_json, payload
+from ._prompt import OUTPUT_SCHEMA, SYSTEM_PROMPT, drop_empty_reasons, payload
 from ._threads import Preparation
 
 if TYPE_CHECKING:
@@ -56,10 +57,9 @@ _TRANSPORT_FACTOR: Final = 4
 _TRANSPORT_SLACK: Final = 65_536
 # The SDK's own timeout backs up the runner's deadline, which is the authority.
 _SDK_TIMEOUT_MARGIN_S: Final = 1.0
-_CONTEXT_CODES: Final = frozenset(("context_length_exceeded", "string_above_max_length"))
-_CONTEXT_TEXT: Final = re.compile(
-    r"context[ _-]?(length|window)|maximum context|too many tokens|prompt is too long", re.I
-)
+# CG-MODEL-23: exactly this code, or a message matching this pattern (ASCII case ignored).
+_CONTEXT_CODE: Final = "context_length_exceeded"
+_CONTEXT_TEXT: Final = re.compile(r"context[ _-]?(length|window)", re.I | re.ASCII)
 
 
 def _error(code: ErrorCode, action: NextAction | None = None) -> GraphError:
@@ -296,18 +296,28 @@ def _decoded(raw: bytes | None, encoding: str, cap: int) -> bytes:
     return b""
 
 
-def _answer(body: bytes, max_output_bytes: int) -> object:
-    """The chat-completions body -> the raw executor output (a parsed JSON value)."""
-    invalid = _error(ErrorCode.CG_MODEL_OUTPUT_INVALID)
+def _json_text(data: str | bytes) -> Any:
+    """A body or a content read by the rules of a request text (CG-MODEL-25): UTF-8 without a
+    byte order mark, RFC 8259 JSON, no duplicate member, no container at depth 33; else None."""
     try:
-        completion = parse_model_json(body)
-        choice = completion["choices"][0]
-        message = choice["message"]
-        finish = choice.get("finish_reason")
-    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-        raise invalid from None
-    if not isinstance(message, dict):
+        return parse_request_text(data)
+    except NotPureJson:
+        return None
+
+
+def _answer(body: bytes, max_output_bytes: int) -> object:
+    """The chat-completions body -> the raw executor output (a parsed JSON value), by the rows of
+    the annex's table in order, on the first choice (CG-MODEL-24)."""
+    invalid = _error(ErrorCode.CG_MODEL_OUTPUT_INVALID)
+    completion = _json_text(body)
+    choices = completion.get("choices") if isinstance(completion, dict) else None
+    choice = choices[0] if isinstance(choices, list) and choices else None
+    if not isinstance(choice, dict):
         raise invalid
+    finish = choice.get("finish_reason")
+    message = choice.get("message")
+    if not isinstance(message, dict):
+        message = {}  # no refusal and no content: the finish reason still decides first
     refusal = message.get("refusal")
     if (isinstance(refusal, str) and refusal) or finish == "content_filter":
         raise _error(ErrorCode.CG_MODEL_REFUSED)
@@ -319,8 +329,8 @@ def _answer(body: bytes, max_output_bytes: int) -> object:
     if len(content.encode("utf-8", "surrogatepass")) > max_output_bytes:
         raise _error(ErrorCode.CG_MODEL_OUTPUT_TOO_LARGE)
     try:
-        output = parse_model_json(content)
-    except ValueError:
+        output = parse_request_text(content)
+    except NotPureJson:
         raise invalid from None
     return drop_empty_reasons(output)
 
@@ -352,9 +362,14 @@ def _project_openai_error(sdk: Any, exc: BaseException) -> GraphError:
 
 
 def _is_context_error(exc: Any) -> bool:
-    code = getattr(exc, "code", None)
-    if isinstance(code, str) and code in _CONTEXT_CODES:
+    """Whether the (bounded) error body says the context overflowed (CG-MODEL-23): its ``error``
+    object's code, or its message; nothing the SDK makes of the body counts."""
+    response = getattr(exc, "response", None)
+    body = _json_text(getattr(response, "content", b""))
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict):
+        return False
+    if error.get("code") == _CONTEXT_CODE:
         return True
-    body = getattr(exc, "body", None)
-    message = body.get("message") if isinstance(body, dict) else None
+    message = error.get("message")
     return isinstance(message, str) and _CONTEXT_TEXT.search(message) is not None

@@ -11,7 +11,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Final
 
-CONTRACT_VERSION: Final = '1.1.0'
+CONTRACT_VERSION: Final = '1.2.0'
 
 
 class ErrorCode(StrEnum):

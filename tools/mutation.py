@@ -72,8 +72,8 @@ ORACLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # The lexical ranking is reached only by a match whose configuration names it; the outcome
     # vectors are those (the other model vectors use the scripted executor).
     "_executors/lexical.py": (("sdk", "tool"), ("cg.outcome.*", "cg.model.*", "cg.config.*")),
-    # No vector calls an OpenAI-compatible endpoint (the suite has no network); the configuration
-    # vectors reach the executor's option checks, the model vectors its outcome projection.
+    # The configuration vectors reach the executor's option checks; the cg.model.openai-* vectors
+    # call it against the harness's scripted endpoint (its request, every row of its table).
     "_executors/openai_compat.py": (("sdk", "tool"), ("cg.config.*", "cg.model.*")),
     # mcp install explains a graph that does not open with the doctor's configuration facts.
     "_doctor.py": (("cli",), ("cg.cli.*doctor*", "cg.seed.*", "cg.cli.*mcp-install*")),

@@ -63,8 +63,8 @@ export const ORACLES = {
     surfaces: ["sdk", "tool"],
     patterns: ["cg.outcome.*", "cg.model.*", "cg.config.*"],
   },
-  // No vector calls an OpenAI-compatible endpoint (the suite has no network): the configuration
-  // vectors reach the option checks, the model vectors the outcome projection.
+  // The configuration vectors reach the option checks; the cg.model.openai-* vectors call it
+  // against the harness's scripted endpoint (its request, every row of its table).
   "src/executors/openai.ts": { surfaces: ["sdk", "tool"], patterns: ["cg.config.*", "cg.model.*"] },
   "src/diagnostics.ts": DOCTOR,
   "src/cli/doctor.ts": DOCTOR,

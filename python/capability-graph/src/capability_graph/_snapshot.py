@@ -163,7 +163,6 @@ def read_definition_file(source: Source, budgets: Budgets) -> bytes:
 
 def _read_source(source: Source, budgets: Budgets, data: bytes | None) -> Any:
     if source.path is None:  # inline: whatever the host passed, even None, is the definition
-        _count_within_budget(source.definition, budgets)
         if not isinstance(source.definition, Mapping):
             # A root that is not an object comes before its other faults (CG-MSG-19).
             raise _invalid(ErrorCode.CG_DEFINITION_INVALID, _NOT_AN_OBJECT)
@@ -173,6 +172,8 @@ def _read_source(source: Source, budgets: Budgets, data: bytes | None) -> Any:
             raise _invalid(
                 ErrorCode.CG_DEFINITION_INVALID, pointer_message(problem.pointer, problem.reason)
             ) from None
+        # The pure-JSON rules come before the count, as for a file (CG-OPEN-1 step 4).
+        _count_within_budget(source.definition, budgets)
         # A private copy: the caller's object may change after open without changing the graph.
         return copy.deepcopy(source.definition)
     if data is None:

@@ -147,7 +147,7 @@ async function locate(root: string, declaredPath: string, held: FileHandle[]): P
     }
     if (component.length === 0 || isName(component, ".")) {
       // Only a link target can hold these (declared paths are plain names): they name the
-      // directory on top of the stack.
+      // directory on top of the stack and change nothing ([CG-DOC-16]).
       if (!remaining) throw new Refusal(denied());
       continue;
     }

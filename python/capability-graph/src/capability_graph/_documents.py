@@ -295,7 +295,7 @@ class _Walk:
         while pending:
             name = pending.pop()
             if name in (b"", b"."):
-                continue
+                continue  # names the directory on top of the stack ([CG-DOC-16])
             if name == b"..":
                 if len(self.chain) == 1:
                     _fail(_DENIED)  # would step above the root

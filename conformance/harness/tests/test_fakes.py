@@ -208,6 +208,17 @@ def test_an_init_that_overwrites_a_differing_configuration(
     assert "providers exists" in failed["cli-files"]
 
 
+def test_an_init_that_prints_no_text_report(
+    run_report: Any, fakes: Path, failing_cases: Any
+) -> None:
+    report = _run(run_report, fakes, "silent-text-report", ["cg.cli.init-*"])
+    # Only the vector without --json sees it: the report is missing from stdout, not wrong.
+    assert failing_cases(report) == {("cg.cli.init-dry-run-text-report", "cli")}
+    (case,) = [c for c in report["cases"] if c["outcome"] == "failed"]
+    failed = {c["name"]: c.get("detail", "") for c in case["checks"] if not c["passed"]}
+    assert failed == {"cli-stdout-non-empty": "stdout is empty"}
+
+
 def test_a_tool_adapter_with_a_stale_definition(run_report: Any, fakes: Path) -> None:
     report = _run(
         run_report, fakes, "stale-tool-definitions", ["cg.query.tool-adapter-definitions"]

@@ -31,6 +31,7 @@ interface Vector {
     exit: {
       code: number;
       stdoutEmpty?: boolean;
+      stdoutNonEmpty?: boolean;
       stderrEmpty?: boolean;
       stderrNonEmpty?: boolean;
       stdoutJson?: unknown;
@@ -71,6 +72,7 @@ for (const vector of vectors) {
     const expected = vector.expect.exit;
     assert.equal(exit, expected.code, io.out + io.err);
     if (expected.stdoutEmpty === true) assert.equal(io.out, "");
+    if (expected.stdoutNonEmpty === true) assert.notEqual(io.out.trim(), "");
     if (expected.stderrEmpty === true) assert.equal(io.err, "");
     if (expected.stderrNonEmpty === true) assert.notEqual(io.err, "");
     if (expected.stdoutJson !== undefined) {

@@ -580,6 +580,8 @@ class _Runner:
             )
             if exit_expect.get("stdoutEmpty"):
                 case.check("cli-stdout-empty", stdout == b"", f"stdout: {preview(stdout, 300)}")
+            if exit_expect.get("stdoutNonEmpty"):
+                case.check("cli-stdout-non-empty", bool(stdout.strip()), "stdout is empty")
             if exit_expect.get("stderrNonEmpty"):
                 case.check("cli-stderr-non-empty", bool(stderr.strip()), "stderr is empty")
             if exit_expect.get("stderrEmpty"):

@@ -18,6 +18,7 @@ tool-extra-member      the Tool Adapter's envelope carries an extra member "debu
 sigint-not-cancelling  the CLI does not turn Ctrl-C during a match into a cancellation (the
                        interpreter's default: exit 130 with nothing on stderr)
 init-overwrites        init replaces a differing configuration instead of reporting a conflict
+silent-text-report     init prints nothing without --json (its report is only ever JSON)
 stale-tool-definitions the Tool Adapter's definition of match_capabilities has another description
 mcp-no-annotations     the MCP server lists its tools without their annotations
 none                   no mutation at all (the reference through this launcher)
@@ -68,6 +69,20 @@ def _mutate(mutation: str, role: str, argv: list[str]) -> None:
             return original_init(directory, config, dry_run=dry_run)
 
         init._init = overwriting_init
+    elif mutation == "silent-text-report" and role == "cli":
+        import io
+
+        from capability_graph.cli import init
+
+        report_of = init.write_report
+
+        def silent(command: str, report: Any, stdout: Any, *, as_json: bool) -> int:
+            status: int = report_of(
+                command, report, stdout if as_json else io.StringIO(), as_json=as_json
+            )
+            return status
+
+        init.write_report = silent
     elif mutation == "stale-tool-definitions":
         from capability_graph import _tools
 

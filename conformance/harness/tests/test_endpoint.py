@@ -153,3 +153,21 @@ def test_the_keys_are_in_the_environment_and_one_holds_a_space(endpoint: Endpoin
     assert environment["CG_CONFORMANCE_API_KEY"] == endpoint.key
     assert " " in environment["CG_CONFORMANCE_API_KEY_SPACED"]
     assert set(endpoint.secrets) == set(environment.values())
+
+
+def test_drop_before_answer_closes_the_connection_with_no_answer(endpoint: Endpoint) -> None:
+    import http.client
+
+    base = endpoint.register("cg.x.i", {"output": {}, "drop": "before-answer"}, CONFIG)
+    with pytest.raises((http.client.RemoteDisconnected, ConnectionError)):
+        post(base + "/chat/completions", good_request("")["body"], endpoint.key)
+    assert endpoint.findings("cg.x.i") == (1, [])
+
+
+def test_drop_mid_body_sends_half_the_announced_body(endpoint: Endpoint) -> None:
+    import http.client
+
+    base = endpoint.register("cg.x.j", {"text": "0123456789", "drop": "mid-body"}, CONFIG)
+    with pytest.raises(http.client.IncompleteRead) as raised:
+        post(base + "/chat/completions", good_request("")["body"], endpoint.key)
+    assert raised.value.partial == b"01234"

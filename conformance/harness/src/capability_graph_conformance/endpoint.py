@@ -182,6 +182,13 @@ class Endpoint:
             return 500, {}, b"", 0.0
         return int(script.get("status", 200)), reply_headers, body, script.get("delayMs", 0) / 1000
 
+    def _drop(self, path: str) -> str | None:
+        """How the answer to a request of ``path`` is cut short (the script's ``drop``), if so."""
+        token = path.lstrip("/").partition("/")[0]
+        with self._lock:
+            registration = self._vectors.get(token)
+        return registration.script.get("drop") if registration is not None else None
+
     def _problems(
         self,
         registration: _Registration,
@@ -258,6 +265,9 @@ class _Handler(BaseHTTPRequestHandler):
             status, reply_headers, payload, delay = answer
         if delay:
             time.sleep(delay)
+        drop = self.owner._drop(self.path) if answer is not None else None
+        if drop == "before-answer":
+            return  # the connection closes with no answer at all
         try:
             self.send_response(status)
             for name, value in reply_headers.items():
@@ -266,7 +276,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_header("Content-Length", str(len(payload)))
             self.send_header("Connection", "close")
             self.end_headers()
-            self.wfile.write(payload)
+            # "mid-body": half the body that the headers announce, then the connection closes.
+            self.wfile.write(payload[: len(payload) // 2] if drop == "mid-body" else payload)
         except OSError:
             pass  # the client went away (its deadline passed, or it stopped reading a body)
 

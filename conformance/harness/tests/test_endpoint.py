@@ -171,3 +171,23 @@ def test_drop_mid_body_sends_half_the_announced_body(endpoint: Endpoint) -> None
     with pytest.raises(http.client.IncompleteRead) as raised:
         post(base + "/chat/completions", good_request("")["body"], endpoint.key)
     assert raised.value.partial == b"01234"
+
+
+def test_the_surfaces_of_one_vector_are_counted_apart(tmp_path: Any) -> None:
+    from capability_graph_conformance.suite import Suite
+    from capability_graph_conformance.workspace import Workspace, endpoint_key
+
+    suite = Suite.packaged()
+    vector = next(v for v in suite.vectors if v.id == "cg.model.openai-matched")
+    server = Endpoint()
+    server.start()
+    try:
+        workspace = Workspace(suite, tmp_path, server)
+        sdk = workspace.effective_config(vector, "sdk")["model"]["baseUrl"]
+        cli = workspace.effective_config(vector, "cli")["model"]["baseUrl"]
+        assert sdk != cli
+        post(sdk + "/chat/completions", good_request("")["body"], server.key)
+        assert server.findings(endpoint_key(vector, "sdk"))[0] == 1
+        assert server.findings(endpoint_key(vector, "cli"))[0] == 0
+    finally:
+        server.close()

@@ -44,7 +44,7 @@ from .manifest import Manifest
 from .matching import match, substitute
 from .schemas import SchemaSet, json_type
 from .suite import SURFACES, Suite, Vector
-from .workspace import Workdir, Workspace, remove_file, write_file
+from .workspace import Workdir, Workspace, endpoint_key, remove_file, write_file
 
 if TYPE_CHECKING:
     from .mcp_client import McpConnection
@@ -238,13 +238,20 @@ class _Runner:
         script = case.vector.data.get("endpoint")
         if script is None or self.endpoint is None:
             return
-        requests, problems = self.endpoint.findings(case.vector.id)
+        requests, problems = self.endpoint.findings(endpoint_key(case.vector, case.surface))
         case.check("endpoint-requests", not problems, "; ".join(dict.fromkeys(problems)))
-        if script.get("requests") == "none":
+        expected = script.get("requests")
+        if expected == "none":
             case.check(
                 "endpoint-not-called",
                 requests == 0,
                 f"the implementation sent {requests} request(s) where none may be sent",
+            )
+        elif isinstance(expected, int):
+            case.check(
+                "endpoint-request-count",
+                requests == expected,
+                f"the implementation sent {requests} request(s), not {expected}",
             )
 
     # -- SDK and Tool Adapter, through the driver ------------------------------------------------
@@ -310,7 +317,9 @@ class _Runner:
     async def _driver_case(self, driver: DriverClient, case: CaseResult) -> None:
         vector = case.vector
         steps = _scenario(vector)
-        workdir = self.workspace.for_vector(vector, private=vector.kind == "steps")
+        workdir = self.workspace.for_vector(
+            vector, surface=case.surface, private=vector.kind == "steps"
+        )
         driver.take_stderr()
         emitted: list[tuple[str, bytes]] = []
         captures: dict[str, Any] = {}
@@ -489,7 +498,9 @@ class _Runner:
         files = expect.get("exit", {}).get("files", {})
         setup = vector.data.get("setup", [])
         # a command that may write files gets a folder of its own
-        workdir = self.workspace.for_vector(vector, private=bool(files) or bool(setup))
+        workdir = self.workspace.for_vector(
+            vector, surface="cli", private=bool(files) or bool(setup)
+        )
         config = str(workdir.config_path)
         for index, command in enumerate(setup):
             if not await self._setup_command(case, workdir, index, command):
@@ -701,7 +712,7 @@ class _Runner:
         return coroutines
 
     def _mcp_key(self, vector: Vector) -> str:
-        config = self.workspace.effective_config(vector)
+        config = self.workspace.effective_config(vector, "mcp")
         steps = _script(config)
         if steps is not None and len(steps) == 1:
             stripped = copy.deepcopy(config)
@@ -726,7 +737,7 @@ class _Runner:
 
         manifest = self.manifest
         assert manifest.mcp is not None
-        workdir = self.workspace.for_vector(case.vector)
+        workdir = self.workspace.for_vector(case.vector, surface="mcp")
         argv = manifest.expand(manifest.mcp, config=str(workdir.config_path))
         expect = case.vector.expect_for("mcp")
         try:
@@ -768,7 +779,7 @@ class _Runner:
         check_forbidden(case, chunks, self._forbid(case, workdir))
 
     async def _mcp_group(self, group: list[CaseResult]) -> None:
-        configs = [self.workspace.effective_config(c.vector) for c in group]
+        configs = [self.workspace.effective_config(c.vector, "mcp") for c in group]
         batched = (
             len(group) > 1
             and _script(configs[0]) is not None
@@ -788,7 +799,7 @@ class _Runner:
             workdir = self.workspace.make(group[0].vector.fixture, config)
         else:
             altered = False
-            workdir = self.workspace.for_vector(group[0].vector)
+            workdir = self.workspace.for_vector(group[0].vector, surface="mcp")
         await self._mcp_serve(group, workdir)
         if altered:
             failing = [
@@ -797,7 +808,9 @@ class _Runner:
             for case in failing[: self.options.max_confirmations]:
                 confirmation = CaseResult(case.vector, "mcp")
                 await self._mcp_serve(
-                    [confirmation], self.workspace.for_vector(case.vector), report=False
+                    [confirmation],
+                    self.workspace.for_vector(case.vector, surface="mcp"),
+                    report=False,
                 )
                 case.checks, case.observed = confirmation.checks, confirmation.observed
                 case.outcome, case.reason, case.evidence = (

@@ -21,7 +21,7 @@ from ._json import canonical, merge_patch
 from .endpoint import Endpoint
 from .suite import Suite, Vector
 
-__all__ = ["CONFIG_NAME", "Workdir", "Workspace", "remove_file", "write_file"]
+__all__ = ["CONFIG_NAME", "Workdir", "Workspace", "endpoint_key", "remove_file", "write_file"]
 
 CONFIG_NAME = "capability-graph.json"
 _NOT_COPIED = frozenset(("fixture.json", "README.md"))
@@ -47,9 +47,10 @@ class Workspace:
         self._shared: dict[str, Workdir] = {}
         self._count = 0
 
-    def effective_config(self, vector: Vector) -> Any | None:
+    def effective_config(self, vector: Vector, surface: str = "") -> Any | None:
         """The configuration of ``vector`` as JSON, or None when the fixture's file is used as
-        it is (or there is none)."""
+        it is (or there is none). With an endpoint, each surface gets a base URL of its own, so
+        the endpoint counts each case's requests."""
         patch = vector.data.get("config")
         if patch is None:
             return None
@@ -60,12 +61,12 @@ class Workspace:
         config = merge_patch(base, patch)
         script = vector.data.get("endpoint")
         if script is not None and self.endpoint is not None:
-            base_url = self.endpoint.register(vector.id, script, config)
+            base_url = self.endpoint.register(_endpoint_key(vector.id, surface), script, config)
             config = _replace_text(config, "{endpoint}", base_url)
         return config
 
-    def for_vector(self, vector: Vector, *, private: bool = False) -> Workdir:
-        return self.make(vector.fixture, self.effective_config(vector), private=private)
+    def for_vector(self, vector: Vector, *, surface: str = "", private: bool = False) -> Workdir:
+        return self.make(vector.fixture, self.effective_config(vector, surface), private=private)
 
     def make(self, fixture: str, config: Any | None, *, private: bool = False) -> Workdir:
         key = fixture + "\0" + (canonical(config) if config is not None else "")
@@ -108,6 +109,15 @@ class Workspace:
                 if where.is_symlink() or where.exists():
                     where.unlink()
                 os.link(dest / existing, where)
+
+
+def _endpoint_key(vector_id: str, surface: str) -> str:
+    """The name under which the endpoint serves one surface's case of a vector."""
+    return f"{vector_id}@{surface}" if surface else vector_id
+
+
+def endpoint_key(vector: Vector, surface: str) -> str:
+    return _endpoint_key(vector.id, surface)
 
 
 def _replace_text(value: Any, text: str, replacement: str) -> Any:

@@ -80,12 +80,13 @@ interface ClientProfile {
 }
 
 function home(io: MaintenanceIo): string {
-  return io.env.HOME ?? io.cwd;
+  // An empty variable is unset, as in POSIX shells and the reference ([CG-MAINT-7] locations).
+  return io.env.HOME || io.cwd;
 }
 
 function userConfigFolder(io: MaintenanceIo): string {
   if (process.platform === "darwin") return path.join(home(io), "Library", "Application Support");
-  return io.env.XDG_CONFIG_HOME ?? path.join(home(io), ".config");
+  return io.env.XDG_CONFIG_HOME || path.join(home(io), ".config");
 }
 
 const CLIENTS: Readonly<Record<string, ClientProfile>> = {
@@ -114,7 +115,7 @@ const CLIENTS: Readonly<Record<string, ClientProfile>> = {
     comments: true,
     trailingCommas: false,
     container: "mcp_servers",
-    location: (io) => path.join(io.env.CODEX_HOME ?? path.join(home(io), ".codex"), "config.toml"),
+    location: (io) => path.join(io.env.CODEX_HOME || path.join(home(io), ".codex"), "config.toml"),
     envReference: (name) => name,
     leading: {},
   },

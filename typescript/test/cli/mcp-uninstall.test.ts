@@ -207,6 +207,19 @@ model = "o4-mini" # fast
     assert.equal(read(file), "");
   });
 
+  test("an empty CODEX_HOME is unset: the default file is under HOME", async () => {
+    const cwd = freshFolder();
+    const file = writeClientFile(
+      cwd,
+      "home/.codex/config.toml",
+      `[mcp_servers.capability-graph]\ncommand = "node"\nargs = ${OWN_ARGS}\n`,
+    );
+    const env = { CODEX_HOME: "", HOME: path.join(cwd, "home") };
+    const { exit } = await uninstall({ cwd, env }, "--client", "codex", "--json");
+    assert.equal(exit, 0);
+    assert.equal(read(file), "");
+  });
+
   test("a symbolic link is kept and its target edited", async () => {
     const cwd = freshFolder();
     const target = writeClientFile(cwd, "mcp.json", CURSOR_WITH_OWN_AND_OTHER);

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import heapq
 import json
-import math
 import re
 import sys
 import threading
@@ -39,6 +38,7 @@ from .._schemas import contract_files
 from .._slices import SharedSteps, Slicer, Steps, run_in_slices, run_to_end
 from . import COMMON_KEYS, MatchJob, read_common
 from ._config import ConfigReader
+from ._fdlibm import ln
 
 __all__ = ["LexicalExecutor", "rank", "tokenize"]
 
@@ -259,7 +259,10 @@ class _Index:
         self.entries = entries
         self.ids = [str(entry["id"]) for entry in entries]
         self.postings = postings
-        avgdl = math.fsum(lengths) / len(lengths) if lengths else 0.0
+        total = 0.0
+        for length in lengths:  # left to right, never compensated (executors.md 8.2)
+            total += length
+        avgdl = total / len(lengths) if lengths else 0.0
         avgdl = avgdl or 1.0  # every entry is empty: no term can match anyway
         self.norms = [K1 * (1 - B + B * length / avgdl) for length in lengths]
         self.weights: dict[str, array[float]] = {}
@@ -267,7 +270,7 @@ class _Index:
     def _idf(self, term: str) -> float:
         n = len(self.entries)
         df = len(self.postings[term][0]) if term in self.postings else 0
-        return math.log(1 + (n - df + 0.5) / (df + 0.5))
+        return ln(1 + (n - df + 0.5) / (df + 0.5))  # fdlibm's, not the platform's ([CG-MODEL-20])
 
     def _weights(self, term: str, slicer: Slicer) -> Steps[array[float]]:
         weights = self.weights.get(term)

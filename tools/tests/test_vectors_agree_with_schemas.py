@@ -95,7 +95,10 @@ def _config(vector: dict[str, Any]) -> Any:
     path = FIXTURES / vector["fixture"] / "capability-graph.json"
     base = _read_json(path) if path.exists() else None
     if "config" in vector:
-        return _merge_patch(base or {}, vector["config"])
+        config = _merge_patch(base or {}, vector["config"])
+        # A scripted endpoint's base URL replaces {endpoint} before any implementation reads it.
+        text = json.dumps(config).replace("{endpoint}", "http://127.0.0.1:8080/v0123456789abcdef/v1")
+        return json.loads(text)
     return base
 
 

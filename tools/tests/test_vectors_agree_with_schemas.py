@@ -97,7 +97,9 @@ def _config(vector: dict[str, Any]) -> Any:
     if "config" in vector:
         config = _merge_patch(base or {}, vector["config"])
         # A scripted endpoint's base URL replaces {endpoint} before any implementation reads it.
-        text = json.dumps(config).replace("{endpoint}", "http://127.0.0.1:8080/v0123456789abcdef/v1")
+        text = json.dumps(config).replace(
+            "{endpoint}", "http://127.0.0.1:8080/v0123456789abcdef/v1"
+        )
         return json.loads(text)
     return base
 

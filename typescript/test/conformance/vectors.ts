@@ -34,6 +34,8 @@ export interface Vector {
   readonly steps?: readonly Step[];
   readonly expect?: { readonly error?: Record<string, unknown>; readonly result?: unknown };
   readonly forbid?: readonly string[];
+  /** A scripted endpoint the harness serves ([CG-MODEL-22]); this in-process runner has none. */
+  readonly endpoint?: Record<string, unknown>;
 }
 
 interface Step {
@@ -462,10 +464,15 @@ export async function runVector(vector: Vector): Promise<void> {
   }
 }
 
-/** Whether a vector runs on the SDK surface and has an action this runner performs. */
+/**
+ * Whether a vector runs on the SDK surface and has an action this runner performs. A vector with a
+ * scripted endpoint needs the harness's loopback server: `cg-conformance run` runs it (the
+ * typescript nox session does, against this implementation).
+ */
 export function runsOnSdk(vector: Vector): boolean {
   return (
     vector.surfaces.includes("sdk") &&
+    vector.endpoint === undefined &&
     (vector.open === true || vector.call !== undefined || vector.steps !== undefined) &&
     !holdsUnsafeInteger(vector.config)
   );

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
 import orjson
@@ -543,44 +543,59 @@ def check_pure_value(value: Any, pointer: str = "", depth: int = 0) -> None:
     Accepts dict (str keys), list, str, int, float and bool. ``null`` is never valid: no field of
     the contract is nullable, and null is never an omission. Raises :class:`NotPureJson` naming
     the JSON pointer of the problem. ``depth`` is the depth of ``value`` in the value checked.
+
+    The walk is depth first in document order and holds one iterator per open container, never
+    a list of every child: a 100 MB value is judged with memory in its depth, not its size.
     """
-    stack: list[tuple[Any, str, int]] = [(value, pointer, depth)]
+    stack: list[tuple[str, int, Iterator[tuple[Any, Any]]]] = []
+    children = _judge_pure(value, pointer, depth)
+    if children is not None:
+        stack.append((pointer, depth + 1, children))
     while stack:
-        item, where, depth = stack.pop()
-        kind = type(item)
-        # Only containers count: a scalar held by a container at depth 32 is fine (CG-CONV-11).
-        if (depth > MAX_DEPTH and (kind is dict or kind is list)) or kind is TooDeep:
-            raise NotPureJson(_TOO_DEEP, where)
-        if kind is str:
-            _check_string(item, where)
-        elif kind is bool:
+        where, child_depth, pending = stack[-1]
+        step = next(pending, None)
+        if step is None:
+            stack.pop()
             continue
-        elif item is None:
-            raise NotPureJson("must not be null (omit the key instead)", where)
-        elif kind is int:
-            if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
-                raise NotPureJson("integers must stay within +/-2^53", where)
-        elif kind is float:
-            if not math.isfinite(item):
-                raise NotPureJson("NaN and Infinity are not JSON", where)
-            if integral_beyond_range(item):
-                raise NotPureJson("integers must stay within +/-2^53", where)
-        elif kind is dict:
-            # An object's member names are judged before its member values, and the values in
-            # document order (the stack is last in, first out): the first fault is reported.
-            for key in item:
-                if type(key) is not str:
-                    raise NotPureJson("object keys must be strings", where)
-                _check_string(key, where)
-            stack.extend(
-                (item[key], f"{where}/{_escape(key)}", depth + 1) for key in reversed(item)
-            )
-        elif kind is list:
-            stack.extend((item[i], f"{where}/{i}", depth + 1) for i in range(len(item) - 1, -1, -1))
-        else:
-            raise NotPureJson(
-                "only JSON values are allowed (no bytes, sets, tuples, objects)", where
-            )
+        name, child = step
+        child_where = f"{where}/{name}"
+        grandchildren = _judge_pure(child, child_where, child_depth)
+        if grandchildren is not None:
+            stack.append((child_where, child_depth + 1, grandchildren))
+
+
+def _judge_pure(item: Any, where: str, depth: int) -> Iterator[tuple[Any, Any]] | None:
+    """Judge one value by the pure-JSON rules; for a container, its children still to judge
+    (an object's member names are judged here, before any of its values)."""
+    kind = type(item)
+    # Only containers count: a scalar held by a container at depth 32 is fine (CG-CONV-11).
+    if (depth > MAX_DEPTH and (kind is dict or kind is list)) or kind is TooDeep:
+        raise NotPureJson(_TOO_DEEP, where)
+    if kind is str:
+        _check_string(item, where)
+    elif kind is bool:
+        return None
+    elif item is None:
+        raise NotPureJson("must not be null (omit the key instead)", where)
+    elif kind is int:
+        if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
+            raise NotPureJson("integers must stay within +/-2^53", where)
+    elif kind is float:
+        if not math.isfinite(item):
+            raise NotPureJson("NaN and Infinity are not JSON", where)
+        if integral_beyond_range(item):
+            raise NotPureJson("integers must stay within +/-2^53", where)
+    elif kind is dict:
+        for key in item:
+            if type(key) is not str:
+                raise NotPureJson("object keys must be strings", where)
+            _check_string(key, where)
+        return ((_escape(key), item[key]) for key in item)
+    elif kind is list:
+        return enumerate(item)
+    else:
+        raise NotPureJson("only JSON values are allowed (no bytes, sets, tuples, objects)", where)
+    return None
 
 
 def check_depth(value: Any, pointer: str = "", depth: int = 0) -> None:

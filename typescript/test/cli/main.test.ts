@@ -2,11 +2,11 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
-import { CLI, GUIDE_TEXT, graphFolder } from "../surface-fixtures.js";
+import { CLI, GUIDE_TEXT, graphFolder, LAUNCHER } from "../surface-fixtures.js";
 
 function cli(
   args: string[],
@@ -305,6 +305,41 @@ test("stdout whose reader went away ends the command with exit 74 and nothing on
   const [code] = await exited;
   assert.equal(code, 74);
   assert.equal(stderr, "");
+});
+
+/** Run the package's command through a shell whose redirections close or replace its stdout. */
+function launched(command: string, redirect: string, ...args: string[]) {
+  return spawnSync("/bin/sh", ["-c", `exec "$0" "$@" ${redirect}`, command, ...args], {
+    encoding: "utf8",
+    env: { ...process.env, CAPABILITY_GRAPH_CONFIG: "" },
+  });
+}
+
+test("the package's command with stdout closed exits 74 with one line on stderr (CG-CLI-7)", () => {
+  const done = launched(LAUNCHER, ">&-", "explain");
+  assert.equal(done.status, 74);
+  assert.equal(done.stderr, "capability-graph: cannot write to stdout\n");
+});
+
+test("the package's command with stdout on /dev/null writes into it and exits 0", () => {
+  const done = launched(LAUNCHER, ">/dev/null", "explain");
+  assert.equal(done.status, 0);
+  assert.equal(done.stderr, "");
+});
+
+test("the package's command with stdout closed keeps its error envelope and exit 1", () => {
+  const done = launched(LAUNCHER, ">&-", "list", "--config", "/nonexistent/capability-graph.json");
+  assert.equal(done.status, 1);
+  assert.equal(done.stderr, UNREADABLE);
+});
+
+test("the package's command runs through a chain of symbolic links, as npm installs it", () => {
+  const folder = mkdtempSync(join(tmpdir(), "cg-launcher-"));
+  symlinkSync(LAUNCHER, join(folder, "first"));
+  symlinkSync("first", join(folder, "capability-graph"));
+  const done = launched(join(folder, "capability-graph"), "", "--version");
+  assert.equal(done.status, 0);
+  assert.match(done.stdout, /^capability-graph \d+\.\d+\.\d+\n$/);
 });
 
 test("explain prints a code's registry entry; an unknown code is a usage error", () => {

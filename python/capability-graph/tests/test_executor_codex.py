@@ -314,6 +314,36 @@ def test_final_message_is_read_and_validated(
     assert match(max_output_bytes=4096) == model_error(expected)
 
 
+UNKNOWN_TEXT = '{"status": "unknown", "candidates": []}'
+MATCHED_TEXT = json.dumps(MATCHED)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\ufeff" + UNKNOWN_TEXT,  # a byte order mark
+        MATCHED_TEXT.replace("0.7", "NaN"),
+        MATCHED_TEXT.replace("0.7", "Infinity"),
+        '{"status": "matched", "status": "unknown", "candidates": []}',  # a duplicate member
+        "\u3000" + UNKNOWN_TEXT,
+        UNKNOWN_TEXT + "\u00a0",
+        UNKNOWN_TEXT + "\u0085",
+    ],
+)
+def test_a_last_message_read_by_the_rules_of_a_request_text_is_output_invalid(
+    fake: FakeCodex, text: str
+) -> None:
+    """CG-MODEL-26: the texts that one runtime's JSON parser reads and another refuses."""
+    fake.behave(exec={"last_message": text})
+    assert match() == model_error(ErrorCode.CG_MODEL_OUTPUT_INVALID)
+
+
+def test_a_last_message_with_json_whitespace_around_it_is_the_answer(fake: FakeCodex) -> None:
+    fake.behave(exec={"last_message": " \t\r\n" + UNKNOWN_TEXT + "\n"})
+    outcome = match()
+    assert (outcome.status, outcome.candidates) == ("unknown", [])
+
+
 def test_fabricated_ids_outside_a_narrowed_catalog_are_invalid_selection(fake: FakeCodex) -> None:
     fake.answer(MATCHED)
     assert match(catalog=CATALOG[:2]) == model_error(ErrorCode.CG_MODEL_INVALID_SELECTION)

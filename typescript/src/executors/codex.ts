@@ -8,6 +8,7 @@ import { constants, promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { parseJsonBytes, REQUEST_TEXT } from "../json/text.js";
 import {
   dropEmptyReasons,
   jobText,
@@ -235,17 +236,11 @@ async function readAnswer(file: string, maxOutputBytes: number): Promise<unknown
   } finally {
     await handle?.close().catch(() => undefined);
   }
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw invalid();
-  }
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw invalid();
-  }
+  // By the rules of a request text, as the openai executor's content (CG-MODEL-26): no byte
+  // order mark, no NaN, no duplicate member, no container at depth 33, JSON whitespace only.
+  const read = parseJsonBytes(bytes, REQUEST_TEXT);
+  if (!read.ok) throw invalid();
+  return read.value;
 }
 
 /** The argument of `codex sandbox` for this platform, or undefined where none is supported. */

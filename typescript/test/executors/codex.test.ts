@@ -217,6 +217,29 @@ describe("codex executor: a run", () => {
     );
   });
 
+  // CG-MODEL-26: texts that one runtime's JSON parser reads and another refuses.
+  const UNKNOWN_TEXT = '{"status":"unknown","candidates":[]}';
+  for (const [name, text] of [
+    ["a byte order mark", `\ufeff${UNKNOWN_TEXT}`],
+    ["NaN", JSON.stringify(MATCHED).replace("0.8", "NaN")],
+    ["a duplicate member", '{"status":"matched","status":"unknown","candidates":[]}'],
+    ["U+3000 before it", `\u3000${UNKNOWN_TEXT}`],
+    ["U+00A0 after it", `${UNKNOWN_TEXT}\u00a0`],
+    ["U+0085 after it", `${UNKNOWN_TEXT}\u0085`],
+  ]) {
+    test(`a last message with ${name} is CG_MODEL_OUTPUT_INVALID`, async () => {
+      assertCode(await outcomeOf({ exec: answerWith(text ?? "") }), "CG_MODEL_OUTPUT_INVALID");
+    });
+  }
+
+  test("a last message with JSON whitespace around it is the answer", async () => {
+    const fake = fakeCodex({ exec: answerWith(` \t\r\n${UNKNOWN_TEXT}\n`) });
+    assert.deepEqual(await executorFor(fake).execute(makeJob()), {
+      status: "unknown",
+      candidates: [],
+    });
+  });
+
   test("a last message over maxModelOutputBytes is CG_MODEL_OUTPUT_TOO_LARGE", async () => {
     const answer = JSON.stringify(MATCHED);
     const job = makeJob({ maxOutputBytes: Buffer.byteLength(answer) - 1 });

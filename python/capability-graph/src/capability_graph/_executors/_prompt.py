@@ -7,7 +7,7 @@ from typing import Any, Final
 
 from . import MatchJob
 
-__all__ = ["OUTPUT_SCHEMA", "SYSTEM_PROMPT", "drop_empty_reasons", "parse_model_json", "payload"]
+__all__ = ["OUTPUT_SCHEMA", "SYSTEM_PROMPT", "drop_empty_reasons", "payload"]
 
 #: The JSON schema of the answer (strict structured-output form: every property required, no
 #: extra keys). ``reason`` is required here; an empty reason is dropped from the raw output.
@@ -54,18 +54,6 @@ def payload(job: MatchJob) -> str:
         "catalog": list(job.catalog),
     }
     return json.dumps(document, ensure_ascii=False)
-
-
-def parse_model_json(text: str | bytes) -> Any:
-    """A model's JSON text (a response body, an answer) -> its value, or ``ValueError``.
-
-    Nesting deeper than the parser goes is malformed output like any other (the stdlib raises
-    ``RecursionError`` for it, which is not a ``ValueError``), never an executor fault.
-    """
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise ValueError("nesting too deep") from None
 
 
 def drop_empty_reasons(output: object) -> object:

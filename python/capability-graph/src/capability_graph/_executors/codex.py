@@ -44,9 +44,10 @@ from typing import Any, Final
 
 from .._errors import GraphError
 from .._generated.taxonomy import REGISTRY, ErrorCode, NextAction, Phase
+from .._json import NotPureJson, parse_request_text
 from . import MatchJob, read_common
 from ._config import ConfigReader
-from ._prompt import OUTPUT_SCHEMA, SYSTEM_PROMPT, drop_empty_reasons, parse_model_json, payload
+from ._prompt import OUTPUT_SCHEMA, SYSTEM_PROMPT, drop_empty_reasons, payload
 from ._threads import Preparation
 
 __all__ = ["MIN_VERSION", "CodexExecutor", "parse_version"]
@@ -252,9 +253,9 @@ def _read_answer(path: Path, max_output_bytes: int) -> object:
         raise invalid from None
     if len(data) > max_output_bytes:
         raise _error(ErrorCode.CG_MODEL_OUTPUT_TOO_LARGE)
-    try:
-        output = parse_model_json(data.decode("utf-8").strip())
-    except (UnicodeDecodeError, ValueError):
+    try:  # by the rules of a request text, as the openai executor's content (CG-MODEL-26)
+        output = parse_request_text(data)
+    except NotPureJson:
         raise invalid from None
     return drop_empty_reasons(output)
 

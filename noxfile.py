@@ -58,11 +58,11 @@ def tests(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def typescript(session: nox.Session) -> None:
     """The TypeScript implementation (typescript/): npm ci, codegen drift check, build, type check,
-    lint, unit tests, then the conformance suite against it and against the Python reference on
-    all four surfaces (--strict: no expected failures), and `cg-conformance compare --strict` of
-    the two reports: the same outcome for every vector and surface, or the session fails. Needs
-    Node 20+ and npm on PATH. Arguments (e.g. -k 'cg.cli.*') replace --strict and go to both
-    runs."""
+    lint, unit tests, the packed tarball installed into a fresh project (check-package), then the
+    conformance suite against it and against the Python reference on all four surfaces (--strict:
+    no expected failures), and `cg-conformance compare --strict` of the two reports: the same
+    outcome for every vector and surface, or the session fails. Needs Node 20+ and npm on PATH.
+    Arguments (e.g. -k 'cg.cli.*') replace --strict and go to both runs."""
     for program in ("node", "npm"):
         if shutil.which(program) is None:
             session.error(f"the typescript session needs {program} (Node 20 or later) on PATH")
@@ -75,6 +75,8 @@ def typescript(session: nox.Session) -> None:
         session.run("npm", "run", "typecheck", external=True)
         session.run("npm", "run", "lint", external=True)
         session.run("npm", "test", external=True)
+        # The package as a user gets it: pack, install into a fresh project, the README's steps.
+        session.run("npm", "run", "check-package", external=True)
     # The whole suite must pass; a selection (-k, -s) certifies only what ran, so it is not held
     # to --strict.
     selection = session.posargs or ["--strict"]

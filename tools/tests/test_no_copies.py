@@ -14,9 +14,10 @@ ROOT = Path(__file__).resolve().parents[2]
 #: Groups of identical files that must stay identical: (patterns every member matches, reason).
 ALLOWED: tuple[tuple[tuple[str, ...], str], ...] = (
     (
-        ("LICENSE", "python/*/LICENSE", "conformance/harness/LICENSE"),
+        ("LICENSE", "python/*/LICENSE", "conformance/harness/LICENSE", "typescript/LICENSE"),
         "each distribution's license file must lie in its own project folder (PEP 639 "
-        "license-files); test_packaging proves each equals the root LICENSE",
+        "license-files; npm packs the LICENSE of the package folder); test_packaging proves "
+        "each equals the root LICENSE",
     ),
     (
         ("*/py.typed",),

@@ -4,6 +4,7 @@ and CI running them."""
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 import zipfile
@@ -43,6 +44,15 @@ def test_every_distribution_ships_the_root_license(dist: check_dists.Distributio
     table = project(dist)["project"]
     assert (table["license"], table["license-files"]) == ("Apache-2.0", ["LICENSE"])
     assert "LICENSE" in project(dist)["tool"]["hatch"]["build"]["targets"]["sdist"]["include"]
+
+
+def test_the_npm_package_ships_the_root_license_under_its_expression() -> None:
+    manifest = json.loads((ROOT / "typescript" / "package.json").read_text(encoding="utf-8"))
+    assert (ROOT / "typescript" / "LICENSE").read_bytes() == (ROOT / "LICENSE").read_bytes()
+    assert manifest["license"] == "Apache-2.0"
+    assert "LICENSE" in manifest["files"]
+    assert manifest["homepage"].startswith("https://")
+    assert manifest["scripts"]["prepack"] == "npm run build"
 
 
 @pytest.mark.parametrize("dist", DISTRIBUTIONS, ids=lambda d: d.name)

@@ -212,7 +212,8 @@ def typing(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def package(session: nox.Session) -> None:
     """Build every distribution, check it, install it from the built files only on 3.11-3.13
-    (and once at the dependency floors), then import, run the CLI and a conformance selection."""
+    (and once at the dependency floors), then import, run the CLI and a conformance selection;
+    then run the README's "Use it" steps as written (tools/check_readme.py)."""
     session.install(*_group("package"))
     dist = Path(session.create_tmp()) / "dist"
     shutil.rmtree(dist, ignore_errors=True)
@@ -223,6 +224,8 @@ def package(session: nox.Session) -> None:
     session.run("check-wheel-contents", *(path for path in built if path.endswith(".whl")))
     tests = [arg for requirement in _group("test") for arg in ("--test-requirement", requirement)]
     session.run("python", "tools/check_dists.py", "--dist", str(dist), *tests, *session.posargs)
+    # The README's "Use it" steps, as written, on a copy of the repository.
+    session.run("python", "tools/check_readme.py")
 
 
 @nox.session(default=False)

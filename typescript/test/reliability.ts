@@ -9,8 +9,11 @@ import { repositoryRoot } from "./support.js";
 
 interface TaxonomyCode {
   readonly code: string;
+  readonly phases: readonly string[];
   readonly defaultAction?: string;
+  readonly executorActions: readonly string[];
   readonly messages: Readonly<Record<string, string>>;
+  readonly pointerMessages: boolean;
 }
 
 const TAXONOMY = JSON.parse(
@@ -29,6 +32,26 @@ export function expected(code: string, phase: string, variant = "default"): Reco
     message,
     ...(entry.defaultAction === undefined ? {} : { nextAction: entry.defaultAction }),
   };
+}
+
+/**
+ * Why `error` is not an error object of the contract (undefined when it is one): a registered
+ * code in one of the code's phases, with a nextAction the code may carry and one of its
+ * registered messages (any text for a code of pointer messages), and nothing else.
+ */
+export function undefinedErrorProblem(error: unknown): string | undefined {
+  const { code, phase, message, nextAction, ...rest } = error as Record<string, unknown>;
+  const entry = TAXONOMY.codes.find((candidate) => candidate.code === code);
+  if (entry === undefined) return `an unregistered code: ${JSON.stringify(error)}`;
+  if (Object.keys(rest).length > 0) return `members beyond the error object's`;
+  if (!entry.phases.includes(phase as string)) return `${String(code)} in phase ${String(phase)}`;
+  const actions = [entry.defaultAction, ...entry.executorActions];
+  if (!actions.includes(nextAction as string | undefined))
+    return `${String(code)} with nextAction ${String(nextAction)}`;
+  if (typeof message !== "string") return `${String(code)} without a message`;
+  if (!entry.pointerMessages && !Object.values(entry.messages).includes(message))
+    return `${String(code)} with an unregistered message`;
+  return undefined;
 }
 
 /** A promise's outcome as JSON: its value, or the error object of the GraphError it threw. */

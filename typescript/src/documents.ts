@@ -1,11 +1,12 @@
 // Reading a `path` document under its provider's document root by the containment rule of
 // section 8.2, with what Node offers (no openat): the path is resolved component by component
 // with lstat (never following an entry), symbolic links are expanded by this procedure itself,
-// the file is opened with O_NOFOLLOW | O_NONBLOCK, and the identity of the opened file and of
-// every directory on the way is compared after the open, so an entry swapped during the walk is
-// detected instead of followed. Paths are bytes (names and link targets need not be UTF-8), and
-// a directory deep enough that its path nears PATH_MAX is held open and reached through its
-// descriptor, so a link chain that stays inside the root is followed however long it expands.
+// and the file is opened with O_NOFOLLOW | O_NONBLOCK. On Linux every directory of the walk,
+// the root first, is held open and its entries are reached through its descriptor
+// (`/proc/self/fd/N/name`, what openat does), so a folder swapped for a link during the walk
+// cannot redirect it out of the root. Elsewhere ([CG-DOC-15]) the identity of the opened file and
+// of every directory on the way is compared after the open, so an entry swapped during the walk
+// is detected instead of followed. Paths are bytes (names and link targets need not be UTF-8).
 import { createHash } from "node:crypto";
 import { constants, type Stats } from "node:fs";
 import { type FileHandle, lstat, open, readlink } from "node:fs/promises";
@@ -31,11 +32,11 @@ class Refusal {
 
 /** A directory on the walk's stack: how to reach it, and what it was when examined. */
 interface Directory {
-  /** A path that names it: its full path, or `/proc/self/fd/N` (or below) once pinned. */
+  /** A path that names it: its full path, or `/proc/self/fd/N` once pinned. */
   readonly access: Buffer;
   readonly status: Stats;
-  /** Pinned: held open, so that its path no longer matters (deep paths, see PIN_AT). */
-  readonly pinned: boolean;
+  /** Pinned: held open, so that its path no longer matters (see CAN_PIN). */
+  readonly handle?: FileHandle;
 }
 
 interface Located {
@@ -50,11 +51,12 @@ const SLASH = 0x2f;
 
 /**
  * Paths are handled as bytes, so a name or a link target that is not UTF-8 is looked up as it
- * is ([CG-DOC-5], [CG-DOC-9]). A directory whose path grows past PIN_AT bytes is held open and
- * reached as `/proc/self/fd/N` (Linux): every path handed to the system stays far below
- * PATH_MAX (4,096 bytes), however deep the links lead inside the root ([CG-DOC-5]).
+ * is ([CG-DOC-5], [CG-DOC-9]). On Linux every directory of the walk is held open while it is on
+ * the stack and reached as `/proc/self/fd/N`: a name is looked up in the very directory that was
+ * examined, whatever happens to the path that led to it ([CG-DOC-3]), and every path handed to
+ * the system stays far below PATH_MAX (4,096 bytes), however deep the links lead inside the
+ * root ([CG-DOC-5]).
  */
-const PIN_AT = 2048;
 const CAN_PIN = process.platform === "linux";
 
 /** Read a declared document path below `root` (a real absolute path fixed at open). */
@@ -122,7 +124,15 @@ async function pin(path: Buffer, status: Stats, held: FileHandle[]): Promise<Dir
   held.push(handle);
   // Replaced since it was examined: the walk would go on somewhere else.
   if (!sameEntry(await handle.stat(), status)) throw new Refusal(unreadable());
-  return { access: Buffer.from(`/proc/self/fd/${handle.fd}`), status, pinned: true };
+  return { access: Buffer.from(`/proc/self/fd/${handle.fd}`), status, handle };
+}
+
+/** Let go of a directory popped from the stack: held directories are as many as the stack. */
+async function unpin(directory: Directory, held: FileHandle[]): Promise<void> {
+  const handle = directory.handle;
+  if (handle === undefined) return;
+  held.splice(held.indexOf(handle), 1);
+  await handle.close().catch(() => undefined);
 }
 
 /** The procedure of section 8.2: a stack of directories starting with the root. */
@@ -132,7 +142,9 @@ async function locate(root: string, declaredPath: string, held: FileHandle[]): P
   // A root later replaced by a symbolic link is not followed ([CG-DOC-2]).
   if (rootStatus.isSymbolicLink()) throw new Refusal(denied());
   if (!rootStatus.isDirectory()) throw new Refusal(missing());
-  const stack: Directory[] = [{ access: rootPath, status: rootStatus, pinned: false }];
+  const stack: Directory[] = [
+    CAN_PIN ? await pin(rootPath, rootStatus, held) : { access: rootPath, status: rootStatus },
+  ];
   const pending = splitComponents(Buffer.from(declaredPath, "utf8"));
   let links = 0;
   for (;;) {
@@ -141,7 +153,7 @@ async function locate(root: string, declaredPath: string, held: FileHandle[]): P
     const remaining = pending.length > 0;
     if (isName(component, "..")) {
       if (stack.length === 1) throw new Refusal(denied());
-      stack.pop();
+      await unpin(stack.pop() as Directory, held);
       if (!remaining) throw new Refusal(denied());
       continue;
     }
@@ -169,11 +181,7 @@ async function locate(root: string, declaredPath: string, held: FileHandle[]): P
     }
     if (remaining) {
       if (!status.isDirectory()) throw new Refusal(missing());
-      stack.push(
-        CAN_PIN && path.length > PIN_AT
-          ? await pin(path, status, held)
-          : { access: path, status, pinned: false },
-      );
+      stack.push(CAN_PIN ? await pin(path, status, held) : { access: path, status });
       continue;
     }
     if (!status.isFile()) throw new Refusal(denied());
@@ -204,7 +212,7 @@ async function readLocated(located: Located, maxBytes: number): Promise<Document
     // resolved through an entry swapped in during the walk.
     for (const directory of located.directories) {
       // A held directory is the one examined for as long as it is held.
-      if (directory.pinned) continue;
+      if (directory.handle !== undefined) continue;
       const now = await examine(directory.access);
       if (!now.isDirectory() || !sameEntry(now, directory.status)) throw new Refusal(unreadable());
     }

@@ -1,6 +1,10 @@
 // The `lexical` executor (executors.md section 8; [CG-MODEL-14]): offline BM25 ranking over the
 // authorized catalog, so that every implementation returns the same candidates, order and
-// confidences for the same catalog and request.
+// confidences for the same catalog and request. Indexing (a cold catalog of 999 texts at the
+// schema's maximum length takes about a second) and ranking run on the event loop in slices of a
+// few milliseconds, so the match's deadline, a close and every other request are served on time.
+
+import { performance } from "node:perf_hooks";
 import {
   LOWERCASE,
   LOWERCASE_SPECIAL,
@@ -180,12 +184,27 @@ function round4(value: number): number {
   return Number(value.toFixed(4));
 }
 
-export function rank(request: string, catalog: readonly CatalogEntry[], limit: number) {
+/**
+ * The ranking as steps of work: it yields whenever `due()` says its time slice is used up (between
+ * two catalog entries, or 256 entries of the scoring pass), and returns the executor's output.
+ */
+function* rankSteps(
+  request: string,
+  catalog: readonly CatalogEntry[],
+  limit: number,
+  due: () => boolean,
+): Generator<void, LexicalOutput, void> {
   // A request without terms is unknown, even over an empty catalog ([CG-MODEL-17]).
   const query = [...new Set(tokenize(request))];
-  if (query.length === 0) return { status: "unknown" as const, candidates: [] };
-  if (catalog.length === 0) return { status: "no_match" as const, candidates: [] };
-  const entries = catalog.map((entry) => ({ entry, index: indexOf(entry) }));
+  if (query.length === 0) return { status: "unknown", candidates: [] };
+  if (catalog.length === 0) return { status: "no_match", candidates: [] };
+  const entries: Array<{ entry: CatalogEntry; index: EntryIndex }> = [];
+  for (const entry of catalog) {
+    // Indexing a cold catalog is the long part (999 texts of 8,192 characters take seconds);
+    // each entry's index is kept, so the progress of a match that was stopped is not lost.
+    if (due()) yield;
+    entries.push({ entry, index: indexOf(entry) });
+  }
   const total = entries.reduce((sum, { index }) => sum + index.length, 0);
   const average = total / entries.length === 0 ? 1 : total / entries.length;
   const count = entries.length;
@@ -196,7 +215,8 @@ export function rank(request: string, catalog: readonly CatalogEntry[], limit: n
   }
   const idfSum = query.reduce((sum, term) => sum + (idf.get(term) as number), 0);
   const scored: Array<{ id: string; confidence: number }> = [];
-  for (const { entry, index } of entries) {
+  for (const [position, { entry, index }] of entries.entries()) {
+    if (position % 256 === 0 && due()) yield;
     let score = 0;
     for (const term of query) {
       const frequency = index.frequencies.get(term) ?? 0;
@@ -218,15 +238,53 @@ export function rank(request: string, catalog: readonly CatalogEntry[], limit: n
           : 0,
   );
   const candidates = scored.slice(0, limit);
-  if (candidates.length === 0) return { status: "no_match" as const, candidates: [] };
-  return { status: "matched" as const, candidates };
+  if (candidates.length === 0) return { status: "no_match", candidates: [] };
+  return { status: "matched", candidates };
 }
+
+type LexicalOutput = {
+  readonly status: "matched" | "no_match" | "unknown";
+  readonly candidates: Array<{ id: string; confidence: number }>;
+};
+
+/** The executor's output for `request` over `catalog`, computed without pausing. */
+export function rank(request: string, catalog: readonly CatalogEntry[], limit: number) {
+  const steps = rankSteps(request, catalog, limit, () => false);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** The longest stretch of ranking work between two turns of the event loop, in milliseconds. */
+const SLICE_MS = 2;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 class LexicalExecutor implements Executor {
   readonly name = "lexical";
 
+  /**
+   * Index and rank on the event loop in slices of about SLICE_MS, with a turn of the loop in
+   * between: timers (the match's deadline), I/O and every other request wait at most one slice,
+   * and a stopped match ends at the next slice ([CG-MODEL-3], [CG-MODEL-4]).
+   */
   async execute(job: ExecutorJob): Promise<unknown> {
-    return rank(job.request, job.catalog, job.limit);
+    let sliceEnd = performance.now() + SLICE_MS;
+    const due = () => {
+      const now = performance.now();
+      if (now < sliceEnd) return false;
+      sliceEnd = now + SLICE_MS;
+      return true;
+    };
+    const steps = rankSteps(job.request, job.catalog, job.limit, due);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+      await nextTurn();
+      if (job.signal.aborted) throw new Error("stopped");
+      sliceEnd = performance.now() + SLICE_MS;
+    }
   }
 }
 

@@ -239,8 +239,9 @@ def _resolve_pointer(document: Any, fragment: str) -> Any:
 def bundle(name: str, schemas: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     """Schema file ``name`` as one self-contained schema: every schema it reaches through
     ``$ref`` (in its own file or another) is copied under ``$defs`` (named by its title) and every
-    ``$ref`` becomes local (``#/$defs/Name``, or ``#`` for the root). ``$id``/``$schema`` are
-    dropped, so the result can be handed as is to MCP clients and function-calling APIs.
+    ``$ref`` becomes local (``#/$defs/Name``, or ``#`` for the root). ``$id``, ``$schema`` and
+    ``$comment`` are dropped, so the result can be handed as is to MCP clients and
+    function-calling APIs.
     Raises ``BundleError`` when ``name`` or a ``$ref`` does not resolve."""
     schemas = load_schemas() if schemas is None else schemas
     if name not in schemas:
@@ -273,7 +274,9 @@ def bundle(name: str, schemas: dict[str, dict[str, Any]] | None = None) -> dict[
             return copy.deepcopy(node)
         out: dict[str, Any] = {}
         for key, value in node.items():
-            if key in ("$id", "$schema") or (key == "$defs" and whole_document):
+            # $comment is for implementers (requirement ids, why a pattern is loose); a tool's
+            # schemas are read by models, so it stays out of tools.json.
+            if key in ("$id", "$schema", "$comment") or (key == "$defs" and whole_document):
                 continue
             if key == "$ref" and isinstance(value, str):
                 target_uri, fragment = _split(uri, value)

@@ -314,6 +314,8 @@ class SchemaPages:
         lines: list[str] = []
         if node.get("description"):
             lines += [node["description"], ""]
+        if node.get("$comment") and not root:  # the root's is the page's lead, above
+            lines += [f"*Implementers:* {node['$comment']}", ""]
         if "properties" in node:
             lines += self.fields(node, here)
         elif "oneOf" in node or "anyOf" in node:
@@ -374,6 +376,8 @@ class SchemaPages:
             description = spec.get("description")
             if description is None and "$ref" in spec:
                 description = self.target(spec["$ref"], here)[2].get("description", "")
+            if spec.get("$comment"):  # for implementers: kept out of the tools' schemas
+                description = f"{description or ''} *Implementers:* {spec['$comment']}".strip()
             constraints = "; ".join(self.constraints(spec, here)) or "—"
             lines.append(
                 f"| `{field}` | {self.type_of(spec, here)} | "

@@ -417,7 +417,7 @@ export const OPERATIONS: readonly Operation[] = [
       "$defs": {
         "Cursor": {
           "title": "Cursor",
-          "description": "An opaque pagination cursor taken from 'nextCursor' (at most 32768 characters); valid only with the same filters and the same graph revision (CG-CUR-1, CG-CUR-2). An implementation issues base64url without padding; the pattern also admits '=' padding so that a padded or otherwise altered cursor is refused with the registry's cursor message, not a format message.",
+          "description": "An opaque cursor taken from a previous page's 'nextCursor'; valid only with the same filters on the same graph revision.",
           "type": "string",
           "minLength": 1,
           "maxLength": 32768,
@@ -543,7 +543,7 @@ export const OPERATIONS: readonly Operation[] = [
         },
         "Cursor": {
           "title": "Cursor",
-          "description": "An opaque pagination cursor taken from 'nextCursor' (at most 32768 characters); valid only with the same filters and the same graph revision (CG-CUR-1, CG-CUR-2). An implementation issues base64url without padding; the pattern also admits '=' padding so that a padded or otherwise altered cursor is refused with the registry's cursor message, not a format message.",
+          "description": "An opaque cursor taken from a previous page's 'nextCursor'; valid only with the same filters on the same graph revision.",
           "type": "string",
           "minLength": 1,
           "maxLength": 32768,
@@ -1228,7 +1228,7 @@ export const OPERATIONS: readonly Operation[] = [
           "maxLength": 4096
         },
         "context": {
-          "description": "Optional flat facts about the situation (string, number or boolean values) that help the match; they never widen what you may see. The request's shape only requires a value other than null here: the content is judged next, by the context rules (the Context schema), and a fault there is CG_CONTEXT_INVALID, not CG_INPUT_INVALID (CG-REQ-2, CG-CTX-1).",
+          "description": "Optional flat facts about the situation: an object whose values are strings, numbers or booleans (for example {\"lang\": \"python\"}). They help the match and never widen what you may see.",
           "type": [
             "object",
             "array",

@@ -20,7 +20,7 @@ export interface MatchRequest {
    */
   request: string;
   /**
-   * Optional flat facts about the situation (string, number or boolean values) that help the match; they never widen what you may see. The request's shape only requires a value other than null here: the content is judged next, by the context rules (the Context schema), and a fault there is CG_CONTEXT_INVALID, not CG_INPUT_INVALID (CG-REQ-2, CG-CTX-1).
+   * Optional flat facts about the situation: an object whose values are strings, numbers or booleans (for example {"lang": "python"}). They help the match and never widen what you may see.
    */
   context?: {} | unknown[] | string | number | boolean;
   /**

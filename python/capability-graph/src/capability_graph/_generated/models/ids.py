@@ -107,7 +107,7 @@ Cursor = TypeAliasType(
     ],
 )
 """
-An opaque pagination cursor taken from 'nextCursor' (at most 32768 characters); valid only with the same filters and the same graph revision (CG-CUR-1, CG-CUR-2). An implementation issues base64url without padding; the pattern also admits '=' padding so that a padded or otherwise altered cursor is refused with the registry's cursor message, not a format message.
+An opaque cursor taken from a previous page's 'nextCursor'; valid only with the same filters on the same graph revision.
 """
 
 

@@ -257,6 +257,20 @@ def stress(session: nox.Session) -> None:
     session.run("python", "tools/stress.py", *session.posargs)
 
 
+@nox.session(name="stress-ts", default=False)
+def stress_ts(session: nox.Session) -> None:
+    """The long TypeScript reliability battery (typescript/scripts/stress.mjs): the suite's
+    battery tests on CG_STRESS_SCALE times more cases, printing each section's figures. Arguments
+    go to the script (--scale N, --sections a,b, --json FILE). Needs Node 20+ and npm on PATH."""
+    for program in ("node", "npm"):
+        if shutil.which(program) is None:
+            session.error(f"the stress-ts session needs {program} (Node 20 or later) on PATH")
+    with session.chdir("typescript"):
+        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+        session.run("npm", "run", "build", external=True)
+        session.run("npm", "run", "stress", "--", *session.posargs, external=True)
+
+
 @nox.session(default=False)
 def mutation(session: nox.Session) -> None:
     """Mutation testing of the reference with the conformance suite as the oracle: prints the

@@ -9,9 +9,10 @@ import path from "node:path";
 import { test } from "node:test";
 import { parse as parseJsonc } from "jsonc-parser";
 import { CLI_MODULE, runMcpInstall, runMcpUninstall } from "../../src/cli/mcp-install.js";
+import { scaled } from "../scale.js";
 import { captureIo, freshFolder, REPOSITORY } from "./maintenance-helpers.js";
 
-const CASES = 60;
+const CASES = scaled(60);
 
 /** A small deterministic generator (mulberry32). */
 function generator(seed: number): () => number {

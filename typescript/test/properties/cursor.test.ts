@@ -8,6 +8,7 @@ import { test } from "node:test";
 import * as jcs from "canonicalize";
 import fc from "fast-check";
 import { CapabilityGraph, GraphError } from "../../src/index.js";
+import { scaled } from "../scale.js";
 
 const CONFIG = {
   providers: [
@@ -84,7 +85,7 @@ test("a text given as a cursor is a page only when it is the issued cursor", asy
         if (cursor === issued) assert.ok("result" in (answer as object));
         else assert.ok(refused(answer), JSON.stringify(answer));
       }),
-      { numRuns: 400, seed: 20261202 },
+      { numRuns: scaled(400), seed: 20261202 },
     );
   } finally {
     await graph.close();
@@ -118,7 +119,7 @@ test("a payload with a valid MAC is accepted only byte for byte as the graph wri
         if (text === written) assert.ok("result" in (answer as object));
         else assert.ok(refused(answer), `${text}: ${JSON.stringify(answer)}`);
       }),
-      { numRuns: 300, seed: 20261202 },
+      { numRuns: scaled(300), seed: 20261202 },
     );
   } finally {
     await graph.close();

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import { CapabilityGraph, GraphError } from "../../src/index.js";
+import { scaled } from "../scale.js";
 
 const DEFINITION = {
   providerId: "acme",
@@ -49,7 +50,7 @@ test("a request's JSON text and the request itself are the same request (CG-CONV
           assert.deepEqual(await outcome(graph, tool, text), await outcome(graph, tool, value));
         },
       ),
-      { numRuns: 300, seed: 20261202 },
+      { numRuns: scaled(300), seed: 20261202 },
     );
   } finally {
     await graph.close();
@@ -71,7 +72,7 @@ test("a text holding a JSON string is a request that is not an object, never rea
           },
         });
       }),
-      { numRuns: 100, seed: 20261202 },
+      { numRuns: scaled(100), seed: 20261202 },
     );
   } finally {
     await graph.close();

@@ -24,7 +24,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 __all__ = ["KEY_VARIABLE", "LONGEST_BASE_URL", "SPACED_KEY_VARIABLE", "Endpoint", "answer_body"]
 
@@ -84,6 +84,16 @@ class _Registration:
     base_url: str
     requests: int = 0
     problems: list[str] = field(default_factory=list)
+
+
+class _Answer(NamedTuple):
+    """What the server sends for one request: ``drop`` says how the answer is cut short."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    delay: float  # seconds before the answer
+    drop: str | None  # "before-answer", "mid-body" or None
 
 
 class Endpoint:
@@ -159,7 +169,7 @@ class Endpoint:
 
     def _answer(
         self, method: str, path: str, headers: dict[str, str], body: bytes
-    ) -> tuple[int, dict[str, str], bytes, float] | None:
+    ) -> _Answer | None:
         token, _, rest = path.lstrip("/").partition("/")
         with self._lock:
             registration = self._vectors.get(token)
@@ -169,8 +179,9 @@ class Endpoint:
             problems = self._problems(registration, method, "/" + rest, headers, body)
             registration.problems.extend(problems)
         script = registration.script
+        drop = script.get("drop")
         if "/" + rest != _COMPLETIONS:  # e.g. a redirect followed: no answer but a 404
-            return 404, {}, b"", 0.0
+            return _Answer(404, {}, b"", 0.0, drop)
         reply_headers = {"Content-Type": "application/json"}
         for name, value in script.get("headers", {}).items():
             reply_headers[name] = value.replace("{endpoint}", registration.base_url)
@@ -179,15 +190,9 @@ class Endpoint:
         except ValueError as error:  # cg-conformance check refuses such a vector
             with self._lock:
                 registration.problems.append(f"the vector's endpoint: {error}")
-            return 500, {}, b"", 0.0
-        return int(script.get("status", 200)), reply_headers, body, script.get("delayMs", 0) / 1000
-
-    def _drop(self, path: str) -> str | None:
-        """How the answer to a request of ``path`` is cut short (the script's ``drop``), if so."""
-        token = path.lstrip("/").partition("/")[0]
-        with self._lock:
-            registration = self._vectors.get(token)
-        return registration.script.get("drop") if registration is not None else None
+            return _Answer(500, {}, b"", 0.0, drop)
+        status, delay = int(script.get("status", 200)), script.get("delayMs", 0) / 1000
+        return _Answer(status, reply_headers, body, delay, drop)
 
     def _problems(
         self,
@@ -258,14 +263,11 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(min(size, MAX_REQUEST_BYTES))
         headers = {name.lower(): value for name, value in self.headers.items()}
         answer = self.owner._answer(self.command, self.path, headers, body)
-        reply_headers: dict[str, str]
-        if answer is None:
-            status, reply_headers, payload, delay = 404, {}, b"", 0.0
-        else:
-            status, reply_headers, payload, delay = answer
+        if answer is None:  # no vector registered under this path
+            answer = _Answer(404, {}, b"", 0.0, None)
+        status, reply_headers, payload, delay, drop = answer
         if delay:
             time.sleep(delay)
-        drop = self.owner._drop(self.path) if answer is not None else None
         if drop == "before-answer":
             return  # the connection closes with no answer at all
         try:

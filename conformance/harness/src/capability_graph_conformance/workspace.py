@@ -61,7 +61,7 @@ class Workspace:
         config = merge_patch(base, patch)
         script = vector.data.get("endpoint")
         if script is not None and self.endpoint is not None:
-            base_url = self.endpoint.register(_endpoint_key(vector.id, surface), script, config)
+            base_url = self.endpoint.register(endpoint_key(vector, surface), script, config)
             config = _replace_text(config, "{endpoint}", base_url)
         return config
 
@@ -111,13 +111,9 @@ class Workspace:
                 os.link(dest / existing, where)
 
 
-def _endpoint_key(vector_id: str, surface: str) -> str:
-    """The name under which the endpoint serves one surface's case of a vector."""
-    return f"{vector_id}@{surface}" if surface else vector_id
-
-
 def endpoint_key(vector: Vector, surface: str) -> str:
-    return _endpoint_key(vector.id, surface)
+    """The name under which the endpoint serves one surface's case of a vector."""
+    return f"{vector.id}@{surface}" if surface else vector.id
 
 
 def _replace_text(value: Any, text: str, replacement: str) -> Any:

@@ -176,6 +176,10 @@ async function mcpCommand(args: string[], io: Io): Promise<number> {
     await io.out(commandHelp(MCP_SPEC));
     return EXIT.ok;
   }
+  // A stdout closed when the server starts ends it at once with exit 74, before the configuration
+  // is read and whether or not a client ever asks anything ([CG-CLI-7]): the package's launcher
+  // leaves such a descriptor open read-only, where even an empty write fails.
+  await io.out("");
   let graph: CapabilityGraph;
   try {
     graph = await openGraph(parsed);

@@ -333,6 +333,55 @@ test("the package's command with stdout closed keeps its error envelope and exit
   assert.equal(done.stderr, UNREADABLE);
 });
 
+test("the package's command with stdout on a full device exits 74 with one line on stderr", () => {
+  const done = launched(LAUNCHER, ">/dev/full", "describe", "--config", graphFolder());
+  assert.equal(done.status, 74);
+  assert.equal(done.stderr, "capability-graph: cannot write to stdout\n");
+});
+
+test("mcp with stdout closed exits 74 at once, before its configuration is read (CG-CLI-7)", () => {
+  const done = launched(LAUNCHER, ">&- </dev/null", "mcp", "--config", "/nonexistent/c.json");
+  assert.equal(done.status, 74);
+  assert.equal(done.stderr, "capability-graph: cannot write to stdout\n");
+});
+
+test("mcp with stdin closed at start meets the end of its session at once: exit 0", () => {
+  const done = launched(LAUNCHER, "<&-", "mcp", "--config", graphFolder());
+  assert.deepEqual([done.status, done.stdout, done.stderr], [0, "", ""]);
+});
+
+test("mcp with stdin closed at start still reports a configuration error", () => {
+  const done = launched(LAUNCHER, "<&-", "mcp", "--config", "/nonexistent/c.json");
+  assert.deepEqual([done.status, done.stdout, done.stderr], [1, "", UNREADABLE]);
+});
+
+test("--arguments-file - with stdin closed at start reads an empty text: a usage error", () => {
+  const argv = ["call", "list_capabilities", "--arguments-file", "-", "--config", graphFolder()];
+  const done = launched(LAUNCHER, "<&-", ...argv);
+  assert.equal(done.status, 2);
+  assert.equal(done.stdout, "");
+  assert.ok(
+    done.stderr.endsWith(
+      "capability-graph call: error: argument --arguments-file: not valid JSON\n",
+    ),
+  );
+});
+
+for (const [redirect, what] of [
+  ["2>&-", "closed"],
+  ["2>/dev/full", "full"],
+] as const) {
+  test(`stderr ${what} leaves the exit status of a success, a graph error and a usage error`, () => {
+    const config = graphFolder();
+    assert.equal(launched(LAUNCHER, redirect, "describe", "--config", config).status, 0);
+    assert.equal(
+      launched(LAUNCHER, redirect, "resolve", "acme::missing", "--config", config).status,
+      1,
+    );
+    assert.equal(launched(LAUNCHER, redirect, "list", "--bogus").status, 2);
+  });
+}
+
 test("the package's command runs through a chain of symbolic links, as npm installs it", () => {
   const folder = mkdtempSync(join(tmpdir(), "cg-launcher-"));
   symlinkSync(LAUNCHER, join(folder, "first"));

@@ -29,14 +29,15 @@ CLI_ERROR = schema_validator("cli-error.schema.json")
 CLIENTS = ", ".join(sorted(MCP_CLIENTS))  # the MCP clients mcp-install knows
 TIMEOUT = 60  # seconds: far beyond a cold start on a loaded machine; a hang is the failure
 EXIT_IO = 74
+EXIT_USAGE = 2
 
 CLOSED_STDOUT = b"capability-graph: error: standard output is closed: the output is lost\n"
 FULL_STDOUT = (
     b"capability-graph: error: cannot write to standard output (No space left on device)\n"
 )
-CLOSED_STDIN = b"capability-graph: error: standard input is closed\n"
-MCP_NEEDS_STDIO = (
-    b"capability-graph: error: the mcp command needs standard input and output (one is closed)\n"
+EMPTY_ARGUMENTS = b"capability-graph call: error: argument --arguments-file: not valid JSON\n"
+MCP_NEEDS_STDOUT = (
+    b"capability-graph: error: the mcp command needs standard output (it is closed)\n"
 )
 UNREADABLE_CONFIG = (
     b'{"ok":false,"error":{"code":"CG_CONFIG_INVALID","phase":"config",'
@@ -212,7 +213,7 @@ def _run_with_stderr(
 # --- stdin closed ------------------------------------------------------------------------------
 
 
-def test_arguments_from_a_closed_stdin_is_exit_74(workspace: Path) -> None:
+def test_arguments_from_a_stdin_closed_at_start_read_as_empty_input(workspace: Path) -> None:
     done = run(
         ["call", "list_capabilities", "--arguments-file", "-"],
         workspace,
@@ -220,15 +221,32 @@ def test_arguments_from_a_closed_stdin_is_exit_74(workspace: Path) -> None:
         shell_redirect="<&-",
     )
     no_defect(done)
-    assert (done.returncode, done.stdout, done.stderr) == (EXIT_IO, b"", CLOSED_STDIN)
+    assert (done.returncode, done.stdout) == (EXIT_USAGE, b"")
+    assert done.stderr.endswith(EMPTY_ARGUMENTS)
 
 
-@pytest.mark.parametrize("redirect", ["<&-", ">&-"])
-def test_mcp_without_stdin_or_stdout_is_exit_74(workspace: Path, redirect: str) -> None:
-    stdin = None if redirect == "<&-" else subprocess.DEVNULL
-    done = run(["mcp"], workspace, stdin=stdin, shell_redirect=redirect)
+def test_mcp_with_stdout_closed_is_exit_74_before_its_configuration(workspace: Path) -> None:
+    done = run(
+        ["mcp", "--config", "missing.json"],
+        workspace,
+        stdin=subprocess.DEVNULL,
+        shell_redirect=">&-",
+    )
     no_defect(done)
-    assert (done.returncode, done.stderr) == (EXIT_IO, MCP_NEEDS_STDIO)
+    assert (done.returncode, done.stderr) == (EXIT_IO, MCP_NEEDS_STDOUT)
+
+
+def test_mcp_with_stdin_closed_at_start_ends_its_session_at_once(workspace: Path) -> None:
+    done = run(["mcp"], workspace, stdin=None, shell_redirect="<&-")
+    no_defect(done)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+
+
+def test_mcp_with_stdin_closed_still_reports_a_configuration_error(workspace: Path) -> None:
+    done = run(["mcp", "--config", "missing.json"], workspace, stdin=None, shell_redirect="<&-")
+    no_defect(done)
+    assert done.returncode == 1
+    assert json.loads(done.stderr)["error"]["code"] == "CG_CONFIG_INVALID"
 
 
 def test_a_command_that_does_not_read_stdin_runs_with_it_closed(workspace: Path) -> None:

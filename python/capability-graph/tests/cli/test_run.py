@@ -62,15 +62,15 @@ def test_a_stdin_over_the_input_budget_is_input_too_large(tmp_path: Path) -> Non
     assert run.envelope()["error"]["code"] == "CG_INPUT_TOO_LARGE"
 
 
-def test_a_closed_stdin_given_to_run_is_exit_74_naming_it(config: Path) -> None:
+def test_a_closed_stdin_given_to_run_reads_as_empty_input(config: Path) -> None:
     from capability_graph.cli import run
 
     out, err = io.StringIO(), io.StringIO()
     argv = ["--config", str(config), "call", "list_capabilities", "--arguments-file", "-"]
-    assert run(argv, None, out, err) == 74
-    assert (out.getvalue(), err.getvalue()) == (
-        "",
-        "capability-graph: error: standard input is closed\n",
+    assert run(argv, None, out, err) == 2
+    assert out.getvalue() == ""
+    assert err.getvalue().endswith(
+        "capability-graph call: error: argument --arguments-file: not valid JSON\n"
     )
 
 

@@ -37,11 +37,11 @@ The configuration is ``--config FILE``, else ``$CAPABILITY_GRAPH_CONFIG``, else
 (exit 1) for every command that needs it, ``doctor`` included (which also prints its report,
 naming the cause, on stdout). The CLI never prints a traceback:
 a defect is reported as one fixed line and exit status 70. A standard stream the command needs
-that is closed or fails (stdout closed, full, or its reader gone; stdin closed for
-``--arguments-file -`` or ``mcp``) is exit status 74, with one line on stderr (none when the
-reader of stdout went away). A usage message never repeats what the caller typed: it names
-arguments by their option or role, and suggests only names of the CLI's own commands, options,
-tools and error codes.
+that is closed or fails (stdout closed, full, or its reader gone; stdin failing while it is
+read) is exit status 74, with one line on stderr (none when the reader of stdout went away); a
+stdin closed when the command starts reads as empty input. A usage message never repeats what
+the caller typed: it names arguments by their option or role, and suggests only names of the
+CLI's own commands, options, tools and error codes.
 
 Every command reads argv with one grammar (CG-CLI-15 .. CG-CLI-19, in ``_arguments``): long
 options in full, ``--NAME=VALUE``, a value never option-like, ``--`` ending the options, an
@@ -85,7 +85,8 @@ __all__ = ["main", "run"]
 def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO, stderr: TextIO) -> int:
     """Run the CLI with ``argv`` (without the program name); return the exit status.
 
-    ``stdin`` is what ``call --arguments-file -`` reads (``None``: standard input is closed);
+    ``stdin`` is what ``call --arguments-file -`` reads (``None``: standard input is closed, which
+    reads as empty input);
     the ``mcp`` command serves this process's own standard streams.
     """
     try:

@@ -18,7 +18,7 @@ from typing import Any, Final, TextIO
 from .._generated.operations import OPERATION_TABLE, CliArgument, Operation
 from .._json import MalformedJson, NotPureJson, parse_request_text
 from .._operations import invalid_arguments_text, oversized_request
-from ._base import StreamUnusable, Usage
+from ._base import Usage
 
 #: A ``--context`` value lies at /context/KEY, depth 2 of the request: its depth counts from
 #: there (CG-CONV-11).
@@ -167,8 +167,8 @@ def _read_stdin(stdin: TextIO | None, limit: int) -> bytes:
     """At most ``limit`` bytes of standard input (``--arguments-file -``): the bytes under a
     text stream that has them (``sys.stdin``), else its text as UTF-8 (``limit`` characters
     are at least ``limit`` bytes, so a text over the limit is still seen as over it)."""
-    if stdin is None:
-        raise StreamUnusable("standard input is closed")
+    if stdin is None:  # closed when the command started: it reads as empty input (CG-CLI-7)
+        return b""
     try:
         buffer = getattr(stdin, "buffer", None)
         if buffer is not None:

@@ -32,11 +32,15 @@ def _mcp_command(config: str, stderr: TextIO) -> int:
     async def serve() -> int:
         from .._graph import CapabilityGraph
 
-        if sys.stdin is None or sys.stdout is None:
-            raise StreamUnusable("the mcp command needs standard input and output (one is closed)")
+        if sys.stdout is None:
+            raise StreamUnusable("the mcp command needs standard output (it is closed)")
 
         graph = await CapabilityGraph.open(config)
         try:
+            if sys.stdin is None:
+                # A stdin closed when the command started reads as empty input: the client's
+                # orderly end of the session, before it began (CG-CLI-7).
+                return EXIT_OK
             try:
                 from .. import _mcp
             except ImportError:

@@ -464,6 +464,14 @@ export class CapabilityGraph {
     }
     return this.#closed;
   }
+
+  /**
+   * The same as `close()`, for `await using graph = await CapabilityGraph.open(config)` (the
+   * counterpart of Python's `async with`): the graph is closed when the block is left.
+   */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
 }
 
 /** Rows "shape" of section 5.1: an object, the pure-JSON rules (not inside `context`), the request schema. */

@@ -339,3 +339,11 @@ test("a url document's media type comes from the URL path only: no path is text/
     await graph.close();
   }
 });
+
+test("Symbol.asyncDispose closes the graph, as close() does (await using)", async () => {
+  const graph = await CapabilityGraph.open({ providers: [{ definition: ACME }] });
+  await graph[Symbol.asyncDispose]();
+  const error = await errorOf(() => graph.describe());
+  assert.equal((error as { code: string }).code, "CG_GRAPH_CLOSED");
+  await graph[Symbol.asyncDispose](); // idempotent, as close() is
+});

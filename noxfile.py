@@ -203,6 +203,8 @@ def typing(session: nox.Session) -> None:
         "conformance/implementations/python_reference_driver.py",
         # a user's program on the public API: it must type-check strictly too
         "python/capability-graph/tests/sdk_user_script.py",
+        # the Tool Adapter's exports handed to the openai and anthropic SDKs, no cast
+        "python/capability-graph/tests/adapter_user_program.py",
         # the shared test code: the stress and bench tools build on it
         "python/capability-graph-testing/src/capability_graph_testing",
         *session.posargs,

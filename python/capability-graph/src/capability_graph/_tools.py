@@ -28,6 +28,14 @@ from ._errors import GraphError
 from ._schemas import load_schema
 
 if TYPE_CHECKING:
+    # The function-calling forms are typed as the official SDKs' own parameter types, so that
+    # ``tools=adapter.openai_tools()`` passes ``mypy --strict`` (a TypedDict of our own would have
+    # to repeat every key of the SDK's, and break with each SDK release that adds one). Only the
+    # type checker imports them: without the SDK installed, the forms are typed ``Any``.
+    from anthropic.types import ToolParam as AnthropicTool
+    from openai.types.chat import ChatCompletionFunctionToolParam as OpenAIChatTool
+    from openai.types.responses import FunctionToolParam as OpenAIResponsesTool
+
     from ._cancel import CancelToken
     from ._generated.blocking import BlockingCapabilityGraph
     from ._graph import CapabilityGraph
@@ -55,7 +63,7 @@ def tool_names() -> tuple[str, ...]:
 # the contract's optional keys must stay omittable (null is not omission).
 
 
-def _openai(tool: Mapping[str, Any]) -> dict[str, Any]:
+def _openai(tool: Mapping[str, Any]) -> OpenAIChatTool:
     # A Chat Completions ``tools`` entry (``strict`` defaults to false there, so it is left out).
     return {
         "type": "function",
@@ -67,7 +75,7 @@ def _openai(tool: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _openai_responses(tool: Mapping[str, Any]) -> dict[str, Any]:
+def _openai_responses(tool: Mapping[str, Any]) -> OpenAIResponsesTool:
     # A Responses API function tool. ``strict`` is stated: the SDK's ``FunctionToolParam``
     # requires the key, and the Responses API makes function tools strict by default.
     return {
@@ -79,7 +87,7 @@ def _openai_responses(tool: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _anthropic(tool: Mapping[str, Any]) -> dict[str, Any]:
+def _anthropic(tool: Mapping[str, Any]) -> AnthropicTool:
     return {
         "name": tool["name"],
         "description": tool["description"],
@@ -104,18 +112,20 @@ class _Exports:
         ``annotations`` (a fresh copy on each access)."""
         return tool_definitions()
 
-    def openai_tools(self) -> list[dict[str, Any]]:
+    def openai_tools(self) -> list[OpenAIChatTool]:
         """The tools in the OpenAI Chat Completions format:
-        ``{"type": "function", "function": {"name", "description", "parameters"}}``.
+        ``{"type": "function", "function": {"name", "description", "parameters"}}``, typed as the
+        openai SDK's ``ChatCompletionFunctionToolParam`` (pass them as ``tools=``).
 
         OpenAI delivers a call's arguments as JSON text: pass ``json.loads(arguments)`` to
         ``call`` (text that is not JSON is the caller's protocol problem, not a tool input).
         """
         return [_openai(tool) for tool in _tools()]
 
-    def openai_responses_tools(self) -> list[dict[str, Any]]:
+    def openai_responses_tools(self) -> list[OpenAIResponsesTool]:
         """The tools in the OpenAI Responses API format:
-        ``{"type": "function", "name", "description", "parameters", "strict": false}``.
+        ``{"type": "function", "name", "description", "parameters", "strict": false}``, typed as
+        the openai SDK's ``FunctionToolParam``.
 
         A ``function_call`` output item's ``arguments`` is JSON text, as in Chat Completions:
         pass ``json.loads(arguments)`` to ``call`` and answer with a ``function_call_output``
@@ -123,8 +133,9 @@ class _Exports:
         """
         return [_openai_responses(tool) for tool in _tools()]
 
-    def anthropic_tools(self) -> list[dict[str, Any]]:
-        """The tools in the Anthropic Messages format: ``{"name", "description", "input_schema"}``.
+    def anthropic_tools(self) -> list[AnthropicTool]:
+        """The tools in the Anthropic Messages format: ``{"name", "description", "input_schema"}``,
+        typed as the anthropic SDK's ``ToolParam``.
 
         A ``tool_use`` block's ``input`` is passed to ``call`` as it is.
         """

@@ -50,6 +50,7 @@ export {
 export {
   type AnthropicTool,
   anthropicTools,
+  type ObjectSchema,
   type OpenAIChatTool,
   type OpenAIResponsesTool,
   openAIChatTools,

@@ -21,10 +21,20 @@ export interface ToolDefinition {
   };
 }
 
+/**
+ * A tool's input schema in the function-calling forms: a JSON Schema for an object (every tool
+ * takes an object). Its `type` is typed as the literal the vendors' SDK types require, so the
+ * forms below pass to the official `openai` and `@anthropic-ai/sdk` clients with no cast.
+ */
+export interface ObjectSchema {
+  type: "object";
+  [keyword: string]: unknown;
+}
+
 /** The OpenAI Chat Completions form of a tool. */
 export interface OpenAIChatTool {
   type: "function";
-  function: { name: string; description: string; parameters: JsonObject };
+  function: { name: string; description: string; parameters: ObjectSchema };
 }
 
 /** The OpenAI Responses form of a tool (`strict: false`: the schemas are not strict-mode schemas). */
@@ -32,7 +42,7 @@ export interface OpenAIResponsesTool {
   type: "function";
   name: string;
   description: string;
-  parameters: JsonObject;
+  parameters: ObjectSchema;
   strict: false;
 }
 
@@ -40,7 +50,7 @@ export interface OpenAIResponsesTool {
 export interface AnthropicTool {
   name: string;
   description: string;
-  input_schema: JsonObject;
+  input_schema: ObjectSchema;
 }
 
 /** What `ToolAdapter.call` returns: exactly these members ([CG-TOOL-1]). */
@@ -62,6 +72,11 @@ function definition(operation: Operation): ToolDefinition {
   };
 }
 
+/** A fresh copy of an operation's input schema, whose `type` the operation table says is "object". */
+function objectSchema(operation: Operation): ObjectSchema {
+  return { ...copy(operation.inputSchema), type: "object" };
+}
+
 /** The five tool definitions, in the table's order, every member of `tools.json` included. */
 export function toolDefinitions(): ToolDefinition[] {
   return OPERATIONS.map(definition);
@@ -74,7 +89,7 @@ export function openAIChatTools(): OpenAIChatTool[] {
     function: {
       name: operation.tool,
       description: operation.description,
-      parameters: copy(operation.inputSchema) as JsonObject,
+      parameters: objectSchema(operation),
     },
   }));
 }
@@ -85,7 +100,7 @@ export function openAIResponsesTools(): OpenAIResponsesTool[] {
     type: "function",
     name: operation.tool,
     description: operation.description,
-    parameters: copy(operation.inputSchema) as JsonObject,
+    parameters: objectSchema(operation),
     strict: false,
   }));
 }
@@ -95,7 +110,7 @@ export function anthropicTools(): AnthropicTool[] {
   return OPERATIONS.map((operation) => ({
     name: operation.tool,
     description: operation.description,
-    input_schema: copy(operation.inputSchema) as JsonObject,
+    input_schema: objectSchema(operation),
   }));
 }
 

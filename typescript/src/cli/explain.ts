@@ -39,7 +39,20 @@ function entryJson(code: ErrorCode) {
   };
 }
 
-function entryText(code: ErrorCode): string {
+/**
+ * The published docs site the text form links to. CAPABILITY_GRAPH_DOCS_URL (an http or https
+ * URL: a mirror, a local build) replaces it.
+ */
+export const DOCS_SITE = "https://capability-graph.dev/";
+
+/** The docs site of `environment`: its CAPABILITY_GRAPH_DOCS_URL when that is an http or https URL without whitespace (a `/` added at its end), else DOCS_SITE. */
+export function docsSite(environment: Readonly<Record<string, string | undefined>>): string {
+  const given = environment.CAPABILITY_GRAPH_DOCS_URL ?? "";
+  if (!/^https?:\/\/[^\s/]+(\/\S*)?$/.test(given)) return DOCS_SITE;
+  return given.endsWith("/") ? given : `${given}/`;
+}
+
+function entryText(code: ErrorCode, site: string): string {
   const entry = REGISTRY[code];
   const texts = EXPLANATIONS[code];
   const lines = [`${code} -- ${texts?.en.summary ?? ""} / ${texts?.zh.summary ?? ""}`, ""];
@@ -76,7 +89,7 @@ function entryText(code: ErrorCode): string {
       `  handling: ${texts.zh.handling}`,
     );
   }
-  lines.push("", `  docs: errors/${code}/`);
+  lines.push("", `  docs: ${site}errors/${code}/`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -87,8 +100,11 @@ function listText(): string {
   ).join("");
 }
 
-/** The text `explain` prints for its arguments; an unknown code is a usage error. */
-export function explain(code: string | undefined, json: boolean): string {
+/**
+ * The text `explain` prints for its arguments, linking to the code's page under `site`; an
+ * unknown code is a usage error.
+ */
+export function explain(code: string | undefined, json: boolean, site = DOCS_SITE): string {
   if (code === undefined) {
     return json ? `${JSON.stringify(ERROR_CODES.map(entryJson))}\n` : listText();
   }
@@ -102,5 +118,5 @@ export function explain(code: string | undefined, json: boolean): string {
       "explain",
     );
   }
-  return json ? `${JSON.stringify(entryJson(known))}\n` : entryText(known);
+  return json ? `${JSON.stringify(entryJson(known))}\n` : entryText(known, site);
 }

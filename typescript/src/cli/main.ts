@@ -17,7 +17,7 @@ import { packageVersion } from "../version.js";
 import { programArguments } from "./argv.js";
 import { CALL_SPEC, callCommand } from "./call.js";
 import { DOCTOR_SPEC, reportJson, reportText } from "./doctor.js";
-import { EXPLAIN_SPEC, explain } from "./explain.js";
+import { docsSite, EXPLAIN_SPEC, explain } from "./explain.js";
 import { callTool, configPath, failure, Interrupt, openGraph } from "./graph-call.js";
 import { EXIT, Io, StreamFailure } from "./io.js";
 import type { MaintenanceIo } from "./maintenance.js";
@@ -166,7 +166,7 @@ async function explainCommand(args: string[], io: Io): Promise<number> {
     return EXIT.ok;
   }
   const code = parsed.positionals.get("code")?.[0];
-  await io.out(explain(code, parsed.options.has("--json")));
+  await io.out(explain(code, parsed.options.has("--json"), docsSite(process.env)));
   return EXIT.ok;
 }
 

@@ -402,6 +402,29 @@ test("explain prints a code's registry entry; an unknown code is a usage error",
   assert.doesNotMatch(unknown.stderr, /XYZZY/);
 });
 
+test("explain's text ends with the full URL of the code's page", () => {
+  const done = cli(["explain", "CG_GRAPH_CLOSED"], {
+    env: { ...process.env, CAPABILITY_GRAPH_DOCS_URL: "" },
+  });
+  assert.ok(
+    done.stdout.endsWith("\n  docs: https://capability-graph.dev/errors/CG_GRAPH_CLOSED/\n"),
+  );
+});
+
+for (const [given, site] of [
+  ["http://localhost:8000", "http://localhost:8000/"],
+  ["https://mirror.example/cg/", "https://mirror.example/cg/"],
+  ["ftp://mirror.example/", "https://capability-graph.dev/"],
+  ["https://mirror example/", "https://capability-graph.dev/"],
+] as const) {
+  test(`CAPABILITY_GRAPH_DOCS_URL=${given} links explain to ${site}`, () => {
+    const done = cli(["explain", "CG_GRAPH_CLOSED"], {
+      env: { ...process.env, CAPABILITY_GRAPH_DOCS_URL: given },
+    });
+    assert.ok(done.stdout.endsWith(`\n  docs: ${site}errors/CG_GRAPH_CLOSED/\n`), done.stdout);
+  });
+}
+
 test("doctor on a configuration that cannot be read: report on stdout, envelope on stderr, exit 1", () => {
   const done = cli(["doctor", "--config", "/nonexistent/capability-graph.json", "--json"]);
   assert.equal(done.status, 1);

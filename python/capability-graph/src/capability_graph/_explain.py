@@ -19,6 +19,7 @@ stay cheap to start.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -44,6 +45,21 @@ __all__ = [
 
 #: Where the page of a code lives in the docs site (relative to the site root).
 DOCS_PAGE: Final = "errors/{code}/"
+
+#: The published docs site the text form links to. ``CAPABILITY_GRAPH_DOCS_URL`` (an http or
+#: https URL: a mirror, a local build) replaces it in the CLI; the docs pages always use this one.
+DOCS_SITE: Final = "https://capability-graph.dev/"
+DOCS_SITE_VARIABLE: Final = "CAPABILITY_GRAPH_DOCS_URL"
+
+
+def docs_site(environ: Mapping[str, str]) -> str:
+    """The docs site of ``environ``: its ``CAPABILITY_GRAPH_DOCS_URL`` when that is an http or
+    https URL without whitespace (a ``/`` added at its end), else :data:`DOCS_SITE`."""
+    given = environ.get(DOCS_SITE_VARIABLE, "")
+    if re.fullmatch(r"https?://[^\s/]+(/[^\s]*)?", given, flags=re.ASCII) is None:
+        return DOCS_SITE
+    return given if given.endswith("/") else given + "/"
+
 
 # The projection of an executor's error (CG-MODEL-5), said for one model code.
 _EXECUTOR_RULE_EN: Final = (
@@ -166,8 +182,9 @@ def _executor_rule(entry: CodeEntry, *, markdown: bool) -> tuple[str, str] | Non
 # -- terminal text ------------------------------------------------------------------------------
 
 
-def explain_text(code: str | ErrorCode) -> str:
-    """The terminal text of ``capability-graph explain CODE``: English, then Chinese.
+def explain_text(code: str | ErrorCode, *, site: str = DOCS_SITE) -> str:
+    """The terminal text of ``capability-graph explain CODE``: English, then Chinese, then the
+    full URL of the code's page under ``site``.
 
     Ends with a newline. The docs page of the code embeds this text verbatim.
     """
@@ -202,7 +219,7 @@ def explain_text(code: str | ErrorCode) -> str:
     rule = _executor_rule(entry, markdown=False)
     if rule is not None:
         lines += ["", f"  executor: {rule[0]}", f"  执行器:   {rule[1]}"]
-    lines += ["", f"  docs: {DOCS_PAGE.format(code=entry.code.value)}"]
+    lines += ["", f"  docs: {site}{DOCS_PAGE.format(code=entry.code.value)}"]
     return "\n".join(lines) + "\n"
 
 

@@ -48,3 +48,26 @@ def test_explain_ignores_case() -> None:
     run = cli("explain", "cg_config_invalid", "--json")
     assert run.status == 0
     assert run.json()["code"] == "CG_CONFIG_INVALID"
+
+
+def test_explain_text_ends_with_the_full_url_of_the_code_page() -> None:
+    run = cli("explain", "CG_GRAPH_CLOSED")
+    assert run.stdout.endswith("\n  docs: https://capability-graph.dev/errors/CG_GRAPH_CLOSED/\n")
+
+
+@pytest.mark.parametrize(
+    ("given", "site"),
+    [
+        ("http://localhost:8000", "http://localhost:8000/"),
+        ("https://mirror.example/cg/", "https://mirror.example/cg/"),
+        ("ftp://mirror.example/", "https://capability-graph.dev/"),
+        ("https://mirror example/", "https://capability-graph.dev/"),
+        ("", "https://capability-graph.dev/"),
+    ],
+)
+def test_capability_graph_docs_url_replaces_the_site_when_it_is_an_http_url(
+    monkeypatch: pytest.MonkeyPatch, given: str, site: str
+) -> None:
+    monkeypatch.setenv("CAPABILITY_GRAPH_DOCS_URL", given)
+    run = cli("explain", "CG_GRAPH_CLOSED")
+    assert run.stdout.endswith(f"\n  docs: {site}errors/CG_GRAPH_CLOSED/\n")

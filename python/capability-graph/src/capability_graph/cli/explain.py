@@ -5,6 +5,7 @@ codes without CODE); the same generated content as the error reference pages
 from __future__ import annotations
 
 import argparse
+import os
 from typing import TextIO
 
 from .._generated.taxonomy import ErrorCode
@@ -31,6 +32,7 @@ def run_explain(
     args: argparse.Namespace, stdin: TextIO | None, stdout: TextIO, stderr: TextIO
 ) -> int:
     from .._explain import (
+        docs_site,
         explain_index_json,
         explain_index_text,
         explain_json,
@@ -58,5 +60,5 @@ def run_explain(
     if args.json:
         stdout.write(dumps(explain_json(code)) + "\n")
     else:
-        stdout.write(explain_text(code))
+        stdout.write(explain_text(code, site=docs_site(os.environ)))
     return EXIT_OK

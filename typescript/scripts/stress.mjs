@@ -33,8 +33,8 @@ const SECTIONS = {
     files: ["properties/cursor.test.js"],
   },
   client_files: {
-    what: "mcp-install/mcp-uninstall on generated Cursor and VS Code files (CG-MAINT-12)",
-    files: ["cli/mcp-install-property.test.js"],
+    what: "mcp-install/mcp-uninstall on generated Cursor, VS Code, damaged JSON and Codex TOML files (CG-MAINT-8, CG-MAINT-12)",
+    files: ["cli/mcp-install-property.test.js", "cli/client-files-generated.test.js"],
   },
   frames: {
     what: "MCP long lines, a client that stops reading, concurrent matches (fixed cases)",

@@ -694,7 +694,9 @@ function jsonNesting(text: string): number {
 function parseDocument(profile: ClientProfile, text: string): JsonObject | undefined {
   if (profile.format === "toml") {
     try {
-      return plainTables(parseToml(text)) as JsonObject;
+      // TOML integers are 64-bit: one past 2^53 is valid TOML, read as a BigInt rather than
+      // refused as "not valid TOML" ([CG-MAINT-8]: only a file that is not TOML is failed).
+      return plainTables(parseToml(text, { integersAsBigInt: "asNeeded" })) as JsonObject;
     } catch {
       return undefined;
     }

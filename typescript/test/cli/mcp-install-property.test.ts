@@ -10,95 +10,16 @@ import { test } from "node:test";
 import { parse as parseJsonc } from "jsonc-parser";
 import { CLI_MODULE, runMcpInstall, runMcpUninstall } from "../../src/cli/mcp-install.js";
 import { scaled } from "../scale.js";
+import {
+  generator,
+  layout,
+  randomDocument,
+  randomObject,
+  randomString,
+} from "./client-file-generators.js";
 import { captureIo, freshFolder, REPOSITORY } from "./maintenance-helpers.js";
 
 const CASES = scaled(60);
-
-/** A small deterministic generator (mulberry32). */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const ALPHABET = [
-  "a",
-  "Z",
-  "0",
-  " ",
-  '"',
-  "\\",
-  "/",
-  "\n",
-  "\u00e9",
-  "\u4e2d",
-  "\ud83d\ude00",
-  "{",
-  "}",
-  ",",
-  ":",
-];
-
-function randomString(random: () => number): string {
-  const length = Math.floor(random() * 6);
-  let text = "";
-  for (let index = 0; index < length; index += 1)
-    text += ALPHABET[Math.floor(random() * ALPHABET.length)];
-  return text;
-}
-
-function randomValue(random: () => number, depth: number): unknown {
-  const kind = Math.floor(random() * (depth > 2 ? 4 : 6));
-  switch (kind) {
-    case 0:
-      return randomString(random);
-    case 1:
-      return random() < 0.5
-        ? Math.floor(random() * 2000) - 1000
-        : Number((random() * 100).toFixed(3));
-    case 2:
-      return random() < 0.5;
-    case 3:
-      return null;
-    case 4:
-      return Array.from({ length: Math.floor(random() * 4) }, () => randomValue(random, depth + 1));
-    default:
-      return randomObject(random, depth + 1);
-  }
-}
-
-function randomObject(random: () => number, depth: number): Record<string, unknown> {
-  const object: Record<string, unknown> = {};
-  const size = Math.floor(random() * 4);
-  for (let index = 0; index < size; index += 1)
-    object[`k${randomString(random)}`] = randomValue(random, depth);
-  return object;
-}
-
-function randomDocument(random: () => number): Record<string, unknown> {
-  const document = randomObject(random, 0);
-  if (random() < 0.6) {
-    const servers: Record<string, unknown> = {};
-    for (let index = 0; index < Math.floor(random() * 3); index += 1) {
-      servers[`server-${index}`] = { command: randomString(random), args: [randomString(random)] };
-    }
-    document.mcpServers = servers;
-  }
-  return document;
-}
-
-function layout(document: unknown, random: () => number): string {
-  const indents: Array<number | string> = [0, 2, 4, "\t"];
-  let text = JSON.stringify(document, null, indents[Math.floor(random() * indents.length)]);
-  if (random() < 0.5) text += "\n";
-  if (random() < 0.25) text = text.replaceAll("\n", "\r\n");
-  return text;
-}
 
 test(`mcp-install then mcp-uninstall on ${CASES} generated Cursor files keeps the rest of the document exactly`, async () => {
   const cwd = freshFolder();

@@ -213,6 +213,21 @@ describe("mcp-install: adding the entry", () => {
     assert.equal(again.exit, 0);
     assert.equal(read(file), after);
   });
+
+  test("Codex: a 64-bit integer past 2^53 is valid TOML and the file is edited, the integer kept", async () => {
+    // Found by the generated Codex files (client-files-generated.test.ts, seed 2): such a file
+    // was refused as "not valid TOML" ([CG-MAINT-8]); the reference edits it.
+    const { cwd } = project();
+    const text = "n = 9223372036854775807\nm = -9007199254740993\n";
+    const file = writeClientFile(cwd, "config.toml", text);
+    const { exit, io } = await install(cwd, ...onClientFile("codex", "config.toml"));
+    assert.equal(exit, 0, io.out);
+    const after = read(file);
+    assert.ok(after.startsWith(text));
+    const document = parseToml(after, { integersAsBigInt: "asNeeded" });
+    assert.equal(document.n, 9223372036854775807n);
+    assert.equal(document.m, -9007199254740993n);
+  });
 });
 
 describe("mcp-install: --env", () => {

@@ -27,9 +27,12 @@ const REQUIRED = [
 ];
 const FORBIDDEN = ["dist/test/", "dist/conformance/", "src/", "test/", "node_modules/"];
 
-/** A strict program against the declarations: the SDK, the Tool Adapter and GraphError. */
-const TYPED_PROGRAM = `import { CapabilityGraph, GraphError, ToolAdapter } from "capability-graph";
+/** A strict program against the declarations: the SDK (typed configuration), diagnose, the Tool Adapter and GraphError. */
+const TYPED_PROGRAM = `import { CapabilityGraph, diagnose, GraphError, type HostConfig, ToolAdapter } from "capability-graph";
 
+const inline: HostConfig = { providers: [], model: { executor: "lexical" } };
+const report = await diagnose(inline);
+if (report.status !== "ok") throw new Error(report.checks.map((check) => check.message).join("; "));
 const graph = await CapabilityGraph.open("capability-graph.json");
 try {
   const described = await graph.describe();

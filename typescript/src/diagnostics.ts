@@ -2,6 +2,7 @@
 // open, plus the readability of every declared `path` document and the executor's
 // prerequisites. Problems are collected, not stopped at the first; the configuration is read
 // once. The report is for the host: it may name local paths, never a secret.
+import type { HostConfig as Configuration } from "./_generated/types/config.js";
 import { checkConfig, type HostConfig, readConfigFile } from "./config.js";
 import { readDocumentFile } from "./documents.js";
 import { GraphError } from "./errors.js";
@@ -29,8 +30,7 @@ export interface DiagnosticsReport {
 }
 
 export interface DiagnosticsOptions {
-  /** The configuration file (absolute, or relative to `cwd`). */
-  configPath: string;
+  /** Where a relative configuration path resolves, and an object's relative paths (default: the working directory). */
   cwd?: string;
   /** Bounds the executor's prerequisite probes. */
   signal?: AbortSignal;
@@ -62,7 +62,10 @@ function describeError(error: GraphError, detail?: string): string {
   return detail === undefined ? base : `${base} (${detail})`;
 }
 
-export async function diagnose(options: DiagnosticsOptions): Promise<DiagnosticsReport> {
+export async function diagnose(
+  config: string | Configuration,
+  options: DiagnosticsOptions = {},
+): Promise<DiagnosticsReport> {
   const checks: DiagnosticCheck[] = [];
   const warnings: string[] = [];
   const add = (id: string, status: CheckStatus, message: string) =>
@@ -74,26 +77,35 @@ export async function diagnose(options: DiagnosticsOptions): Promise<Diagnostics
     ...(configError === undefined ? {} : { configError }),
   });
 
-  const read = await readConfigFile(options.configPath, options.cwd ?? process.cwd());
-  if (!read.ok) {
-    add("config", "fail", `Cannot read the configuration: ${read.path} ${read.cause}`);
-    add("sources", "skip", "Not checked: the configuration cannot be read");
-    return finish(read.error);
+  // A path is read as open reads it; an object is judged as it is ([CG-MAINT-1]).
+  let value: unknown = config;
+  let baseDir = options.cwd ?? process.cwd();
+  let outOfRangeInteger: Parameters<typeof checkConfig>[2];
+  if (typeof config === "string") {
+    const read = await readConfigFile(config, baseDir);
+    if (!read.ok) {
+      add("config", "fail", `Cannot read the configuration: ${read.path} ${read.cause}`);
+      add("sources", "skip", "Not checked: the configuration cannot be read");
+      return finish(read.error);
+    }
+    value = read.value;
+    baseDir = read.baseDir;
+    outOfRangeInteger = read.outOfRangeInteger;
   }
-  let config: HostConfig;
+  let checked: HostConfig;
   try {
-    config = checkConfig(read.value, read.baseDir, read.outOfRangeInteger);
+    checked = checkConfig(value, baseDir, outOfRangeInteger);
   } catch (error) {
     if (!(error instanceof GraphError)) throw error;
     add("config", "fail", describeError(error));
     add("sources", "skip", "Not checked: the configuration is invalid");
     return finish();
   }
-  add("config", "ok", `The configuration is valid (${plural(config.sources.length, "source")})`);
+  add("config", "ok", `The configuration is valid (${plural(checked.sources.length, "source")})`);
 
   const loaded: LoadedProvider[] = [];
-  for (const source of config.sources) {
-    const outcome = await loadSource(source, config.budgets);
+  for (const source of checked.sources) {
+    const outcome = await loadSource(source, checked.budgets);
     if (outcome.ok) {
       const provider = outcome.provider;
       loaded.push(provider);
@@ -106,11 +118,11 @@ export async function diagnose(options: DiagnosticsOptions): Promise<Diagnostics
       add(`source.${source.index}`, "fail", describeError(outcome.error, outcome.detail));
     }
   }
-  const everySourceLoaded = loaded.length === config.sources.length;
+  const everySourceLoaded = loaded.length === checked.sources.length;
 
   let opened: ReturnType<typeof assembleSnapshot> | undefined;
   if (everySourceLoaded) {
-    opened = assembleSnapshot(loaded, config);
+    opened = assembleSnapshot(loaded, checked);
     // Steps 5 to 7 (provider ids, the capability budget, cycles) are what the relations check
     // covers; step 8 (the scope names loaded providers) is the open check's.
     if (opened.ok || opened.step === 8) {
@@ -153,15 +165,15 @@ export async function diagnose(options: DiagnosticsOptions): Promise<Diagnostics
   }
 
   // [CG-MAINT-15]: one documents check per source, listed even when its source failed to load.
-  for (const source of config.sources) {
+  for (const source of checked.sources) {
     const provider = loaded.find((candidate) => candidate.sourceIndex === source.index);
     if (provider === undefined) {
       add(`documents.${source.index}`, "skip", "Not checked: the source failed to load");
     } else {
-      add(`documents.${source.index}`, ...(await documentCheck(provider, config)));
+      add(`documents.${source.index}`, ...(await documentCheck(provider, checked)));
     }
   }
-  const bodies = config.bodies;
+  const bodies = checked.bodies;
   for (const provider of loaded) {
     const approved =
       bodies === "all" || (Array.isArray(bodies) && bodies.includes(provider.providerId));
@@ -175,7 +187,7 @@ export async function diagnose(options: DiagnosticsOptions): Promise<Diagnostics
     }
   }
 
-  const model = config.model;
+  const model = checked.model;
   if (model === undefined) {
     add(
       "executor",

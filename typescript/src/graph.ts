@@ -4,6 +4,7 @@
 import { performance } from "node:perf_hooks";
 import { SCHEMA_DEFAULTS } from "./_generated/defaults.js";
 import { OPERATIONS, type Operation } from "./_generated/operations.js";
+import type { HostConfig as Configuration } from "./_generated/types/config.js";
 import type { DescribeResult } from "./_generated/types/describe-result.js";
 import type { ListRequest } from "./_generated/types/list-request.js";
 import type { ListResult } from "./_generated/types/list-result.js";
@@ -125,9 +126,12 @@ export class CapabilityGraph {
    * with the checks of [CG-OPEN-1] in order; the first failure is thrown as a GraphError and
    * nothing stays open.
    */
-  static async open(config: unknown, options: OpenOptions = {}): Promise<CapabilityGraph> {
+  static async open(
+    config: string | Configuration,
+    options: OpenOptions = {},
+  ): Promise<CapabilityGraph> {
     const cwd = options.cwd ?? process.cwd();
-    let value = config;
+    let value: unknown = config;
     let baseDir = cwd;
     let outOfRangeInteger = integralBeyondRange;
     if (typeof config === "string") {

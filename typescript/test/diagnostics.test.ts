@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
+import type { HostConfig } from "../src/_generated/types/config.js";
 import { validateMaintenanceReport } from "../src/_generated/validators.js";
 import { diagnose } from "../src/diagnostics.js";
 
@@ -27,7 +28,7 @@ const provider = (providerId: string, documents: unknown[] = []) => ({
 });
 
 async function report(configPath: string) {
-  const result = await diagnose({ configPath });
+  const result = await diagnose(configPath);
   const { configError, ...json } = result;
   assert.ok(validateMaintenanceReport(json), "the report is a valid MaintenanceReport");
   return { ...json, configError: configError?.toJSON() };
@@ -120,4 +121,25 @@ test("a healthy configuration reports ok with the revision the graph opens with"
     result.checks.at(-1)?.message ?? "",
     /^The graph opens: revision r:[0-9a-f]{16}, 1 provider and 1 capability in scope$/,
   );
+});
+
+test("diagnose takes a configuration object as open does, and judges it as it is", async () => {
+  const ok = await diagnose({ providers: [{ definition: provider("acme") }] });
+  assert.equal(ok.status, "ok");
+  assert.deepEqual(
+    ok.checks.map((check) => [check.id, check.status]),
+    [
+      ["config", "ok"],
+      ["source.0", "ok"],
+      ["relations", "ok"],
+      ["documents.0", "skip"],
+      ["executor", "skip"],
+      ["open", "ok"],
+    ],
+  );
+  // The TypeScript shape of an older call is a configuration with a key it does not allow.
+  const old = await diagnose({ configPath: "x.json" } as unknown as HostConfig);
+  assert.equal(old.status, "failed");
+  assert.equal(old.checks[0]?.id, "config");
+  assert.match(old.checks[0]?.message ?? "", /^CG_CONFIG_INVALID: /);
 });

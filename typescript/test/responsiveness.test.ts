@@ -10,7 +10,8 @@
 // cannot fire either). Latencies depend on the machine's load and are not asserted.
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
-import { CapabilityGraph } from "../src/index.js";
+import type { ModelConfig } from "../src/_generated/types/config.js";
+import { CapabilityGraph, type HostConfig } from "../src/index.js";
 import { fakeCodex, hangWithGrandchild } from "./executors/fake_codex.js";
 import { type LoopbackServer, loopbackServer } from "./executors/helpers.js";
 import {
@@ -28,7 +29,7 @@ const MIN_TICKS = 3;
 const KEY_ENV = "CG_TICKER_OPENAI_KEY";
 
 /** A small inline provider with `count` capabilities and the given model section. */
-function tickerConfig(count: number, model: Record<string, unknown>) {
+function tickerConfig(count: number, model: ModelConfig): HostConfig {
   const capabilities = Array.from({ length: count }, (_, n) => ({
     id: `c${n}`,
     name: `C${n}`,
@@ -41,7 +42,7 @@ function tickerConfig(count: number, model: Record<string, unknown>) {
 }
 
 /** The lexical executor over 999 capabilities whose texts are at the schema's maximum length. */
-function coldLexicalConfig() {
+function coldLexicalConfig(): HostConfig {
   return {
     providers: [{ definition: longCatalogDefinition(999, 8192) }],
     model: { executor: "lexical" },
@@ -50,7 +51,7 @@ function coldLexicalConfig() {
 }
 
 /** Open `config`, run `matches` matches one after the other, each under a ticker, and close. */
-async function tickThroughMatches(config: unknown, matches: number): Promise<Ticks[]> {
+async function tickThroughMatches(config: HostConfig, matches: number): Promise<Ticks[]> {
   const graph = await CapabilityGraph.open(config);
   try {
     const runs: Ticks[] = [];

@@ -153,7 +153,7 @@ async function doctorCommand(args: string[], io: Io): Promise<number> {
     return EXIT.ok;
   }
   const { diagnose } = await import("../diagnostics.js");
-  const report = await diagnose({ configPath: configPath(parsed), cwd: process.cwd() });
+  const report = await diagnose(configPath(parsed), { cwd: process.cwd() });
   await io.out(parsed.options.has("--json") ? reportJson(report) : reportText(report));
   if (report.configError !== undefined) await io.envelope(report.configError.toJSON());
   return report.status === "ok" ? EXIT.ok : EXIT.graphError;

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { ScriptedStep } from "../../src/_generated/types/config.js";
 import { GraphError } from "../../src/errors.js";
 import { CapabilityGraph } from "../../src/graph.js";
 
-function nested(levels: number): unknown {
-  let step: unknown = { return: { status: "unknown", candidates: [] } };
+function nested(levels: number): ScriptedStep {
+  let step: ScriptedStep = { return: { status: "unknown", candidates: [] } };
   for (let level = 0; level < levels; level += 1) {
     // `then` is the step language's member name (executors.md section 7), not a thenable.
     // biome-ignore lint/suspicious/noThenProperty: the scripted step language names it so

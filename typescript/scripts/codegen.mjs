@@ -163,6 +163,27 @@ function loadSchemas() {
   );
 }
 
+// A `$ref` with a `description` beside it, as `{allOf: [{$ref}], description}`: the same schema
+// for the type generator, which would otherwise merge the two into a new type under the
+// referenced title and number it (`Text1`, `CapabilityId4`); wrapped, the property is typed by
+// the referenced name and keeps its own description as its comment. Types only: the validators
+// are compiled from the schemas as written.
+function namedReferences(node) {
+  if (Array.isArray(node)) return node.map(namedReferences);
+  if (node === null || typeof node !== "object") return node;
+  const copy = Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [key, namedReferences(value)]),
+  );
+  if (typeof copy.$ref !== "string" || !("description" in copy)) return copy;
+  // A `default` beside it would be intersected into the type (`DocumentBodies & string`): it is
+  // said in the comment instead.
+  const { $ref, default: fallback, ...siblings } = copy;
+  if (fallback !== undefined) {
+    siblings.description = `${siblings.description} Default: ${JSON.stringify(fallback)}.`;
+  }
+  return { ...siblings, allOf: [{ $ref }] };
+}
+
 // The TypeScript types of every schema, one module per schema file (each declares the types it
 // references, so modules are independent and names never collide across files).
 async function typeModules(schemas) {
@@ -171,10 +192,15 @@ async function typeModules(schemas) {
     order: 1,
     // References are relative (`ids.schema.json#/$defs/...`): read them from the spec folder.
     canRead: (file) => file.url.startsWith(SCHEMA_BASE) || file.url.startsWith(schemaDir),
-    read: (file) => readFileSync(join(schemaDir, basename(file.url.split("#")[0])), "utf8"),
+    read: (file) =>
+      JSON.stringify(
+        namedReferences(
+          JSON.parse(readFileSync(join(schemaDir, basename(file.url.split("#")[0])), "utf8")),
+        ),
+      ),
   };
   for (const [file, schema] of schemas) {
-    const body = await compileTypes(structuredClone(schema), pascalName(file), {
+    const body = await compileTypes(namedReferences(schema), pascalName(file), {
       bannerComment: "",
       cwd: schemaDir,
       additionalProperties: false,

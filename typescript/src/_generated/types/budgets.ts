@@ -3,31 +3,31 @@
 // Source: schemas/budgets.schema.json.
 
 /**
- * Most capabilities the graph may load, over all providers.
+ * Most capabilities a graph may load, over all providers (CG_CATALOG_TOO_LARGE at load). Hard cap 10,000,000.
  */
 export type MaxCapabilities = number;
 /**
- * Most catalog entries a match may hand to the model executor.
+ * Most catalog entries a match may hand to the model executor (CG_CATALOG_TOO_LARGE in match). Hard cap 1,000,000.
  */
 export type MaxCatalogEntries = number;
 /**
- * Largest serialized result an operation may return.
+ * Largest serialized result (CG_RESULT_TOO_LARGE). Hard cap 256 MiB.
  */
 export type MaxResultBytes = number;
 /**
- * Largest serialized request an operation accepts.
+ * Largest serialized request (CG_INPUT_TOO_LARGE). Hard cap 64 MiB.
  */
 export type MaxInputBytes = number;
 /**
- * Largest document body read_document may return.
+ * Largest document body that can be read (CG_DOCUMENT_TOO_LARGE). Hard cap 1 GiB.
  */
 export type MaxDocumentBytes = number;
 /**
- * Largest provider definition file the graph loads.
+ * Largest provider definition file (CG_DEFINITION_INVALID). Hard cap 1 GiB.
  */
 export type MaxDefinitionBytes = number;
 /**
- * Largest serialized output the model executor may return.
+ * Largest serialized model executor output (CG_MODEL_OUTPUT_TOO_LARGE). Hard cap 16 MiB.
  */
 export type MaxModelOutputBytes = number;
 
@@ -35,11 +35,32 @@ export type MaxModelOutputBytes = number;
  * Trusted host budgets: positive integers up to hard caps; an omitted budget takes its default. Requests can never raise them, and exceeding one is an error, never a silent truncation. Anything else (zero, negative, above the cap, not an integer) is CG_CONFIG_INVALID.
  */
 export interface Budgets {
+  /**
+   * Most capabilities the graph may load, over all providers. Default: 100000.
+   */
   maxCapabilities?: MaxCapabilities;
+  /**
+   * Most catalog entries a match may hand to the model executor. Default: 5000.
+   */
   maxCatalogEntries?: MaxCatalogEntries;
+  /**
+   * Largest serialized result an operation may return. Default: 1048576.
+   */
   maxResultBytes?: MaxResultBytes;
+  /**
+   * Largest serialized request an operation accepts. Default: 65536.
+   */
   maxInputBytes?: MaxInputBytes;
+  /**
+   * Largest document body read_document may return. Default: 1048576.
+   */
   maxDocumentBytes?: MaxDocumentBytes;
+  /**
+   * Largest provider definition file the graph loads. Default: 4194304.
+   */
   maxDefinitionBytes?: MaxDefinitionBytes;
+  /**
+   * Largest serialized output the model executor may return. Default: 65536.
+   */
   maxModelOutputBytes?: MaxModelOutputBytes;
 }

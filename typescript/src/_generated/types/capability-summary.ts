@@ -3,19 +3,19 @@
 // Source: schemas/capability-summary.schema.json.
 
 /**
- * The capability's full id, 'providerId::capabilityId'.
+ * A full capability id, 'providerId::capabilityId' (exactly one '::'). Every query takes full ids.
  */
 export type CapabilityId = string;
 /**
- * The id of the provider that declares the capability.
+ * A provider id: a lowercase ASCII letter, then up to 63 of a-z, 0-9, '.', '_', '-'.
  */
 export type ProviderId = string;
 /**
- * The capability's human-readable name.
+ * A human-readable name: one line, 1..256 characters, no control characters.
  */
 export type DisplayName = string;
 /**
- * What the capability does.
+ * Descriptive text, 1..8192 characters; tab, line feed and carriage return are the only control characters allowed.
  */
 export type Text = string;
 /**
@@ -27,9 +27,21 @@ export type Tag = string;
  * A catalog entry: what list returns for each capability and what a model executor sees.
  */
 export interface CapabilitySummary {
+  /**
+   * The capability's full id, 'providerId::capabilityId'.
+   */
   id: CapabilityId;
+  /**
+   * The id of the provider that declares the capability.
+   */
   providerId: ProviderId;
+  /**
+   * The capability's human-readable name.
+   */
   name: DisplayName;
+  /**
+   * What the capability does.
+   */
   description: Text;
   /**
    * The capability's tags; empty when it declares none.

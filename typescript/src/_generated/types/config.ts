@@ -7,23 +7,15 @@
  */
 export type ProviderSource = FileProviderSource | InlineProviderSource;
 /**
- * The provider definition file.
+ * A trusted local file system path (absolute, or relative to the folder of the configuration file), without NUL.
  */
 export type LocalPath = string;
-/**
- * The folder the provider's documents are read below; omitted: the folder of the definition file.
- */
-export type LocalPath1 = string;
-/**
- * The folder the provider's documents are read below; required to read a 'path' document.
- */
-export type LocalPath2 = string;
 /**
  * A provider id: a lowercase ASCII letter, then up to 63 of a-z, 0-9, '.', '_', '-'.
  */
 export type ProviderId = string;
 /**
- * 'all' (the default), 'none', or the ids of the providers whose document bodies may be returned.
+ * 'all' (default), 'none', or the list of provider ids whose document bodies may be returned; any other body is CG_ACCESS_DENIED.
  */
 export type DocumentBodies = DocumentBodiesMode | ProviderId[];
 /**
@@ -31,35 +23,35 @@ export type DocumentBodies = DocumentBodiesMode | ProviderId[];
  */
 export type DocumentBodiesMode = "all" | "none";
 /**
- * Most capabilities the graph may load, over all providers.
+ * Most capabilities a graph may load, over all providers (CG_CATALOG_TOO_LARGE at load). Hard cap 10,000,000.
  */
 export type MaxCapabilities = number;
 /**
- * Most catalog entries a match may hand to the model executor.
+ * Most catalog entries a match may hand to the model executor (CG_CATALOG_TOO_LARGE in match). Hard cap 1,000,000.
  */
 export type MaxCatalogEntries = number;
 /**
- * Largest serialized result an operation may return.
+ * Largest serialized result (CG_RESULT_TOO_LARGE). Hard cap 256 MiB.
  */
 export type MaxResultBytes = number;
 /**
- * Largest serialized request an operation accepts.
+ * Largest serialized request (CG_INPUT_TOO_LARGE). Hard cap 64 MiB.
  */
 export type MaxInputBytes = number;
 /**
- * Largest document body read_document may return.
+ * Largest document body that can be read (CG_DOCUMENT_TOO_LARGE). Hard cap 1 GiB.
  */
 export type MaxDocumentBytes = number;
 /**
- * Largest provider definition file the graph loads.
+ * Largest provider definition file (CG_DEFINITION_INVALID). Hard cap 1 GiB.
  */
 export type MaxDefinitionBytes = number;
 /**
- * Largest serialized output the model executor may return.
+ * Largest serialized model executor output (CG_MODEL_OUTPUT_TOO_LARGE). Hard cap 16 MiB.
  */
 export type MaxModelOutputBytes = number;
 /**
- * The model executor used by match; omitted: match fails with CG_MODEL_NOT_CONFIGURED.
+ * The model executor used by match, chosen by 'executor'. Omitted: match fails with CG_MODEL_NOT_CONFIGURED and static queries keep working.
  */
 export type ModelConfig = ScriptedExecutorConfig | LexicalExecutorConfig | OpenAIExecutorConfig | CodexExecutorConfig;
 /**
@@ -67,33 +59,17 @@ export type ModelConfig = ScriptedExecutorConfig | LexicalExecutorConfig | OpenA
  */
 export type ScriptedStep = ScriptedReturnStep | ScriptedRaiseStep | ScriptedRaiseExceptionStep | ScriptedSleepStep;
 /**
- * The step to do after sleeping.
- */
-export type ScriptedStep1 = ScriptedReturnStep | ScriptedRaiseStep | ScriptedRaiseExceptionStep | ScriptedSleepStep;
-/**
- * The match deadline in milliseconds; a match overrides it with its own timeoutMs.
+ * A match deadline in milliseconds, 1..600000.
  */
 export type TimeoutMs = number;
 /**
- * The match deadline in milliseconds; a match overrides it with its own timeoutMs.
- */
-export type TimeoutMs1 = number;
-/**
- * The base URL of the OpenAI-compatible API.
+ * The base URL of an OpenAI-compatible API: http or https, without user information, query, fragment or whitespace; the host is a name or a bracketed IP literal, the port (when given) 1 to 65535 without leading zeros.
  */
 export type BaseUrl = string;
 /**
- * The name of the environment variable that holds the API key, read at match time.
+ * The name of an environment variable: a letter or '_', then up to 127 of letters, digits and '_'.
  */
 export type EnvVarName = string;
-/**
- * The match deadline in milliseconds; a match overrides it with its own timeoutMs.
- */
-export type TimeoutMs2 = number;
-/**
- * The match deadline in milliseconds; a match overrides it with its own timeoutMs.
- */
-export type TimeoutMs3 = number;
 
 /**
  * The trusted host configuration of a graph (a JSON file for the CLI and MCP server, an object or a file for the SDK; a file is at most 1 MiB of UTF-8 JSON). Unknown keys, explicit nulls, a source that is neither or both kinds, duplicate provider ids, missing or unreadable source files, invalid budgets and invalid executor options are CG_CONFIG_INVALID.
@@ -103,17 +79,35 @@ export interface HostConfig {
    * The provider sources, loaded in order; an empty list opens an empty graph.
    */
   providers: ProviderSource[];
+  /**
+   * The providers that queries may see; omitted: every loaded provider.
+   */
   scope?: Scope;
+  /**
+   * Which document bodies read_document may return; omitted: all of them.
+   */
   documents?: DocumentPolicy;
+  /**
+   * The budgets of the graph; an omitted budget takes its default.
+   */
   budgets?: Budgets;
+  /**
+   * The model executor used by match; omitted: match fails with CG_MODEL_NOT_CONFIGURED.
+   */
   model?: ModelConfig;
 }
 /**
  * A provider definition file. Its documents are read below 'documentRoot', by default the folder of the definition file. Roots are fixed to absolute real paths when the graph opens.
  */
 export interface FileProviderSource {
+  /**
+   * The provider definition file.
+   */
   path: LocalPath;
-  documentRoot?: LocalPath1;
+  /**
+   * The folder the provider's documents are read below; omitted: the folder of the definition file.
+   */
+  documentRoot?: LocalPath;
 }
 /**
  * An inline provider definition. Reading one of its 'path' documents without a 'documentRoot' is CG_DOCUMENT_ROOT_REQUIRED.
@@ -125,10 +119,13 @@ export interface InlineProviderSource {
   definition: {
     [k: string]: unknown | undefined;
   };
-  documentRoot?: LocalPath2;
+  /**
+   * The folder the provider's documents are read below; required to read a 'path' document.
+   */
+  documentRoot?: LocalPath;
 }
 /**
- * The providers that queries may see; omitted: every loaded provider.
+ * The trusted scope: the providers that queries may see. Omitted: every loaded provider. Requests can only narrow it; nothing in a request, least of all context, widens it.
  */
 export interface Scope {
   /**
@@ -137,21 +134,45 @@ export interface Scope {
   providers: ProviderId[];
 }
 /**
- * Which document bodies read_document may return; omitted: all of them.
+ * Which document bodies read_document may return.
  */
 export interface DocumentPolicy {
+  /**
+   * 'all' (the default), 'none', or the ids of the providers whose document bodies may be returned. Default: "all".
+   */
   bodies?: DocumentBodies;
 }
 /**
- * The budgets of the graph; an omitted budget takes its default.
+ * Trusted host budgets: positive integers up to hard caps; an omitted budget takes its default. Requests can never raise them, and exceeding one is an error, never a silent truncation. Anything else (zero, negative, above the cap, not an integer) is CG_CONFIG_INVALID.
  */
 export interface Budgets {
+  /**
+   * Most capabilities the graph may load, over all providers. Default: 100000.
+   */
   maxCapabilities?: MaxCapabilities;
+  /**
+   * Most catalog entries a match may hand to the model executor. Default: 5000.
+   */
   maxCatalogEntries?: MaxCatalogEntries;
+  /**
+   * Largest serialized result an operation may return. Default: 1048576.
+   */
   maxResultBytes?: MaxResultBytes;
+  /**
+   * Largest serialized request an operation accepts. Default: 65536.
+   */
   maxInputBytes?: MaxInputBytes;
+  /**
+   * Largest document body read_document may return. Default: 1048576.
+   */
   maxDocumentBytes?: MaxDocumentBytes;
+  /**
+   * Largest provider definition file the graph loads. Default: 4194304.
+   */
   maxDefinitionBytes?: MaxDefinitionBytes;
+  /**
+   * Largest serialized output the model executor may return. Default: 65536.
+   */
   maxModelOutputBytes?: MaxModelOutputBytes;
 }
 /**
@@ -166,6 +187,9 @@ export interface ScriptedExecutorConfig {
    * The steps, one per match, in order; the last one repeats.
    */
   steps: ScriptedStep[];
+  /**
+   * The match deadline in milliseconds; a match overrides it with its own timeoutMs. Default: 60000.
+   */
   timeoutMs?: TimeoutMs;
 }
 /**
@@ -181,10 +205,13 @@ export interface ScriptedReturnStep {
  * Raise an executor GraphError. Code, action and message are deliberately free strings so that vectors can drive the projection rules (unknown codes, illegal actions, unsafe messages).
  */
 export interface ScriptedRaiseStep {
+  /**
+   * The GraphError to raise.
+   */
   raise: ScriptedRaise;
 }
 /**
- * The GraphError to raise.
+ * The error an executor raises.
  */
 export interface ScriptedRaise {
   /**
@@ -217,7 +244,10 @@ export interface ScriptedSleepStep {
    * How long to sleep, in milliseconds.
    */
   sleepMs: number;
-  then: ScriptedStep1;
+  /**
+   * The step to do after sleeping.
+   */
+  then: ScriptedStep;
 }
 /**
  * Offline lexical ranking (BM25-style) over name, description, whenToUse and tags; 'no_match' below its threshold.
@@ -227,7 +257,10 @@ export interface LexicalExecutorConfig {
    * The executor: 'lexical'.
    */
   executor: "lexical";
-  timeoutMs?: TimeoutMs1;
+  /**
+   * The match deadline in milliseconds; a match overrides it with its own timeoutMs. Default: 60000.
+   */
+  timeoutMs?: TimeoutMs;
 }
 /**
  * Any OpenAI-compatible chat completions endpoint with JSON-schema structured output. The API key is read at match time from the environment variable named by 'apiKeyEnv' (a key is never written in the configuration); an unset or empty variable is CG_MODEL_UNAVAILABLE with check_config.
@@ -237,13 +270,22 @@ export interface OpenAIExecutorConfig {
    * The executor: 'openai'.
    */
   executor: "openai";
+  /**
+   * The base URL of the OpenAI-compatible API.
+   */
   baseUrl: BaseUrl;
   /**
    * The model name sent to the endpoint: 1..256 printable characters.
    */
   model: string;
+  /**
+   * The name of the environment variable that holds the API key, read at match time.
+   */
   apiKeyEnv: EnvVarName;
-  timeoutMs?: TimeoutMs2;
+  /**
+   * The match deadline in milliseconds; a match overrides it with its own timeoutMs. Default: 60000.
+   */
+  timeoutMs?: TimeoutMs;
 }
 /**
  * The Codex CLI ('codex exec', found on PATH) in a read-only sandbox and an empty temporary working folder, through flowcast. Unmet platform, version (the implementation's minimum) or sandbox prerequisites are CG_MODEL_EXECUTOR_UNSAFE; it never falls back to an unsandboxed run.
@@ -257,5 +299,8 @@ export interface CodexExecutorConfig {
    * The model name passed to Codex (--model); omitted: Codex's default.
    */
   model?: string;
-  timeoutMs?: TimeoutMs3;
+  /**
+   * The match deadline in milliseconds; a match overrides it with its own timeoutMs. Default: 60000.
+   */
+  timeoutMs?: TimeoutMs;
 }

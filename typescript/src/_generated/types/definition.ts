@@ -3,37 +3,25 @@
 // Source: schemas/definition.schema.json.
 
 /**
- * The provider's id, unique in a graph.
+ * A provider id: a lowercase ASCII letter, then up to 63 of a-z, 0-9, '.', '_', '-'.
  */
 export type ProviderId = string;
 /**
- * The provider's human-readable name.
+ * A human-readable name: one line, 1..256 characters, no control characters.
  */
 export type DisplayName = string;
 /**
- * The provider's own version label.
+ * The provider's own version label: free text, one line, 1..64 characters.
  */
 export type VersionLabel = string;
 /**
- * What the provider offers.
+ * Descriptive text, 1..8192 characters; tab, line feed and carriage return are the only control characters allowed.
  */
 export type Text = string;
 /**
- * The capability's id inside this provider.
+ * A capability id inside its provider: a lowercase ASCII letter, then up to 127 of a-z, 0-9, '.', '_', '-'. Dots are part of the id, never a separator.
  */
 export type LocalCapabilityId = string;
-/**
- * The capability's human-readable name.
- */
-export type DisplayName1 = string;
-/**
- * What the capability does.
- */
-export type Text1 = string;
-/**
- * When to use the capability.
- */
-export type Text2 = string;
 /**
  * A free-form tag: 1..64 characters without whitespace or control characters.
  */
@@ -43,43 +31,23 @@ export type Tag = string;
  */
 export type DocumentDeclaration = FileDocumentDeclaration | UrlDocumentDeclaration;
 /**
- * The document's id, unique within its capability.
+ * A document id, unique within its capability: an ASCII letter, then up to 127 of A-Z, a-z, 0-9, '.', '_', '-'.
  */
 export type DocumentId = string;
 /**
- * The document's title.
- */
-export type DisplayName2 = string;
-/**
- * What the document is for, e.g. 'guide' or 'reference'.
+ * What the document is for, e.g. 'guide', 'reference', 'example', 'tutorial'.
  */
 export type DocumentRole = string;
 /**
- * The document's language, a BCP 47 tag.
+ * A BCP 47 language tag such as 'en' or 'zh-Hans-CN'.
  */
 export type Locale = string;
 /**
- * The document's path, relative to the provider's document root.
+ * A relative POSIX path of 1..1024 characters: '/'-separated non-empty segments, no leading '/', no '.' or '..' segment, no backslash, colon, NUL or other control character (CG-DEF-5). The pattern is the shape check and admits '.' segments; a '.' segment is refused at load after it, with the CG-MSG-10 message of CG-DEF-5.
  */
 export type DocumentPath = string;
 /**
- * The document's id, unique within its capability.
- */
-export type DocumentId1 = string;
-/**
- * The document's title.
- */
-export type DisplayName3 = string;
-/**
- * What the document is for, e.g. 'guide' or 'reference'.
- */
-export type DocumentRole1 = string;
-/**
- * The document's language, a BCP 47 tag.
- */
-export type Locale1 = string;
-/**
- * The document's URL; never fetched.
+ * An absolute http or https URL without user information or whitespace, at most 2048 characters.
  */
 export type HttpUrl = string;
 
@@ -87,9 +55,21 @@ export type HttpUrl = string;
  * A provider definition: one JSON document per provider declaring its capabilities, their explicit relations and their documents. Unknown keys are rejected and an explicit null is never an omission. Rules a schema cannot express are checked when loading: duplicate capability ids and duplicate document ids within a capability (CG_DEFINITION_INVALID); relation kinds and targets, missing local targets, self references and duplicate edges (CG_RELATION_INVALID); cycles of requires/parent/specializes (CG_RELATION_CYCLE); the pure-JSON rules (no duplicate keys, no NaN/Infinity, integers within +-2^53, depth at most 32, valid UTF-8) and budgets.maxDefinitionBytes.
  */
 export interface ProviderDefinition {
+  /**
+   * The provider's id, unique in a graph.
+   */
   providerId: ProviderId;
+  /**
+   * The provider's human-readable name.
+   */
   name: DisplayName;
+  /**
+   * The provider's own version label.
+   */
   version: VersionLabel;
+  /**
+   * What the provider offers.
+   */
   description?: Text;
   /**
    * The capabilities of this provider; an empty list is a legal, empty catalog.
@@ -100,10 +80,22 @@ export interface ProviderDefinition {
  * One capability of the provider.
  */
 export interface Capability {
+  /**
+   * The capability's id inside this provider.
+   */
   id: LocalCapabilityId;
-  name: DisplayName1;
-  description: Text1;
-  whenToUse?: Text2;
+  /**
+   * The capability's human-readable name.
+   */
+  name: DisplayName;
+  /**
+   * What the capability does.
+   */
+  description: Text;
+  /**
+   * When to use the capability.
+   */
+  whenToUse?: Text;
   /**
    * Free-form tags; list can filter capabilities by them.
    */
@@ -134,19 +126,49 @@ export interface RelationDeclaration {
  * A local document, resolved against the provider's document root. Its media type follows the suffix: '.md'/'.mdx' are text/markdown, anything else text/plain.
  */
 export interface FileDocumentDeclaration {
+  /**
+   * The document's id, unique within its capability.
+   */
   id: DocumentId;
-  title: DisplayName2;
+  /**
+   * The document's title.
+   */
+  title: DisplayName;
+  /**
+   * What the document is for, e.g. 'guide' or 'reference'.
+   */
   role?: DocumentRole;
+  /**
+   * The document's language, a BCP 47 tag.
+   */
   locale?: Locale;
+  /**
+   * The document's path, relative to the provider's document root.
+   */
   path: DocumentPath;
 }
 /**
  * A reference document: returned as metadata, never fetched (reading it is CG_DOCUMENT_REFERENCE_ONLY).
  */
 export interface UrlDocumentDeclaration {
-  id: DocumentId1;
-  title: DisplayName3;
-  role?: DocumentRole1;
-  locale?: Locale1;
+  /**
+   * The document's id, unique within its capability.
+   */
+  id: DocumentId;
+  /**
+   * The document's title.
+   */
+  title: DisplayName;
+  /**
+   * What the document is for, e.g. 'guide' or 'reference'.
+   */
+  role?: DocumentRole;
+  /**
+   * The document's language, a BCP 47 tag.
+   */
+  locale?: Locale;
+  /**
+   * The document's URL; never fetched.
+   */
   url: HttpUrl;
 }

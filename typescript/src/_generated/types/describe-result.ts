@@ -3,59 +3,51 @@
 // Source: schemas/describe-result.schema.json.
 
 /**
- * The graph revision, over the providers in scope.
+ * A content revision: 'r:' and the first 16 lowercase hex digits of a SHA-256 over RFC 8785 (JSON Canonicalization Scheme) bytes: of a provider's definition as loaded, or, for the graph, of the object {providerId: providerRevision} of the providers in scope.
  */
 export type Revision = string;
 /**
- * The provider's id.
+ * A provider id: a lowercase ASCII letter, then up to 63 of a-z, 0-9, '.', '_', '-'.
  */
 export type ProviderId = string;
 /**
- * The provider's human-readable name.
+ * A human-readable name: one line, 1..256 characters, no control characters.
  */
 export type DisplayName = string;
 /**
- * The provider's own version label.
+ * The provider's own version label: free text, one line, 1..64 characters.
  */
 export type VersionLabel = string;
 /**
- * The provider's revision.
- */
-export type Revision1 = string;
-/**
- * A provider id: a lowercase ASCII letter, then up to 63 of a-z, 0-9, '.', '_', '-'.
- */
-export type ProviderId1 = string;
-/**
- * The configured executor's name; omitted when none is configured.
+ * The name of a model executor ('scripted', 'lexical', 'openai', 'codex', or the name of an SDK-provided executor).
  */
 export type ExecutorName = string;
 /**
- * Most capabilities the graph may load, over all providers.
+ * Most capabilities a graph may load, over all providers (CG_CATALOG_TOO_LARGE at load). Hard cap 10,000,000.
  */
 export type MaxCapabilities = number;
 /**
- * Most catalog entries a match may hand to the model executor.
+ * Most catalog entries a match may hand to the model executor (CG_CATALOG_TOO_LARGE in match). Hard cap 1,000,000.
  */
 export type MaxCatalogEntries = number;
 /**
- * Largest serialized result an operation may return.
+ * Largest serialized result (CG_RESULT_TOO_LARGE). Hard cap 256 MiB.
  */
 export type MaxResultBytes = number;
 /**
- * Largest serialized request an operation accepts.
+ * Largest serialized request (CG_INPUT_TOO_LARGE). Hard cap 64 MiB.
  */
 export type MaxInputBytes = number;
 /**
- * Largest document body read_document may return.
+ * Largest document body that can be read (CG_DOCUMENT_TOO_LARGE). Hard cap 1 GiB.
  */
 export type MaxDocumentBytes = number;
 /**
- * Largest provider definition file the graph loads.
+ * Largest provider definition file (CG_DEFINITION_INVALID). Hard cap 1 GiB.
  */
 export type MaxDefinitionBytes = number;
 /**
- * Largest serialized output the model executor may return.
+ * Largest serialized model executor output (CG_MODEL_OUTPUT_TOO_LARGE). Hard cap 16 MiB.
  */
 export type MaxModelOutputBytes = number;
 
@@ -63,56 +55,104 @@ export type MaxModelOutputBytes = number;
  * The state of the graph: its revision, the providers in scope, the trusted scope, whether a model executor is configured, and the budgets in force.
  */
 export interface DescribeResult {
+  /**
+   * The graph revision, over the providers in scope.
+   */
   revision: Revision;
   /**
    * The loaded providers in scope.
    */
   providers: ProviderInfo[];
+  /**
+   * The trusted scope in force.
+   */
   scope: Scope;
+  /**
+   * Whether match can run, and with which executor.
+   */
   model: ModelInfo;
+  /**
+   * The budgets in force.
+   */
   budgets: EffectiveBudgets;
 }
 /**
  * A loaded provider.
  */
 export interface ProviderInfo {
+  /**
+   * The provider's id.
+   */
   providerId: ProviderId;
+  /**
+   * The provider's human-readable name.
+   */
   name: DisplayName;
+  /**
+   * The provider's own version label.
+   */
   version: VersionLabel;
-  revision: Revision1;
+  /**
+   * The provider's revision.
+   */
+  revision: Revision;
   /**
    * How many capabilities the provider declares.
    */
   capabilityCount: number;
 }
 /**
- * The trusted scope in force.
+ * The trusted scope: the providers that queries may see. Omitted: every loaded provider. Requests can only narrow it; nothing in a request, least of all context, widens it.
  */
 export interface Scope {
   /**
    * The ids of the providers in scope.
    */
-  providers: ProviderId1[];
+  providers: ProviderId[];
 }
 /**
- * Whether match can run, and with which executor.
+ * Whether match can run: 'configured' is false when no executor is configured ('executor' is then omitted).
  */
 export interface ModelInfo {
   /**
    * Whether a model executor is configured.
    */
   configured: boolean;
+  /**
+   * The configured executor's name; omitted when none is configured.
+   */
   executor?: ExecutorName;
 }
 /**
- * The budgets in force.
+ * The budgets in force, every one present (defaults filled in), as reported by describe.
  */
 export interface EffectiveBudgets {
+  /**
+   * Most capabilities the graph may load, over all providers.
+   */
   maxCapabilities: MaxCapabilities;
+  /**
+   * Most catalog entries a match may hand to the model executor.
+   */
   maxCatalogEntries: MaxCatalogEntries;
+  /**
+   * Largest serialized result an operation may return.
+   */
   maxResultBytes: MaxResultBytes;
+  /**
+   * Largest serialized request an operation accepts.
+   */
   maxInputBytes: MaxInputBytes;
+  /**
+   * Largest document body read_document may return.
+   */
   maxDocumentBytes: MaxDocumentBytes;
+  /**
+   * Largest provider definition file the graph loads.
+   */
   maxDefinitionBytes: MaxDefinitionBytes;
+  /**
+   * Largest serialized output the model executor may return.
+   */
   maxModelOutputBytes: MaxModelOutputBytes;
 }

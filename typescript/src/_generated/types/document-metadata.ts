@@ -7,47 +7,27 @@
  */
 export type DocumentMetadata = FileDocumentMetadata | UrlDocumentMetadata;
 /**
- * The document's id, unique within its capability.
+ * A document id, unique within its capability: an ASCII letter, then up to 127 of A-Z, a-z, 0-9, '.', '_', '-'.
  */
 export type DocumentId = string;
 /**
- * The document's title.
+ * A human-readable name: one line, 1..256 characters, no control characters.
  */
 export type DisplayName = string;
 /**
- * What the document is for, e.g. 'guide' or 'reference'.
+ * What the document is for, e.g. 'guide', 'reference', 'example', 'tutorial'.
  */
 export type DocumentRole = string;
 /**
- * The document's language, a BCP 47 tag.
+ * A BCP 47 language tag such as 'en' or 'zh-Hans-CN'.
  */
 export type Locale = string;
 /**
- * The document's media type, from its path or URL suffix.
+ * The media type of a document, from its path or URL suffix: '.md'/'.mdx' are text/markdown, anything else text/plain.
  */
 export type MediaType = "text/markdown" | "text/plain";
 /**
- * The document's id, unique within its capability.
- */
-export type DocumentId1 = string;
-/**
- * The document's title.
- */
-export type DisplayName1 = string;
-/**
- * What the document is for, e.g. 'guide' or 'reference'.
- */
-export type DocumentRole1 = string;
-/**
- * The document's language, a BCP 47 tag.
- */
-export type Locale1 = string;
-/**
- * The document's media type, from its path or URL suffix.
- */
-export type MediaType1 = "text/markdown" | "text/plain";
-/**
- * The document's URL; open it yourself if needed.
+ * An absolute http or https URL without user information or whitespace, at most 2048 characters.
  */
 export type HttpUrl = string;
 
@@ -55,10 +35,25 @@ export type HttpUrl = string;
  * A local document; read its body with read_document.
  */
 export interface FileDocumentMetadata {
+  /**
+   * The document's id, unique within its capability.
+   */
   id: DocumentId;
+  /**
+   * The document's title.
+   */
   title: DisplayName;
+  /**
+   * What the document is for, e.g. 'guide' or 'reference'.
+   */
   role?: DocumentRole;
+  /**
+   * The document's language, a BCP 47 tag.
+   */
   locale?: Locale;
+  /**
+   * The document's media type, from its path or URL suffix.
+   */
   mediaType: MediaType;
   /**
    * 'file': a local document, readable with read_document.
@@ -69,14 +64,32 @@ export interface FileDocumentMetadata {
  * A reference document: open 'url' yourself if needed; read_document answers CG_DOCUMENT_REFERENCE_ONLY.
  */
 export interface UrlDocumentMetadata {
-  id: DocumentId1;
-  title: DisplayName1;
-  role?: DocumentRole1;
-  locale?: Locale1;
-  mediaType: MediaType1;
+  /**
+   * The document's id, unique within its capability.
+   */
+  id: DocumentId;
+  /**
+   * The document's title.
+   */
+  title: DisplayName;
+  /**
+   * What the document is for, e.g. 'guide' or 'reference'.
+   */
+  role?: DocumentRole;
+  /**
+   * The document's language, a BCP 47 tag.
+   */
+  locale?: Locale;
+  /**
+   * The document's media type, from its path or URL suffix.
+   */
+  mediaType: MediaType;
   /**
    * 'url': a reference document, never fetched.
    */
   kind: "url";
+  /**
+   * The document's URL; open it yourself if needed.
+   */
   url: HttpUrl;
 }

@@ -3,7 +3,7 @@
 // Source: schemas/error.schema.json.
 
 /**
- * The machine-readable error code.
+ * A machine-readable error code; never reused or removed.
  */
 export type ErrorCode =
   | "CG_CONFIG_INVALID"
@@ -49,11 +49,20 @@ export type NextAction = "fix_input" | "check_config" | "refresh" | "narrow_scop
  * The error object of the contract: what GraphError.to_json() returns and the 'error' member of every envelope, identical on the SDK, Tool Adapter, MCP and CLI surfaces. Exactly these keys; 'nextAction' is omitted when the code has none (never null). 'message' is a fixed, safe, single-line sentence: nobody branches on it, and it never carries a stack, cause, path, raw upstream text, secret or request echo.
  */
 export interface ErrorObject {
+  /**
+   * The machine-readable error code.
+   */
   code: ErrorCode;
+  /**
+   * Where in the lifecycle the error happened.
+   */
   phase: Phase;
   /**
    * A safe sentence of 1..300 characters without control characters.
    */
   message: string;
+  /**
+   * What the caller should do next.
+   */
   nextAction?: NextAction;
 }

@@ -11,7 +11,7 @@ export type ProviderId = string;
  */
 export type Tag = string;
 /**
- * The 'nextCursor' of the previous page, sent with the same filters. Omitted: the first page.
+ * An opaque cursor taken from a previous page's 'nextCursor'; valid only with the same filters on the same graph revision.
  */
 export type Cursor = string;
 
@@ -37,5 +37,8 @@ export interface ListRequest {
    * Page size, 1..500.
    */
   limit?: number;
+  /**
+   * The 'nextCursor' of the previous page, sent with the same filters. Omitted: the first page.
+   */
   cursor?: Cursor;
 }

@@ -7,23 +7,23 @@
  */
 export type ListStatus = "ok" | "empty";
 /**
- * The graph revision the page was read from.
+ * A content revision: 'r:' and the first 16 lowercase hex digits of a SHA-256 over RFC 8785 (JSON Canonicalization Scheme) bytes: of a provider's definition as loaded, or, for the graph, of the object {providerId: providerRevision} of the providers in scope.
  */
 export type Revision = string;
 /**
- * The capability's full id, 'providerId::capabilityId'.
+ * A full capability id, 'providerId::capabilityId' (exactly one '::'). Every query takes full ids.
  */
 export type CapabilityId = string;
 /**
- * The id of the provider that declares the capability.
+ * A provider id: a lowercase ASCII letter, then up to 63 of a-z, 0-9, '.', '_', '-'.
  */
 export type ProviderId = string;
 /**
- * The capability's human-readable name.
+ * A human-readable name: one line, 1..256 characters, no control characters.
  */
 export type DisplayName = string;
 /**
- * What the capability does.
+ * Descriptive text, 1..8192 characters; tab, line feed and carriage return are the only control characters allowed.
  */
 export type Text = string;
 /**
@@ -31,7 +31,7 @@ export type Text = string;
  */
 export type Tag = string;
 /**
- * Pass it as 'cursor' (with the same filters) for the next page; omitted on the last page.
+ * An opaque cursor taken from a previous page's 'nextCursor'; valid only with the same filters on the same graph revision.
  */
 export type Cursor = string;
 
@@ -39,21 +39,42 @@ export type Cursor = string;
  * A page of the catalog. 'status' is 'empty' when the authorized catalog has no capability at all (a normal state, not an error; 'items' is then empty and there is no 'nextCursor'); otherwise 'ok', even when the filters match nothing. 'nextCursor' is present only when more items follow.
  */
 export interface ListResult {
+  /**
+   * 'ok', or 'empty' when the authorized catalog has no capability.
+   */
   status: ListStatus;
+  /**
+   * The graph revision the page was read from.
+   */
   revision: Revision;
   /**
    * The capability summaries of this page.
    */
   items: CapabilitySummary[];
+  /**
+   * Pass it as 'cursor' (with the same filters) for the next page; omitted on the last page.
+   */
   nextCursor?: Cursor;
 }
 /**
  * A catalog entry: what list returns for each capability and what a model executor sees.
  */
 export interface CapabilitySummary {
+  /**
+   * The capability's full id, 'providerId::capabilityId'.
+   */
   id: CapabilityId;
+  /**
+   * The id of the provider that declares the capability.
+   */
   providerId: ProviderId;
+  /**
+   * The capability's human-readable name.
+   */
   name: DisplayName;
+  /**
+   * What the capability does.
+   */
   description: Text;
   /**
    * The capability's tags; empty when it declares none.

@@ -3,7 +3,7 @@
 // Source: schemas/match-candidate.schema.json.
 
 /**
- * The full id of the selected capability.
+ * A full capability id, 'providerId::capabilityId' (exactly one '::'). Every query takes full ids.
  */
 export type CapabilityId = string;
 /**
@@ -11,7 +11,7 @@ export type CapabilityId = string;
  */
 export type Confidence = number;
 /**
- * Why the capability fits; omitted when the executor gives no reason.
+ * Why the capability fits: 1..1024 characters of text.
  */
 export type CandidateReason = string;
 
@@ -19,7 +19,16 @@ export type CandidateReason = string;
  * A capability selected by the model executor, with its confidence in [0, 1] and an optional short reason.
  */
 export interface MatchCandidate {
+  /**
+   * The full id of the selected capability.
+   */
   id: CapabilityId;
+  /**
+   * How well the capability fits, from 0 to 1.
+   */
   confidence: Confidence;
+  /**
+   * Why the capability fits; omitted when the executor gives no reason.
+   */
   reason?: CandidateReason;
 }

@@ -7,7 +7,7 @@
  */
 export type ProviderId = string;
 /**
- * Deadline in milliseconds, 1..600000. Omitted: the configured model timeout.
+ * A match deadline in milliseconds, 1..600000.
  */
 export type TimeoutMs = number;
 
@@ -34,5 +34,8 @@ export interface MatchRequest {
    * Most candidates to return, 1..20.
    */
   limit?: number;
+  /**
+   * Deadline in milliseconds, 1..600000. Omitted: the configured model timeout.
+   */
   timeoutMs?: TimeoutMs;
 }

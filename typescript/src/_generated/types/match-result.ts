@@ -7,15 +7,15 @@
  */
 export type MatchStatus = "matched" | "no_match" | "unknown";
 /**
- * The graph revision the catalog was read from.
+ * A content revision: 'r:' and the first 16 lowercase hex digits of a SHA-256 over RFC 8785 (JSON Canonicalization Scheme) bytes: of a provider's definition as loaded, or, for the graph, of the object {providerId: providerRevision} of the providers in scope.
  */
 export type Revision = string;
 /**
- * The name of the executor that decided.
+ * The name of a model executor ('scripted', 'lexical', 'openai', 'codex', or the name of an SDK-provided executor).
  */
 export type ExecutorName = string;
 /**
- * The full id of the selected capability.
+ * A full capability id, 'providerId::capabilityId' (exactly one '::'). Every query takes full ids.
  */
 export type CapabilityId = string;
 /**
@@ -23,7 +23,7 @@ export type CapabilityId = string;
  */
 export type Confidence = number;
 /**
- * Why the capability fits; omitted when the executor gives no reason.
+ * Why the capability fits: 1..1024 characters of text.
  */
 export type CandidateReason = string;
 
@@ -31,8 +31,17 @@ export type CandidateReason = string;
  * The executor's decision: 'matched' with 1..limit candidates (most confident first), 'no_match' when nothing fits, or 'unknown' when it could not decide with what it was given (both with no candidates). 'no_match' and 'unknown' are outcomes, not errors; a model failure is always an error, never 'no_match'.
  */
 export interface MatchResult {
+  /**
+   * 'matched', 'no_match' (nothing fits) or 'unknown' (could not decide).
+   */
   status: MatchStatus;
+  /**
+   * The graph revision the catalog was read from.
+   */
   revision: Revision;
+  /**
+   * The name of the executor that decided.
+   */
   executor: ExecutorName;
   /**
    * The selected capabilities, most confident first; empty unless 'matched'.
@@ -45,7 +54,16 @@ export interface MatchResult {
  * A capability selected by the model executor, with its confidence in [0, 1] and an optional short reason.
  */
 export interface MatchCandidate {
+  /**
+   * The full id of the selected capability.
+   */
   id: CapabilityId;
+  /**
+   * How well the capability fits, from 0 to 1.
+   */
   confidence: Confidence;
+  /**
+   * Why the capability fits; omitted when the executor gives no reason.
+   */
   reason?: CandidateReason;
 }

@@ -11,59 +11,51 @@ export type McpToolResult = McpToolSuccess | McpToolFailure;
  */
 export type ToolResult = DescribeResult | ListResult | ResolveResult | MatchResult | ReadDocumentResult;
 /**
- * The graph revision, over the providers in scope.
+ * A content revision: 'r:' and the first 16 lowercase hex digits of a SHA-256 over RFC 8785 (JSON Canonicalization Scheme) bytes: of a provider's definition as loaded, or, for the graph, of the object {providerId: providerRevision} of the providers in scope.
  */
 export type Revision = string;
 /**
- * The provider's id.
+ * A provider id: a lowercase ASCII letter, then up to 63 of a-z, 0-9, '.', '_', '-'.
  */
 export type ProviderId = string;
 /**
- * The provider's human-readable name.
+ * A human-readable name: one line, 1..256 characters, no control characters.
  */
 export type DisplayName = string;
 /**
- * The provider's own version label.
+ * The provider's own version label: free text, one line, 1..64 characters.
  */
 export type VersionLabel = string;
 /**
- * The provider's revision.
- */
-export type Revision1 = string;
-/**
- * A provider id: a lowercase ASCII letter, then up to 63 of a-z, 0-9, '.', '_', '-'.
- */
-export type ProviderId1 = string;
-/**
- * The configured executor's name; omitted when none is configured.
+ * The name of a model executor ('scripted', 'lexical', 'openai', 'codex', or the name of an SDK-provided executor).
  */
 export type ExecutorName = string;
 /**
- * Most capabilities the graph may load, over all providers.
+ * Most capabilities a graph may load, over all providers (CG_CATALOG_TOO_LARGE at load). Hard cap 10,000,000.
  */
 export type MaxCapabilities = number;
 /**
- * Most catalog entries a match may hand to the model executor.
+ * Most catalog entries a match may hand to the model executor (CG_CATALOG_TOO_LARGE in match). Hard cap 1,000,000.
  */
 export type MaxCatalogEntries = number;
 /**
- * Largest serialized result an operation may return.
+ * Largest serialized result (CG_RESULT_TOO_LARGE). Hard cap 256 MiB.
  */
 export type MaxResultBytes = number;
 /**
- * Largest serialized request an operation accepts.
+ * Largest serialized request (CG_INPUT_TOO_LARGE). Hard cap 64 MiB.
  */
 export type MaxInputBytes = number;
 /**
- * Largest document body read_document may return.
+ * Largest document body that can be read (CG_DOCUMENT_TOO_LARGE). Hard cap 1 GiB.
  */
 export type MaxDocumentBytes = number;
 /**
- * Largest provider definition file the graph loads.
+ * Largest provider definition file (CG_DEFINITION_INVALID). Hard cap 1 GiB.
  */
 export type MaxDefinitionBytes = number;
 /**
- * Largest serialized output the model executor may return.
+ * Largest serialized model executor output (CG_MODEL_OUTPUT_TOO_LARGE). Hard cap 16 MiB.
  */
 export type MaxModelOutputBytes = number;
 /**
@@ -71,23 +63,11 @@ export type MaxModelOutputBytes = number;
  */
 export type ListStatus = "ok" | "empty";
 /**
- * The graph revision the page was read from.
- */
-export type Revision2 = string;
-/**
- * The capability's full id, 'providerId::capabilityId'.
+ * A full capability id, 'providerId::capabilityId' (exactly one '::'). Every query takes full ids.
  */
 export type CapabilityId = string;
 /**
- * A provider id: a lowercase ASCII letter, then up to 63 of a-z, 0-9, '.', '_', '-'.
- */
-export type ProviderId2 = string;
-/**
- * The capability's human-readable name.
- */
-export type DisplayName1 = string;
-/**
- * What the capability does.
+ * Descriptive text, 1..8192 characters; tab, line feed and carriage return are the only control characters allowed.
  */
 export type Text = string;
 /**
@@ -95,7 +75,7 @@ export type Text = string;
  */
 export type Tag = string;
 /**
- * Pass it as 'cursor' (with the same filters) for the next page; omitted on the last page.
+ * An opaque cursor taken from a previous page's 'nextCursor'; valid only with the same filters on the same graph revision.
  */
 export type Cursor = string;
 /**
@@ -103,111 +83,35 @@ export type Cursor = string;
  */
 export type ResolveStatus = "ok" | "partial";
 /**
- * The graph revision the capabilities were read from.
- */
-export type Revision3 = string;
-/**
- * The capability's full id, 'providerId::capabilityId'.
- */
-export type CapabilityId1 = string;
-/**
- * A provider id: a lowercase ASCII letter, then up to 63 of a-z, 0-9, '.', '_', '-'.
- */
-export type ProviderId3 = string;
-/**
- * The capability's human-readable name.
- */
-export type DisplayName2 = string;
-/**
- * What the capability does.
- */
-export type Text1 = string;
-/**
- * When to use the capability; omitted when the definition does not declare it.
- */
-export type Text2 = string;
-/**
- * The kind of the relation.
+ * The kind of a relation: 'requires', 'parent' and 'specializes' must be acyclic; 'related' is directed and may form cycles.
  */
 export type RelationKind = "requires" | "parent" | "specializes" | "related";
-/**
- * The full id of the relation's target capability.
- */
-export type CapabilityId2 = string;
 /**
  * What results say about a declared document: metadata only, never a local path, root or other private location. 'kind' tells a local file (readable with read_document) from a URL reference (never fetched).
  */
 export type DocumentMetadata = FileDocumentMetadata | UrlDocumentMetadata;
 /**
- * The document's id, unique within its capability.
+ * A document id, unique within its capability: an ASCII letter, then up to 127 of A-Z, a-z, 0-9, '.', '_', '-'.
  */
 export type DocumentId = string;
 /**
- * The document's title.
- */
-export type DisplayName3 = string;
-/**
- * What the document is for, e.g. 'guide' or 'reference'.
+ * What the document is for, e.g. 'guide', 'reference', 'example', 'tutorial'.
  */
 export type DocumentRole = string;
 /**
- * The document's language, a BCP 47 tag.
+ * A BCP 47 language tag such as 'en' or 'zh-Hans-CN'.
  */
 export type Locale = string;
 /**
- * The document's media type, from its path or URL suffix.
+ * The media type of a document, from its path or URL suffix: '.md'/'.mdx' are text/markdown, anything else text/plain.
  */
 export type MediaType = "text/markdown" | "text/plain";
 /**
- * The document's id, unique within its capability.
- */
-export type DocumentId1 = string;
-/**
- * The document's title.
- */
-export type DisplayName4 = string;
-/**
- * What the document is for, e.g. 'guide' or 'reference'.
- */
-export type DocumentRole1 = string;
-/**
- * The document's language, a BCP 47 tag.
- */
-export type Locale1 = string;
-/**
- * The document's media type, from its path or URL suffix.
- */
-export type MediaType1 = "text/markdown" | "text/plain";
-/**
- * The document's URL; open it yourself if needed.
+ * An absolute http or https URL without user information or whitespace, at most 2048 characters.
  */
 export type HttpUrl = string;
 /**
- * The full id of the capability that declares the relation.
- */
-export type CapabilityId3 = string;
-/**
- * The kind of the relation.
- */
-export type RelationKind1 = "requires" | "parent" | "specializes" | "related";
-/**
- * The full id of the relation's target capability.
- */
-export type CapabilityId4 = string;
-/**
- * The full id of the capability that declares the relation.
- */
-export type CapabilityId5 = string;
-/**
- * The kind of the relation.
- */
-export type RelationKind2 = "requires" | "parent" | "specializes" | "related";
-/**
- * The full id of the target that could not be returned.
- */
-export type CapabilityId6 = string;
-/**
- * Why the target could not be returned.
+ * 'out_of_scope': the target's provider is outside the trusted scope (reported whether or not it exists); 'provider_not_loaded': no loaded provider has that id; 'capability_not_found': the provider is loaded and in scope but has no such capability.
  */
 export type UnresolvedReason = "out_of_scope" | "provider_not_loaded" | "capability_not_found";
 /**
@@ -215,39 +119,15 @@ export type UnresolvedReason = "out_of_scope" | "provider_not_loaded" | "capabil
  */
 export type MatchStatus = "matched" | "no_match" | "unknown";
 /**
- * The graph revision the catalog was read from.
- */
-export type Revision4 = string;
-/**
- * The name of the executor that decided.
- */
-export type ExecutorName1 = string;
-/**
- * The full id of the selected capability.
- */
-export type CapabilityId7 = string;
-/**
  * How well the capability fits, from 0 to 1.
  */
 export type Confidence = number;
 /**
- * Why the capability fits; omitted when the executor gives no reason.
+ * Why the capability fits: 1..1024 characters of text.
  */
 export type CandidateReason = string;
 /**
- * The full id of the capability the document belongs to.
- */
-export type CapabilityId8 = string;
-/**
- * The document's id.
- */
-export type DocumentId2 = string;
-/**
- * The document's media type.
- */
-export type MediaType2 = "text/markdown" | "text/plain";
-/**
- * The SHA-256 of the body's UTF-8 bytes.
+ * A SHA-256 digest as 64 lowercase hex digits.
  */
 export type Sha256 = string;
 
@@ -273,78 +153,147 @@ export interface McpTextContent {
  * The state of the graph: its revision, the providers in scope, the trusted scope, whether a model executor is configured, and the budgets in force.
  */
 export interface DescribeResult {
+  /**
+   * The graph revision, over the providers in scope.
+   */
   revision: Revision;
   /**
    * The loaded providers in scope.
    */
   providers: ProviderInfo[];
+  /**
+   * The trusted scope in force.
+   */
   scope: Scope;
+  /**
+   * Whether match can run, and with which executor.
+   */
   model: ModelInfo;
+  /**
+   * The budgets in force.
+   */
   budgets: EffectiveBudgets;
 }
 /**
  * A loaded provider.
  */
 export interface ProviderInfo {
+  /**
+   * The provider's id.
+   */
   providerId: ProviderId;
+  /**
+   * The provider's human-readable name.
+   */
   name: DisplayName;
+  /**
+   * The provider's own version label.
+   */
   version: VersionLabel;
-  revision: Revision1;
+  /**
+   * The provider's revision.
+   */
+  revision: Revision;
   /**
    * How many capabilities the provider declares.
    */
   capabilityCount: number;
 }
 /**
- * The trusted scope in force.
+ * The trusted scope: the providers that queries may see. Omitted: every loaded provider. Requests can only narrow it; nothing in a request, least of all context, widens it.
  */
 export interface Scope {
   /**
    * The ids of the providers in scope.
    */
-  providers: ProviderId1[];
+  providers: ProviderId[];
 }
 /**
- * Whether match can run, and with which executor.
+ * Whether match can run: 'configured' is false when no executor is configured ('executor' is then omitted).
  */
 export interface ModelInfo {
   /**
    * Whether a model executor is configured.
    */
   configured: boolean;
+  /**
+   * The configured executor's name; omitted when none is configured.
+   */
   executor?: ExecutorName;
 }
 /**
- * The budgets in force.
+ * The budgets in force, every one present (defaults filled in), as reported by describe.
  */
 export interface EffectiveBudgets {
+  /**
+   * Most capabilities the graph may load, over all providers.
+   */
   maxCapabilities: MaxCapabilities;
+  /**
+   * Most catalog entries a match may hand to the model executor.
+   */
   maxCatalogEntries: MaxCatalogEntries;
+  /**
+   * Largest serialized result an operation may return.
+   */
   maxResultBytes: MaxResultBytes;
+  /**
+   * Largest serialized request an operation accepts.
+   */
   maxInputBytes: MaxInputBytes;
+  /**
+   * Largest document body read_document may return.
+   */
   maxDocumentBytes: MaxDocumentBytes;
+  /**
+   * Largest provider definition file the graph loads.
+   */
   maxDefinitionBytes: MaxDefinitionBytes;
+  /**
+   * Largest serialized output the model executor may return.
+   */
   maxModelOutputBytes: MaxModelOutputBytes;
 }
 /**
  * A page of the catalog. 'status' is 'empty' when the authorized catalog has no capability at all (a normal state, not an error; 'items' is then empty and there is no 'nextCursor'); otherwise 'ok', even when the filters match nothing. 'nextCursor' is present only when more items follow.
  */
 export interface ListResult {
+  /**
+   * 'ok', or 'empty' when the authorized catalog has no capability.
+   */
   status: ListStatus;
-  revision: Revision2;
+  /**
+   * The graph revision the page was read from.
+   */
+  revision: Revision;
   /**
    * The capability summaries of this page.
    */
   items: CapabilitySummary[];
+  /**
+   * Pass it as 'cursor' (with the same filters) for the next page; omitted on the last page.
+   */
   nextCursor?: Cursor;
 }
 /**
  * A catalog entry: what list returns for each capability and what a model executor sees.
  */
 export interface CapabilitySummary {
+  /**
+   * The capability's full id, 'providerId::capabilityId'.
+   */
   id: CapabilityId;
-  providerId: ProviderId2;
-  name: DisplayName1;
+  /**
+   * The id of the provider that declares the capability.
+   */
+  providerId: ProviderId;
+  /**
+   * The capability's human-readable name.
+   */
+  name: DisplayName;
+  /**
+   * What the capability does.
+   */
   description: Text;
   /**
    * The capability's tags; empty when it declares none.
@@ -355,8 +304,14 @@ export interface CapabilitySummary {
  * The requested capabilities and those reached through the followed relations, the edges followed, and the relation targets that could not be resolved. 'status' is 'partial' exactly when 'unresolved' is not empty: a relation reached a provider that is not loaded or not in scope. That is an outcome, not an error.
  */
 export interface ResolveResult {
+  /**
+   * 'ok', or 'partial' when some relation targets are unresolved.
+   */
   status: ResolveStatus;
-  revision: Revision3;
+  /**
+   * The graph revision the capabilities were read from.
+   */
+  revision: Revision;
   /**
    * The requested capabilities first, in request order, then the ones reached, each once.
    */
@@ -374,15 +329,30 @@ export interface ResolveResult {
  * A resolved capability: its summary plus 'whenToUse' (when declared), its declared relations with full target ids, and its documents' metadata.
  */
 export interface CapabilityDetail {
-  id: CapabilityId1;
-  providerId: ProviderId3;
-  name: DisplayName2;
-  description: Text1;
+  /**
+   * The capability's full id, 'providerId::capabilityId'.
+   */
+  id: CapabilityId;
+  /**
+   * The id of the provider that declares the capability.
+   */
+  providerId: ProviderId;
+  /**
+   * The capability's human-readable name.
+   */
+  name: DisplayName;
+  /**
+   * What the capability does.
+   */
+  description: Text;
   /**
    * The capability's tags, in declaration order.
    */
   tags: Tag[];
-  whenToUse?: Text2;
+  /**
+   * When to use the capability; omitted when the definition does not declare it.
+   */
+  whenToUse?: Text;
   /**
    * The relations this capability declares, in declaration order, targets as full ids.
    */
@@ -396,17 +366,38 @@ export interface CapabilityDetail {
  * A declared relation, its target normalized to a full capability id.
  */
 export interface Relation {
+  /**
+   * The kind of the relation.
+   */
   kind: RelationKind;
-  target: CapabilityId2;
+  /**
+   * The full id of the relation's target capability.
+   */
+  target: CapabilityId;
 }
 /**
  * A local document; read its body with read_document.
  */
 export interface FileDocumentMetadata {
+  /**
+   * The document's id, unique within its capability.
+   */
   id: DocumentId;
-  title: DisplayName3;
+  /**
+   * The document's title.
+   */
+  title: DisplayName;
+  /**
+   * What the document is for, e.g. 'guide' or 'reference'.
+   */
   role?: DocumentRole;
+  /**
+   * The document's language, a BCP 47 tag.
+   */
   locale?: Locale;
+  /**
+   * The document's media type, from its path or URL suffix.
+   */
   mediaType: MediaType;
   /**
    * 'file': a local document, readable with read_document.
@@ -417,41 +408,89 @@ export interface FileDocumentMetadata {
  * A reference document: open 'url' yourself if needed; read_document answers CG_DOCUMENT_REFERENCE_ONLY.
  */
 export interface UrlDocumentMetadata {
-  id: DocumentId1;
-  title: DisplayName4;
-  role?: DocumentRole1;
-  locale?: Locale1;
-  mediaType: MediaType1;
+  /**
+   * The document's id, unique within its capability.
+   */
+  id: DocumentId;
+  /**
+   * The document's title.
+   */
+  title: DisplayName;
+  /**
+   * What the document is for, e.g. 'guide' or 'reference'.
+   */
+  role?: DocumentRole;
+  /**
+   * The document's language, a BCP 47 tag.
+   */
+  locale?: Locale;
+  /**
+   * The document's media type, from its path or URL suffix.
+   */
+  mediaType: MediaType;
   /**
    * 'url': a reference document, never fetched.
    */
   kind: "url";
+  /**
+   * The document's URL; open it yourself if needed.
+   */
   url: HttpUrl;
 }
 /**
  * A followed relation between two returned capabilities.
  */
 export interface Edge {
-  from: CapabilityId3;
-  kind: RelationKind1;
-  to: CapabilityId4;
+  /**
+   * The full id of the capability that declares the relation.
+   */
+  from: CapabilityId;
+  /**
+   * The kind of the relation.
+   */
+  kind: RelationKind;
+  /**
+   * The full id of the relation's target capability.
+   */
+  to: CapabilityId;
 }
 /**
  * A followed relation whose target could not be returned.
  */
 export interface UnresolvedRelation {
-  from: CapabilityId5;
-  kind: RelationKind2;
-  target: CapabilityId6;
+  /**
+   * The full id of the capability that declares the relation.
+   */
+  from: CapabilityId;
+  /**
+   * The kind of the relation.
+   */
+  kind: RelationKind;
+  /**
+   * The full id of the target that could not be returned.
+   */
+  target: CapabilityId;
+  /**
+   * Why the target could not be returned.
+   */
   reason: UnresolvedReason;
 }
 /**
  * The executor's decision: 'matched' with 1..limit candidates (most confident first), 'no_match' when nothing fits, or 'unknown' when it could not decide with what it was given (both with no candidates). 'no_match' and 'unknown' are outcomes, not errors; a model failure is always an error, never 'no_match'.
  */
 export interface MatchResult {
+  /**
+   * 'matched', 'no_match' (nothing fits) or 'unknown' (could not decide).
+   */
   status: MatchStatus;
-  revision: Revision4;
-  executor: ExecutorName1;
+  /**
+   * The graph revision the catalog was read from.
+   */
+  revision: Revision;
+  /**
+   * The name of the executor that decided.
+   */
+  executor: ExecutorName;
   /**
    * The selected capabilities, most confident first; empty unless 'matched'.
    *
@@ -463,21 +502,42 @@ export interface MatchResult {
  * A capability selected by the model executor, with its confidence in [0, 1] and an optional short reason.
  */
 export interface MatchCandidate {
-  id: CapabilityId7;
+  /**
+   * The full id of the selected capability.
+   */
+  id: CapabilityId;
+  /**
+   * How well the capability fits, from 0 to 1.
+   */
   confidence: Confidence;
+  /**
+   * Why the capability fits; omitted when the executor gives no reason.
+   */
   reason?: CandidateReason;
 }
 /**
  * A document body: its UTF-8 text, the size in bytes and the SHA-256 of those bytes. Never a local path.
  */
 export interface ReadDocumentResult {
-  capabilityId: CapabilityId8;
-  documentId: DocumentId2;
-  mediaType: MediaType2;
+  /**
+   * The full id of the capability the document belongs to.
+   */
+  capabilityId: CapabilityId;
+  /**
+   * The document's id.
+   */
+  documentId: DocumentId;
+  /**
+   * The document's media type.
+   */
+  mediaType: MediaType;
   /**
    * The size of the file in bytes (at most budgets.maxDocumentBytes).
    */
   bytes: number;
+  /**
+   * The SHA-256 of the body's UTF-8 bytes.
+   */
   sha256: Sha256;
   /**
    * The file's content decoded as UTF-8.

@@ -3,11 +3,11 @@
 // Source: schemas/read-document-request.schema.json.
 
 /**
- * The full id of the capability that declares the document.
+ * A full capability id, 'providerId::capabilityId' (exactly one '::'). Every query takes full ids.
  */
 export type CapabilityId = string;
 /**
- * The document's id within that capability.
+ * A document id, unique within its capability: an ASCII letter, then up to 127 of A-Z, a-z, 0-9, '.', '_', '-'.
  */
 export type DocumentId = string;
 
@@ -15,6 +15,12 @@ export type DocumentId = string;
  * Arguments of read_document: read the text of a local document declared by a capability (see the 'documents' of resolve_capabilities). URL documents are references and cannot be read.
  */
 export interface ReadDocumentRequest {
+  /**
+   * The full id of the capability that declares the document.
+   */
   capabilityId: CapabilityId;
+  /**
+   * The document's id within that capability.
+   */
   documentId: DocumentId;
 }

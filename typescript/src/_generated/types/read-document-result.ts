@@ -3,19 +3,19 @@
 // Source: schemas/read-document-result.schema.json.
 
 /**
- * The full id of the capability the document belongs to.
+ * A full capability id, 'providerId::capabilityId' (exactly one '::'). Every query takes full ids.
  */
 export type CapabilityId = string;
 /**
- * The document's id.
+ * A document id, unique within its capability: an ASCII letter, then up to 127 of A-Z, a-z, 0-9, '.', '_', '-'.
  */
 export type DocumentId = string;
 /**
- * The document's media type.
+ * The media type of a document, from its path or URL suffix: '.md'/'.mdx' are text/markdown, anything else text/plain.
  */
 export type MediaType = "text/markdown" | "text/plain";
 /**
- * The SHA-256 of the body's UTF-8 bytes.
+ * A SHA-256 digest as 64 lowercase hex digits.
  */
 export type Sha256 = string;
 
@@ -23,13 +23,25 @@ export type Sha256 = string;
  * A document body: its UTF-8 text, the size in bytes and the SHA-256 of those bytes. Never a local path.
  */
 export interface ReadDocumentResult {
+  /**
+   * The full id of the capability the document belongs to.
+   */
   capabilityId: CapabilityId;
+  /**
+   * The document's id.
+   */
   documentId: DocumentId;
+  /**
+   * The document's media type.
+   */
   mediaType: MediaType;
   /**
    * The size of the file in bytes (at most budgets.maxDocumentBytes).
    */
   bytes: number;
+  /**
+   * The SHA-256 of the body's UTF-8 bytes.
+   */
   sha256: Sha256;
   /**
    * The file's content decoded as UTF-8.

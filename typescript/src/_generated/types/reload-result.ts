@@ -7,19 +7,15 @@
  */
 export type ReloadResult = ReloadSucceeded | ReloadFailed;
 /**
- * The graph revision now serving.
+ * A content revision: 'r:' and the first 16 lowercase hex digits of a SHA-256 over RFC 8785 (JSON Canonicalization Scheme) bytes: of a provider's definition as loaded, or, for the graph, of the object {providerId: providerRevision} of the providers in scope.
  */
 export type Revision = string;
 /**
- * The provider's id.
+ * A provider id: a lowercase ASCII letter, then up to 63 of a-z, 0-9, '.', '_', '-'.
  */
 export type ProviderId = string;
 /**
- * The provider's candidate revision.
- */
-export type Revision1 = string;
-/**
- * The machine-readable error code.
+ * A machine-readable error code; never reused or removed.
  */
 export type ErrorCode =
   | "CG_CONFIG_INVALID"
@@ -61,21 +57,9 @@ export type Phase = "config" | "load" | "query" | "match" | "document" | "lifecy
  */
 export type NextAction = "fix_input" | "check_config" | "refresh" | "narrow_scope" | "retry" | "contact_admin";
 /**
- * The graph revision that keeps serving.
- */
-export type Revision2 = string;
-/**
  * What happened to one provider of the candidate.
  */
 export type ProviderReloadOutcome = ProviderReloaded | ProviderReloadError;
-/**
- * The provider's id.
- */
-export type ProviderId1 = string;
-/**
- * The provider revision that keeps serving.
- */
-export type Revision3 = string;
 
 /**
  * The new snapshot is published.
@@ -85,6 +69,9 @@ export interface ReloadSucceeded {
    * true: the candidate snapshot was published.
    */
   ok: true;
+  /**
+   * The graph revision now serving.
+   */
   revision: Revision;
   /**
    * What happened to each provider of the candidate.
@@ -95,12 +82,18 @@ export interface ReloadSucceeded {
  * The provider validated; 'revision' is its candidate revision and 'changed' tells whether it differs from the revision that was serving.
  */
 export interface ProviderReloaded {
+  /**
+   * The provider's id.
+   */
   providerId: ProviderId;
   /**
    * true: the provider validated.
    */
   ok: true;
-  revision: Revision1;
+  /**
+   * The provider's candidate revision.
+   */
+  revision: Revision;
   /**
    * Whether the candidate revision differs from the one that was serving.
    */
@@ -114,46 +107,58 @@ export interface ReloadFailed {
    * false: nothing was published; the previous snapshot keeps serving.
    */
   ok: false;
+  /**
+   * CG_RELOAD_FAILED; the causes are in 'providers'.
+   */
   error: ErrorObject;
-  revision: Revision2;
+  /**
+   * The graph revision that keeps serving.
+   */
+  revision: Revision;
   /**
    * What happened to each provider of the candidate.
    */
   providers: ProviderReloadOutcome[];
 }
 /**
- * CG_RELOAD_FAILED; the causes are in 'providers'.
+ * The error object of the contract: what GraphError.to_json() returns and the 'error' member of every envelope, identical on the SDK, Tool Adapter, MCP and CLI surfaces. Exactly these keys; 'nextAction' is omitted when the code has none (never null). 'message' is a fixed, safe, single-line sentence: nobody branches on it, and it never carries a stack, cause, path, raw upstream text, secret or request echo.
  */
 export interface ErrorObject {
+  /**
+   * The machine-readable error code.
+   */
   code: ErrorCode;
+  /**
+   * Where in the lifecycle the error happened.
+   */
   phase: Phase;
   /**
    * A safe sentence of 1..300 characters without control characters.
    */
   message: string;
+  /**
+   * What the caller should do next.
+   */
   nextAction?: NextAction;
 }
 /**
  * The provider failed to validate; 'error' is the real cause (e.g. CG_DEFINITION_INVALID, CG_RELATION_CYCLE) and 'revision' the provider revision that keeps serving.
  */
 export interface ProviderReloadError {
-  providerId: ProviderId1;
+  /**
+   * The provider's id.
+   */
+  providerId: ProviderId;
   /**
    * false: the provider failed to validate.
    */
   ok: false;
-  revision: Revision3;
-  error: ErrorObject1;
-}
-/**
- * Why the provider failed, e.g. CG_DEFINITION_INVALID or CG_RELATION_CYCLE.
- */
-export interface ErrorObject1 {
-  code: ErrorCode;
-  phase: Phase;
   /**
-   * A safe sentence of 1..300 characters without control characters.
+   * The provider revision that keeps serving.
    */
-  message: string;
-  nextAction?: NextAction;
+  revision: Revision;
+  /**
+   * Why the provider failed, e.g. CG_DEFINITION_INVALID or CG_RELATION_CYCLE.
+   */
+  error: ErrorObject;
 }

@@ -22,6 +22,9 @@ export interface ResolveRequest {
    * @maxItems 100
    */
   ids: CapabilityId[];
+  /**
+   * Which relations to follow from the requested capabilities, and how far.
+   */
   relations?: RelationTraversal;
 }
 /**

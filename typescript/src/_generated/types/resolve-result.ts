@@ -7,23 +7,23 @@
  */
 export type ResolveStatus = "ok" | "partial";
 /**
- * The graph revision the capabilities were read from.
+ * A content revision: 'r:' and the first 16 lowercase hex digits of a SHA-256 over RFC 8785 (JSON Canonicalization Scheme) bytes: of a provider's definition as loaded, or, for the graph, of the object {providerId: providerRevision} of the providers in scope.
  */
 export type Revision = string;
 /**
- * The capability's full id, 'providerId::capabilityId'.
+ * A full capability id, 'providerId::capabilityId' (exactly one '::'). Every query takes full ids.
  */
 export type CapabilityId = string;
 /**
- * The id of the provider that declares the capability.
+ * A provider id: a lowercase ASCII letter, then up to 63 of a-z, 0-9, '.', '_', '-'.
  */
 export type ProviderId = string;
 /**
- * The capability's human-readable name.
+ * A human-readable name: one line, 1..256 characters, no control characters.
  */
 export type DisplayName = string;
 /**
- * What the capability does.
+ * Descriptive text, 1..8192 characters; tab, line feed and carriage return are the only control characters allowed.
  */
 export type Text = string;
 /**
@@ -31,91 +31,35 @@ export type Text = string;
  */
 export type Tag = string;
 /**
- * When to use the capability; omitted when the definition does not declare it.
- */
-export type Text1 = string;
-/**
- * The kind of the relation.
+ * The kind of a relation: 'requires', 'parent' and 'specializes' must be acyclic; 'related' is directed and may form cycles.
  */
 export type RelationKind = "requires" | "parent" | "specializes" | "related";
-/**
- * The full id of the relation's target capability.
- */
-export type CapabilityId1 = string;
 /**
  * What results say about a declared document: metadata only, never a local path, root or other private location. 'kind' tells a local file (readable with read_document) from a URL reference (never fetched).
  */
 export type DocumentMetadata = FileDocumentMetadata | UrlDocumentMetadata;
 /**
- * The document's id, unique within its capability.
+ * A document id, unique within its capability: an ASCII letter, then up to 127 of A-Z, a-z, 0-9, '.', '_', '-'.
  */
 export type DocumentId = string;
 /**
- * The document's title.
- */
-export type DisplayName1 = string;
-/**
- * What the document is for, e.g. 'guide' or 'reference'.
+ * What the document is for, e.g. 'guide', 'reference', 'example', 'tutorial'.
  */
 export type DocumentRole = string;
 /**
- * The document's language, a BCP 47 tag.
+ * A BCP 47 language tag such as 'en' or 'zh-Hans-CN'.
  */
 export type Locale = string;
 /**
- * The document's media type, from its path or URL suffix.
+ * The media type of a document, from its path or URL suffix: '.md'/'.mdx' are text/markdown, anything else text/plain.
  */
 export type MediaType = "text/markdown" | "text/plain";
 /**
- * The document's id, unique within its capability.
- */
-export type DocumentId1 = string;
-/**
- * The document's title.
- */
-export type DisplayName2 = string;
-/**
- * What the document is for, e.g. 'guide' or 'reference'.
- */
-export type DocumentRole1 = string;
-/**
- * The document's language, a BCP 47 tag.
- */
-export type Locale1 = string;
-/**
- * The document's media type, from its path or URL suffix.
- */
-export type MediaType1 = "text/markdown" | "text/plain";
-/**
- * The document's URL; open it yourself if needed.
+ * An absolute http or https URL without user information or whitespace, at most 2048 characters.
  */
 export type HttpUrl = string;
 /**
- * The full id of the capability that declares the relation.
- */
-export type CapabilityId2 = string;
-/**
- * The kind of the relation.
- */
-export type RelationKind1 = "requires" | "parent" | "specializes" | "related";
-/**
- * The full id of the relation's target capability.
- */
-export type CapabilityId3 = string;
-/**
- * The full id of the capability that declares the relation.
- */
-export type CapabilityId4 = string;
-/**
- * The kind of the relation.
- */
-export type RelationKind2 = "requires" | "parent" | "specializes" | "related";
-/**
- * The full id of the target that could not be returned.
- */
-export type CapabilityId5 = string;
-/**
- * Why the target could not be returned.
+ * 'out_of_scope': the target's provider is outside the trusted scope (reported whether or not it exists); 'provider_not_loaded': no loaded provider has that id; 'capability_not_found': the provider is loaded and in scope but has no such capability.
  */
 export type UnresolvedReason = "out_of_scope" | "provider_not_loaded" | "capability_not_found";
 
@@ -123,7 +67,13 @@ export type UnresolvedReason = "out_of_scope" | "provider_not_loaded" | "capabil
  * The requested capabilities and those reached through the followed relations, the edges followed, and the relation targets that could not be resolved. 'status' is 'partial' exactly when 'unresolved' is not empty: a relation reached a provider that is not loaded or not in scope. That is an outcome, not an error.
  */
 export interface ResolveResult {
+  /**
+   * 'ok', or 'partial' when some relation targets are unresolved.
+   */
   status: ResolveStatus;
+  /**
+   * The graph revision the capabilities were read from.
+   */
   revision: Revision;
   /**
    * The requested capabilities first, in request order, then the ones reached, each once.
@@ -142,15 +92,30 @@ export interface ResolveResult {
  * A resolved capability: its summary plus 'whenToUse' (when declared), its declared relations with full target ids, and its documents' metadata.
  */
 export interface CapabilityDetail {
+  /**
+   * The capability's full id, 'providerId::capabilityId'.
+   */
   id: CapabilityId;
+  /**
+   * The id of the provider that declares the capability.
+   */
   providerId: ProviderId;
+  /**
+   * The capability's human-readable name.
+   */
   name: DisplayName;
+  /**
+   * What the capability does.
+   */
   description: Text;
   /**
    * The capability's tags, in declaration order.
    */
   tags: Tag[];
-  whenToUse?: Text1;
+  /**
+   * When to use the capability; omitted when the definition does not declare it.
+   */
+  whenToUse?: Text;
   /**
    * The relations this capability declares, in declaration order, targets as full ids.
    */
@@ -164,17 +129,38 @@ export interface CapabilityDetail {
  * A declared relation, its target normalized to a full capability id.
  */
 export interface Relation {
+  /**
+   * The kind of the relation.
+   */
   kind: RelationKind;
-  target: CapabilityId1;
+  /**
+   * The full id of the relation's target capability.
+   */
+  target: CapabilityId;
 }
 /**
  * A local document; read its body with read_document.
  */
 export interface FileDocumentMetadata {
+  /**
+   * The document's id, unique within its capability.
+   */
   id: DocumentId;
-  title: DisplayName1;
+  /**
+   * The document's title.
+   */
+  title: DisplayName;
+  /**
+   * What the document is for, e.g. 'guide' or 'reference'.
+   */
   role?: DocumentRole;
+  /**
+   * The document's language, a BCP 47 tag.
+   */
   locale?: Locale;
+  /**
+   * The document's media type, from its path or URL suffix.
+   */
   mediaType: MediaType;
   /**
    * 'file': a local document, readable with read_document.
@@ -185,31 +171,70 @@ export interface FileDocumentMetadata {
  * A reference document: open 'url' yourself if needed; read_document answers CG_DOCUMENT_REFERENCE_ONLY.
  */
 export interface UrlDocumentMetadata {
-  id: DocumentId1;
-  title: DisplayName2;
-  role?: DocumentRole1;
-  locale?: Locale1;
-  mediaType: MediaType1;
+  /**
+   * The document's id, unique within its capability.
+   */
+  id: DocumentId;
+  /**
+   * The document's title.
+   */
+  title: DisplayName;
+  /**
+   * What the document is for, e.g. 'guide' or 'reference'.
+   */
+  role?: DocumentRole;
+  /**
+   * The document's language, a BCP 47 tag.
+   */
+  locale?: Locale;
+  /**
+   * The document's media type, from its path or URL suffix.
+   */
+  mediaType: MediaType;
   /**
    * 'url': a reference document, never fetched.
    */
   kind: "url";
+  /**
+   * The document's URL; open it yourself if needed.
+   */
   url: HttpUrl;
 }
 /**
  * A followed relation between two returned capabilities.
  */
 export interface Edge {
-  from: CapabilityId2;
-  kind: RelationKind1;
-  to: CapabilityId3;
+  /**
+   * The full id of the capability that declares the relation.
+   */
+  from: CapabilityId;
+  /**
+   * The kind of the relation.
+   */
+  kind: RelationKind;
+  /**
+   * The full id of the relation's target capability.
+   */
+  to: CapabilityId;
 }
 /**
  * A followed relation whose target could not be returned.
  */
 export interface UnresolvedRelation {
-  from: CapabilityId4;
-  kind: RelationKind2;
-  target: CapabilityId5;
+  /**
+   * The full id of the capability that declares the relation.
+   */
+  from: CapabilityId;
+  /**
+   * The kind of the relation.
+   */
+  kind: RelationKind;
+  /**
+   * The full id of the target that could not be returned.
+   */
+  target: CapabilityId;
+  /**
+   * Why the target could not be returned.
+   */
   reason: UnresolvedReason;
 }

@@ -239,11 +239,21 @@ def demo(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def docs(session: nox.Session) -> None:
-    """Build the site strictly (generated pages in sync), then open it in headless Chromium."""
+    """Build the site strictly (generated pages in sync, the conformance verdicts from a run of
+    the suite against both implementations), then open it in headless Chromium."""
     _install_packages(session)
     session.install("./conformance/harness")  # the requirement coverage page
     session.install(*_group("docs"))
     session.run("python", "tools/codegen.py", "--check", "--step", "docs")
+    # The conformance page's verdicts and matrices come from a run in this build, against both
+    # implementations: the TypeScript one is built first.
+    for program in ("node", "npm"):
+        if shutil.which(program) is None:
+            session.error(f"the docs session needs {program} (Node 20 or later) on PATH")
+    with session.chdir("typescript"):
+        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+        session.run("npm", "run", "build", external=True)
+    session.run("python", "tools/site_conformance.py")
     session.run(
         "mkdocs", "build", "--strict", "--site-dir", "site", env={"NO_MKDOCS_2_WARNING": "1"}
     )

@@ -36,6 +36,18 @@ def _install_test_support(session: nox.Session) -> None:
     session.install("--editable", "./python/capability-graph-testing")
 
 
+def _npm(session: nox.Session, *steps: tuple[str, ...]) -> None:
+    """In typescript/: ``npm ci``, then ``npm STEP...`` for each step. Node 20+ and npm must be on
+    PATH: the session never installs them."""
+    for program in ("node", "npm"):
+        if shutil.which(program) is None:
+            session.error(f"the {session.name} session needs {program} (Node 20 or later) on PATH")
+    with session.chdir("typescript"):
+        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+        for step in steps:
+            session.run("npm", *step, external=True)
+
+
 @nox.session(default=False)
 def conformance(session: nox.Session) -> None:
     """The main job: the conformance suite against the Python reference on all four surfaces."""
@@ -63,20 +75,18 @@ def typescript(session: nox.Session) -> None:
     no expected failures), and `cg-conformance compare --strict` of the two reports: the same
     outcome for every vector and surface, or the session fails. Needs Node 20+ and npm on PATH.
     Arguments (e.g. -k 'cg.cli.*') replace --strict and go to both runs."""
-    for program in ("node", "npm"):
-        if shutil.which(program) is None:
-            session.error(f"the typescript session needs {program} (Node 20 or later) on PATH")
     _install_packages(session)  # the Python reference, compared with below
     session.install("./conformance/harness")
-    with session.chdir("typescript"):
-        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
-        session.run("npm", "run", "codegen:check", external=True)
-        session.run("npm", "run", "build", external=True)
-        session.run("npm", "run", "typecheck", external=True)
-        session.run("npm", "run", "lint", external=True)
-        session.run("npm", "test", external=True)
+    _npm(
+        session,
+        ("run", "codegen:check"),
+        ("run", "build"),
+        ("run", "typecheck"),
+        ("run", "lint"),
+        ("test",),
         # The package as a user gets it: pack, install into a fresh project, the README's steps.
-        session.run("npm", "run", "check-package", external=True)
+        ("run", "check-package"),
+    )
     # The whole suite must pass; a selection (-k, -s) certifies only what ran, so it is not held
     # to --strict.
     selection = session.posargs or ["--strict"]
@@ -142,14 +152,9 @@ def explore(session: nox.Session) -> None:
     every campaign and surface (reports in cg-conformance-explore/). Arguments go to
     `cg-conformance explore` (default: a random seed, 2000 cases per campaign, one hour), e.g.
     `nox -s explore -- --seed 7 -c argv --count 500`."""
-    for program in ("node", "npm"):
-        if shutil.which(program) is None:
-            session.error(f"the explore session needs {program} (Node 20 or later) on PATH")
     _install_packages(session)
     session.install("./conformance/harness")
-    with session.chdir("typescript"):
-        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
-        session.run("npm", "run", "build", external=True)
+    _npm(session, ("run", "build"))
     _explore_typescript(
         session,
         "cg-conformance-explore",
@@ -247,12 +252,7 @@ def docs(session: nox.Session) -> None:
     session.run("python", "tools/codegen.py", "--check", "--step", "docs")
     # The conformance page's verdicts and matrices come from a run in this build, against both
     # implementations: the TypeScript one is built first.
-    for program in ("node", "npm"):
-        if shutil.which(program) is None:
-            session.error(f"the docs session needs {program} (Node 20 or later) on PATH")
-    with session.chdir("typescript"):
-        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
-        session.run("npm", "run", "build", external=True)
+    _npm(session, ("run", "build"))
     session.run("python", "tools/site_conformance.py")
     session.run(
         "mkdocs", "build", "--strict", "--site-dir", "site", env={"NO_MKDOCS_2_WARNING": "1"}
@@ -274,13 +274,7 @@ def stress_ts(session: nox.Session) -> None:
     """The long TypeScript reliability battery (typescript/scripts/stress.mjs): the suite's
     battery tests on CG_STRESS_SCALE times more cases, printing each section's figures. Arguments
     go to the script (--scale N, --sections a,b, --json FILE). Needs Node 20+ and npm on PATH."""
-    for program in ("node", "npm"):
-        if shutil.which(program) is None:
-            session.error(f"the stress-ts session needs {program} (Node 20 or later) on PATH")
-    with session.chdir("typescript"):
-        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
-        session.run("npm", "run", "build", external=True)
-        session.run("npm", "run", "stress", "--", *session.posargs, external=True)
+    _npm(session, ("run", "build"), ("run", "stress", "--", *session.posargs))
 
 
 @nox.session(default=False)
@@ -300,13 +294,8 @@ def mutation_ts(session: nox.Session) -> None:
     oracle (StrykerJS's command runner; typescript/scripts/mutation.mjs): prints the mutation
     score per module and every surviving mutant. Arguments go to `npm run mutation` (modules
     under src/, --sample N --seed S). Needs Node 20+ and npm on PATH. Slow: minutes per module."""
-    for program in ("node", "npm"):
-        if shutil.which(program) is None:
-            session.error(f"the mutation-ts session needs {program} (Node 20 or later) on PATH")
     session.install("./conformance/harness")
-    with session.chdir("typescript"):
-        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
-        session.run("npm", "run", "mutation", "--", *session.posargs, external=True)
+    _npm(session, ("run", "mutation", "--", *session.posargs))
 
 
 @nox.session(default=False)
@@ -316,8 +305,6 @@ def bench(session: nox.Session) -> None:
     _install_packages(session)
     session.install(*_group("test"))
     _install_test_support(session)
-    if shutil.which("npm") is not None:
-        with session.chdir("typescript"):
-            session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
-            session.run("npm", "run", "build", external=True)
+    if shutil.which("npm") is not None:  # the TypeScript benchmarks run when Node is there
+        _npm(session, ("run", "build"))
     session.run("python", "tools/bench/run.py", *session.posargs)

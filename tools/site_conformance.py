@@ -31,7 +31,7 @@ DOCS = ROOT / "docs" / "conformance"
 SNIPPET = DOCS / "latest-run.md"
 
 #: (report name, manifest arguments, matrix file, title, how it was reached)
-RUNS = (
+RUNS: tuple[tuple[str, list[str], str, str, str], ...] = (
     (
         "python",
         [],
@@ -58,7 +58,10 @@ def run_suite(name: str, manifest: list[str], reports: Path) -> dict[str, Any]:
     argv = [program, "run", *manifest, "--strict", "--no-progress"]
     argv += ["--report-dir", str(folder)]
     subprocess.run(argv, cwd=ROOT, check=False, timeout=3600, stdout=subprocess.DEVNULL)
-    report: dict[str, Any] = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    written = folder / "report.json"
+    if not written.is_file():
+        raise SystemExit(f"site_conformance: the {name} run wrote no report ({written})")
+    report: dict[str, Any] = json.loads(written.read_text(encoding="utf-8"))
     return report
 
 

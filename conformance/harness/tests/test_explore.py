@@ -372,3 +372,60 @@ def test_a_lone_surrogate_in_a_report_is_written_as_its_escape() -> None:
     escaped = escape_lone_surrogates(text)
     escaped.encode("utf-8")  # no lone surrogate left to refuse
     assert json.loads(escaped) == {"frame": "x\ud800y"}
+
+
+def _cli_failure(message: str) -> Observation:
+    error = {"code": "CG_INPUT_INVALID", "phase": "match", "message": message}
+    line = json.dumps({"ok": False, "error": {**error, "nextAction": "fix_input"}})
+    return Observation("cli", {"exit": 1, "stdout": "", "stderr": line + "\n"})
+
+
+def test_an_argv_call_whose_arguments_have_several_faults_may_name_any_one(
+    count_faults: Any,
+) -> None:
+    argv = ["call", "match_capabilities", "--arguments", '{"capabilityId": "a"}', "--config", "c"]
+    case = GenCase("argv", "catalog", {"argv": argv})
+    a = _cli_failure("/ requires the key request")
+    b = _cli_failure("/ has a key that is not allowed (allowed: request, context)")
+    assert compare(case, a, b, count_faults) == (None, ["several-faults"])
+
+
+def test_an_argv_call_whose_arguments_have_one_fault_must_name_it(count_faults: Any) -> None:
+    argv = ["call", "match_capabilities", "--arguments", "{}", "--config", "c"]
+    case = GenCase("argv", "catalog", {"argv": argv})
+    a = _cli_failure("/ requires the key request")
+    b = _cli_failure("/ has a key that is not allowed (allowed: request, context)")
+    assert compare(case, a, b, count_faults)[0] is not None
+
+
+def _cli_success() -> Observation:
+    return Observation("cli", {"exit": 0, "stdout": '{"status":"unknown"}\n', "stderr": ""})
+
+
+def _cli_timeout() -> Observation:
+    error = {"code": "CG_MODEL_TIMEOUT", "phase": "match", "message": "Model executor timed out"}
+    line = json.dumps({"ok": False, "error": {**error, "nextAction": "retry"}})
+    return Observation("cli", {"exit": 1, "stdout": "", "stderr": line + "\n"})
+
+
+@pytest.mark.parametrize("deadline", ["1", "01", "50"])
+def test_a_short_deadline_may_lose_its_race_with_the_answer(deadline: str) -> None:
+    case = GenCase("argv", "catalog", {"argv": ["match", "x", "--timeout-ms", deadline]})
+    assert compare(case, _cli_timeout(), _cli_success()) == (None, ["deadline-race"])
+    assert compare(case, _cli_success(), _cli_timeout()) == (None, ["deadline-race"])
+
+
+def test_a_deadline_of_a_call_may_lose_its_race_too() -> None:
+    case = GenCase("call", "catalog", {"call": {"tool": "match_capabilities", "arguments": {
+        "request": "x", "timeoutMs": 1}}})  # fmt: skip
+    timeout = Observation("sdk", {"raised": {"code": "CG_MODEL_TIMEOUT", "phase": "match",
+        "message": "Model executor timed out", "nextAction": "retry"}})  # fmt: skip
+    answer = Observation("sdk", {"returned": {"status": "unknown", "candidates": []}})
+    assert compare(case, timeout, answer) == (None, ["deadline-race"])
+
+
+def test_a_longer_deadline_or_another_error_is_compared() -> None:
+    longer = GenCase("argv", "catalog", {"argv": ["match", "x", "--timeout-ms", "51"]})
+    assert compare(longer, _cli_timeout(), _cli_success())[0] is not None
+    short = GenCase("argv", "catalog", {"argv": ["match", "x", "--timeout-ms", "1"]})
+    assert compare(short, _cli_timeout(), _cli_failure("/request must be a string"))[0] is not None

@@ -81,6 +81,16 @@ def test_double_dash_ends_the_options_and_options_interleave(config: Path) -> No
     usage_error(cli("match", "-x y"), "match", "an option is not recognized")
 
 
+def test_a_double_dash_after_the_separator_is_an_argument(config: Path) -> None:
+    usage_error(
+        cli("explain", "CG_INPUT_INVALID", "--", "--"), "explain", "1 unrecognized argument"
+    )
+    usage_error(cli("read", "a", "b", "--", "--"), "read", "1 unrecognized argument")
+    done = cli("resolve", "--config", str(config), "--", "--")
+    assert done.status == 1, done
+    assert '"message":"/ids/0 does not have the required format' in done.stderr
+
+
 @pytest.mark.parametrize(
     ("argv", "option"),
     [

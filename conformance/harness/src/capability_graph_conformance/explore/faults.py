@@ -119,6 +119,22 @@ def mcp_request(frame: str) -> bool:
     return isinstance(message.get("method"), str) and isinstance(message.get("params", {}), dict)
 
 
+def _argv_faults(argv: Any, schemas: SchemaSet, operations: dict[str, str]) -> int:
+    """The faults of the request of ``call TOOL --arguments TEXT`` (one tool name, one
+    ``--arguments``, no ``--arguments-file``); 1 for any other command line."""
+    if not isinstance(argv, list) or argv[:1] != ["call"] or "--arguments-file" in argv:
+        return 1
+    texts = [argv[i + 1] for i, word in enumerate(argv[:-1]) if word == "--arguments"]
+    texts += [word.partition("=")[2] for word in argv if word.startswith("--arguments=")]
+    tools = [word for word in argv if word in operations]
+    if len(texts) != 1 or len(tools) != 1:
+        return 1
+    arguments = _loads(texts[0])
+    if arguments is None:
+        return 1
+    return _count(arguments, operations[tools[0]], schemas, request=True)
+
+
 def fault_count(case: GenCase, code: str, schemas: SchemaSet, operations: dict[str, str]) -> int:
     """The faults of the value that ``code`` judges in ``case`` (1 when it cannot tell)."""
     if code == "CG_INPUT_INVALID" and "call" in case.action and case.config_text is None:
@@ -130,6 +146,8 @@ def fault_count(case: GenCase, code: str, schemas: SchemaSet, operations: dict[s
         if not schema or arguments is None:
             return 1
         return _count(arguments, schema, schemas, request=True)
+    if code == "CG_INPUT_INVALID" and "argv" in case.action:
+        return _argv_faults(case.action["argv"], schemas, operations)
     if code == "CG_INPUT_INVALID" and "frame" in case.action:
         frame = _loads(case.action["frame"])
         params = frame.get("params") if isinstance(frame, dict) else None

@@ -143,6 +143,46 @@ def _several_faults(
     return _with_message(a, erased), _with_message(b, erased)
 
 
+#: A match deadline at most this long (ms) may lose its race with an executor's answer.
+RACE_DEADLINE_MS = 50
+
+
+def _deadline_ms(case: GenCase) -> int | None:
+    """The match deadline a case asks for: ``--timeout-ms`` of an argv, or the ``timeoutMs`` of
+    a call's arguments; None when it names none or cannot be read."""
+    argv = case.action.get("argv")
+    if isinstance(argv, list):
+        texts = [argv[i + 1] for i, word in enumerate(argv[:-1]) if word == "--timeout-ms"]
+        texts += [word.partition("=")[2] for word in argv if word.startswith("--timeout-ms=")]
+        numbers = [int(text) for text in texts if text.isascii() and text.isdigit()]
+        return numbers[0] if len(numbers) == 1 else None
+    call = case.action.get("call")
+    arguments = call.get("arguments") if isinstance(call, dict) else None
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except (ValueError, RecursionError):
+            return None
+    deadline = arguments.get("timeoutMs") if isinstance(arguments, dict) else None
+    return deadline if isinstance(deadline, int) and not isinstance(deadline, bool) else None
+
+
+def _deadline_race(
+    case: GenCase, a: Any, b: Any, count_faults: FaultCounter | None
+) -> tuple[Any, Any] | None:
+    deadline = _deadline_ms(case)
+    if deadline is None or deadline > RACE_DEADLINE_MS:
+        return None
+    codes = [(_error_object(side) or {}).get("code") for side in (a, b)]
+    if codes.count("CG_MODEL_TIMEOUT") != 1:
+        return None
+    other = b if codes[0] == "CG_MODEL_TIMEOUT" else a
+    if _error_object(other) is not None:
+        return None  # an error other than the timeout is compared
+    race = {"race": "CG_MODEL_TIMEOUT or the executor's answer"}
+    return race, race
+
+
 def _error_object(value: Any) -> dict[str, Any] | None:
     """The error object an answer of any surface carries, or None (an MCP server that did not
     start answers as the CLI does: ``exited``)."""
@@ -240,6 +280,15 @@ ALLOWED_VARIATIONS: tuple[Variation, ...] = (
         "an input with several faults may be reported with the message of any one of them; "
         "code, phase and nextAction are compared, and each message must be a pointer message",
         _several_faults,
+    ),
+    Variation(
+        "deadline-race",
+        "CG-MODEL-3",
+        "*",
+        f"a match whose deadline is at most {RACE_DEADLINE_MS} ms may end CG_MODEL_TIMEOUT in one "
+        "implementation and with the executor's answer in the other: which comes first is a "
+        "race; any other error is compared",
+        _deadline_race,
     ),
     Variation(
         "sdk-other-exception-type",

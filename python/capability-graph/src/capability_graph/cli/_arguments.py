@@ -85,6 +85,11 @@ class Parser(argparse.ArgumentParser):
         parsed, extras = self.parse_known_args(argv, namespace)
         if "--" in extras:
             extras.remove("--")  # the separator the canonical command line added
+        for name, value in vars(parsed).items():  # a literal "--" positional, given back
+            if value == _LITERAL_SEPARATOR:
+                setattr(parsed, name, "--")
+            elif isinstance(value, list) and _LITERAL_SEPARATOR in value:
+                setattr(parsed, name, ["--" if v == _LITERAL_SEPARATOR else v for v in value])
         if extras:
             # Positional arguments too many (an unknown option was refused before, by _read);
             # reported by the command's parser (its usage), naming no value.
@@ -115,6 +120,10 @@ class Parser(argparse.ArgumentParser):
         if any(arg in _HELP for arg in _before_separator(args)):
             return [command, "--help"]
         options, positionals = self._read(args, sub)
+        # A positional "--" (one after the separator, CG-CLI-15) is an argument like any other;
+        # argparse would take it for a separator and drop it, so it is passed as a token no
+        # command line can hold (an argument cannot contain NUL) and given back after.
+        positionals = [_LITERAL_SEPARATOR if arg == "--" else arg for arg in positionals]
         return [command, *options, *(["--", *positionals] if positionals else [])]
 
     def _option_table(self) -> dict[str, argparse.Action]:
@@ -161,6 +170,7 @@ class Parser(argparse.ArgumentParser):
 
 
 _HELP: Final = ("-h", "--help")
+_LITERAL_SEPARATOR: Final = "\x00--"
 
 
 def option_like(arg: str) -> bool:

@@ -460,7 +460,12 @@ class _ClientFile:
     def document(self) -> JsonDocument | TomlDocument:
         text = self.text or ""
         if self.client.syntax == "toml":
-            return TomlDocument(text, self.client.key)
+            return TomlDocument(text, self.client.key)  # an empty TOML file is a document
+        if self.text is not None and not text.removeprefix("\ufeff").strip(" \t\n\r"):
+            # A file that exists but holds no JSON value is not readable JSON (CG-MAINT-8):
+            # left untouched, as a missing file is not (that one is created, CG-MAINT-18).
+            syntax = " (with comments)" if self.client.syntax == "jsonc" else ""
+            raise CannotEdit(f"not valid JSON{syntax}")
         return JsonDocument(text, self.client.key, jsonc=self.client.syntax == "jsonc")
 
     def entry(self, report: Report, name: str) -> Any:

@@ -387,3 +387,22 @@ def test_an_edit_held_by_another_is_a_conflict_and_the_file_is_untouched(
     lock.unlink()
     maintenance_report(mcp_install("cursor", target, graph_config), "ok", 0)
     assert lock.exists() is False
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "\ufeff", " \t\r\n"])
+@pytest.mark.parametrize("client", ["cursor", "vscode"])
+def test_an_existing_json_file_holding_no_value_is_left_untouched(
+    tmp_path: Path, graph_config: Path, text: str, client: str
+) -> None:
+    target = tmp_path / "client.json"
+    target.write_bytes(text.encode("utf-8"))
+    installed = maintenance_report(mcp_install(client, target, graph_config), "failed", 1)
+    comments = " (with comments)" if client == "vscode" else ""
+    assert installed["checks"][-1] == {
+        "id": "client-config",
+        "status": "fail",
+        "message": f"{target}: not valid JSON{comments}: left untouched",
+    }
+    argv = ["--client", client, "--config-path", str(target), "--json"]
+    maintenance_report(cli("mcp-uninstall", *argv), "failed", 1)
+    assert target.read_bytes() == text.encode("utf-8")

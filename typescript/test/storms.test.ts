@@ -21,6 +21,7 @@ import { afterEach, beforeEach, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { CapabilityGraph, type Executor, type ExecutorJob } from "../src/index.js";
 import { fakeCodex } from "./executors/fake_codex.js";
+import { generator } from "./random.js";
 import { expected, outcomeOf, undefinedErrorProblem } from "./reliability.js";
 import { scaled } from "./scale.js";
 
@@ -43,14 +44,7 @@ afterEach(() => rmSync(folder, { recursive: true, force: true }));
 
 /** A small deterministic random source (mulberry32), so a failure replays from its seed. */
 function randomSource(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = generator(seed);
   return {
     next,
     pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T,

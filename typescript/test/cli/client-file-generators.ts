@@ -2,17 +2,9 @@
 // deterministic generator (mulberry32) and JSON documents a Cursor file may hold, in the usual
 // layouts. The same seed gives the same case, so a failure names its seed and replays.
 
-/** A small deterministic generator (mulberry32): numbers in [0, 1). */
-export function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { generator } from "../random.js";
+
+export { generator };
 
 /** An integer from `low` to `high`, both included. */
 export function integer(random: () => number, low: number, high: number): number {

@@ -6,18 +6,7 @@ import { test } from "node:test";
 import { rank } from "../../src/executors/lexical.js";
 import type { CatalogEntry } from "../../src/executors/protocol.js";
 import { parseJsonText } from "../../src/json/text.js";
-
-/** mulberry32: a small deterministic generator, so a failing case can be replayed. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { generator } from "../random.js";
 
 const SEEDS = Array.from({ length: 200 }, (_, index) => 1000 + index);
 

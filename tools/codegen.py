@@ -17,14 +17,16 @@ The steps, in ``STEPS`` order (each reads only sources and the outputs of steps 
 4. ``tools``       operations.json + schemas -> spec/capability-graph/tools.json
 5. ``taxonomy``    taxonomy.json -> capability_graph/_generated/taxonomy.py
 6. ``operations``  operations.json + schemas -> capability_graph/_generated/operations.py
-7. ``blocking``    capability_graph/_graph.py (the async class, read as source)
-                   -> capability_graph/_generated/blocking.py (BlockingCapabilityGraph)
-8. ``validators``  schemas + operations.json -> capability_graph/_generated/validators/
-9. ``defaults``    schemas -> capability_graph/_generated/defaults.py (defaults and limits)
-10. ``lexical-unicode`` the Unicode 15.0.0 character database (Python 3.12 only)
+7. ``handlers``    operations.json -> capability_graph/_core/operations/handlers.py (the
+                   handler registry of the core's dispatch)
+8. ``blocking``    capability_graph/_core/graph.py (the async class, read as source)
+                   -> capability_graph/_surfaces/sdk/blocking_graph.py (BlockingCapabilityGraph)
+9. ``validators``  schemas + operations.json -> capability_graph/_generated/validators/
+10. ``defaults``    schemas -> capability_graph/_generated/defaults.py (defaults and limits)
+11. ``lexical-unicode`` the Unicode 15.0.0 character database (Python 3.12 only)
                    -> spec/capability-graph/lexical-unicode.json; on another Python it checks
                    the committed file's structure only (``tools/generate/lexical_unicode.py``)
-11. ``docs``       all of the above + spec/*.md + the suite -> docs/ pages, mkdocs.yml nav
+12. ``docs``       all of the above + spec/*.md + the suite -> docs/ pages, mkdocs.yml nav
 
 Adding a step is one module in ``tools/generate/`` that exposes a ``Step`` and one entry in
 ``STEPS``. The spec and the conformance vectors are not copied anywhere: the packages that ship
@@ -47,7 +49,7 @@ from generate.blocking import BLOCKING
 from generate.defaults import DEFAULTS
 from generate.lexical_unicode import LEXICAL_UNICODE
 from generate.models import MODELS, TYPEDDICTS
-from generate.operations import OPERATIONS, TOOLS
+from generate.operations import HANDLERS, OPERATIONS, TOOLS
 from generate.registry import ENUMS, TAXONOMY
 from generate.validators import VALIDATORS
 
@@ -71,6 +73,7 @@ STEPS: tuple[Step, ...] = (
     TOOLS,
     TAXONOMY,
     OPERATIONS,
+    HANDLERS,
     BLOCKING,
     VALIDATORS,
     DEFAULTS,

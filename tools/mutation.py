@@ -58,30 +58,33 @@ INSTALL = (("cli",), ("cg.cli.*mcp-*",))
 #: judges a core module: every surface projects the core, and the cross-surface comparison needs
 #: two surfaces. Why each selection cannot hide a kill is said beside it; ``--confirm`` checks it.
 ORACLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "_operations": CORE,  # the package of the operation handlers (cosmic-ray mutates each module)
-    "_snapshot.py": CORE,
-    "_config.py": CORE,
-    "_cursor.py": CORE,
-    "_tools.py": CORE,
-    "_mcp.py": (("sdk", "mcp"), ()),
+    "_core/operations": CORE,  # the operation handlers (cosmic-ray mutates each module)
+    "_core/snapshot.py": CORE,
+    "_core/config.py": CORE,
+    "_core/cursor.py": CORE,
+    "_surfaces/tools.py": CORE,
+    "_surfaces/mcp.py": (("sdk", "mcp"), ()),
     # Bodies are checked when a graph loads and read by read_document and resolve (media types);
     # every such vector runs on the SDK. doctor reads bodies too, but through the same function.
-    "_documents.py": (("sdk", "tool"), ("cg.document.*", "cg.load.*", "cg.budget.*", "cg.query.*")),
+    "_core/documents.py": (
+        ("sdk", "tool"),
+        ("cg.document.*", "cg.load.*", "cg.budget.*", "cg.query.*"),
+    ),
     # Creating and replacing files: only init and mcp install/uninstall write any.
-    "_files.py": (("cli",), ("cg.cli.*init-*", "cg.cli.*mcp-*")),
+    "_core/files.py": (("cli",), ("cg.cli.*init-*", "cg.cli.*mcp-*")),
     # The lexical ranking is reached only by a match whose configuration names it; the outcome
     # vectors are those (the other model vectors use the scripted executor).
-    "_executors/lexical.py": (("sdk", "tool"), ("cg.outcome.*", "cg.model.*", "cg.config.*")),
+    "_core/executors/lexical.py": (("sdk", "tool"), ("cg.outcome.*", "cg.model.*", "cg.config.*")),
     # The configuration vectors reach the executor's option checks; the cg.model.openai-* vectors
     # call it against the harness's scripted endpoint (its request, every row of its table).
-    "_executors/openai_compat.py": (("sdk", "tool"), ("cg.config.*", "cg.model.*")),
+    "_core/executors/openai.py": (("sdk", "tool"), ("cg.config.*", "cg.model.*")),
     # mcp install explains a graph that does not open with the doctor's configuration facts.
-    "_doctor.py": (("cli",), ("cg.cli.*doctor*", "cg.seed.*", "cg.cli.*mcp-install*")),
-    "_diagnose.py": DOCTOR,
-    "cli/doctor.py": DOCTOR,
-    "_mcp_install.py": INSTALL,
-    "_client_files.py": INSTALL,
-    "cli/mcp_install.py": INSTALL,
+    "_maintenance/doctor.py": (("cli",), ("cg.cli.*doctor*", "cg.seed.*", "cg.cli.*mcp-install*")),
+    "_maintenance/diagnose.py": DOCTOR,
+    "_surfaces/cli/doctor.py": DOCTOR,
+    "_maintenance/mcp_install.py": INSTALL,
+    "_maintenance/client_files.py": INSTALL,
+    "_surfaces/cli/mcp_install.py": INSTALL,
 }
 EXCLUDED_OPERATORS = (
     # arithmetic and bitwise cross-replacements, except the sign and scale swaps

@@ -125,7 +125,7 @@ def leakage(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     through the CLI (in-process) every tenth case."""
     from mcp import Client
 
-    from capability_graph._mcp import build_server
+    from capability_graph._surfaces.mcp import build_server
     from capability_graph_testing.surfaces import wire
 
     rng = random.Random(args.seed)
@@ -664,7 +664,7 @@ def cursors(args: argparse.Namespace, work: Path) -> dict[str, Any]:
 
 
 def _no_filters_key() -> str:
-    from capability_graph._cursor import filter_key
+    from capability_graph._core.cursor import filter_key
 
     return filter_key({"providers": None, "tags": []})
 

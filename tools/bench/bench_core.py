@@ -37,7 +37,7 @@ if mode == "loads":
     sys.exit(0)
 del data
 from capability_graph import CapabilityGraph
-from capability_graph._json import dumps
+from capability_graph._core.json import dumps
 # One-time module imports (the generated models) are start-up cost, measured by the surfaces
 # benchmark; open() is timed on a warm interpreter.
 import capability_graph._generated.models.config, capability_graph._generated.models.definition

@@ -24,8 +24,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from capability_graph._executors import MatchJob, build_executor
-from capability_graph._match import run_match
+from capability_graph._core.executors import MatchJob, build_executor
+from capability_graph._core.match import run_match
 
 WORDS = [
     "request",

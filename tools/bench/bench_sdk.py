@@ -30,7 +30,7 @@ from bench_core import print_rows, roots_of, rows_per_size
 from pydantic import TypeAdapter
 
 from capability_graph import CapabilityGraph, ResolveResult
-from capability_graph._json import dumps
+from capability_graph._core.json import dumps
 
 
 async def best_of(repeat: int, run: Callable[[], Awaitable[Any]]) -> float:

@@ -67,6 +67,11 @@ class Repo:
         return self.spec / "tools.json"
 
     @property
+    def package(self) -> Path:
+        """The Python package the generated modules belong to (the parent of ``_generated/``)."""
+        return self.generated.parent
+
+    @property
     def models(self) -> Path:
         return self.generated / "models"
 

@@ -1,12 +1,12 @@
 """Step ``blocking``: the blocking twin ``BlockingCapabilityGraph``, generated from the async
 ``CapabilityGraph``.
 
-Source: ``capability_graph/_graph.py``, read as source (``ast``), not imported. Output:
-``capability_graph/_generated/blocking.py``, with a do-not-edit header. For every public coroutine
-method of ``CapabilityGraph`` (except those the hand-written runner
-``_blocking.BlockingGraphRunner`` defines, such as ``close``) the twin gets a blocking method of the
+Source: ``capability_graph/_core/graph.py``, read as source (``ast``), not imported. Output:
+``capability_graph/_surfaces/sdk/blocking_graph.py``, with a do-not-edit header. For every public
+coroutine method of ``CapabilityGraph`` (except those the hand-written runner
+``blocking.BlockingGraphRunner`` defines, such as ``close``) the twin gets a blocking method of the
 same name, parameters, defaults, annotations and docstring that runs the async method on the twin's
-loop. The names its annotations use are imported from where ``_graph.py`` gets them. So a changed
+loop. The names its annotations use are imported from where ``graph.py`` gets them. So a changed
 signature, a new operation or a new result type reaches the twin by running ``python
 tools/codegen.py``, and ``--check`` fails until it has run.
 """
@@ -19,11 +19,13 @@ from pathlib import Path
 
 from .base import PACKAGE, GenerationError, Repo, Step, generated_by
 
-SOURCE = PACKAGE / "_graph.py"
-RUNNER = PACKAGE / "_blocking.py"
+SOURCE = PACKAGE / "_core" / "graph.py"
+RUNNER = PACKAGE / "_surfaces" / "sdk" / "blocking.py"
+# The async class's package, as the generated module (in another package) imports it.
+SOURCE_PACKAGE = "capability_graph._core"
 ASYNC_CLASS = "CapabilityGraph"
 RUNNER_CLASS = "BlockingGraphRunner"
-HEADER = generated_by("capability_graph/_graph.py (CapabilityGraph)")
+HEADER = generated_by("capability_graph/_core/graph.py (CapabilityGraph)")
 CLASS_DOCSTRING = """\
 The blocking twin of [CapabilityGraph][capability_graph.CapabilityGraph]: the same methods,
 without ``await``. Open it with ``with BlockingCapabilityGraph.open(config) as graph:``.
@@ -59,11 +61,11 @@ def twin_methods(source: ast.Module, runner: ast.Module) -> list[ast.AsyncFuncti
 
 def _bindings(source: ast.Module) -> dict[str, str]:
     """The import line that binds each module-level name of the async class's module, as the
-    generated module (one package level deeper) must write it."""
+    generated module (beside the runner, in the SDK surface) must write it: absolute."""
     lines: dict[str, str] = {}
     for node in _statements(source.body) + _statements(_type_checking_body(source)):
         if isinstance(node, ast.ImportFrom):
-            module = "." * (node.level + 1 if node.level else 0) + (node.module or "")
+            module = _absolute(node.level, node.module)
             for alias in node.names:
                 bound = alias.asname or alias.name
                 renamed = f" as {alias.asname}" if alias.asname else ""
@@ -73,8 +75,17 @@ def _bindings(source: ast.Module) -> dict[str, str]:
                 lines[alias.asname or alias.name.split(".")[0]] = f"import {alias.name}"
         else:
             for name in _defined(node):
-                lines[name] = f"from .._graph import {name}"
+                lines[name] = f"from {SOURCE_PACKAGE}.graph import {name}"
     return lines
+
+
+def _absolute(level: int, module: str | None) -> str:
+    """The absolute name of an import of the async class's module (``level`` dots)."""
+    if level == 0:
+        return module or ""
+    package = SOURCE_PACKAGE.split(".")
+    base = package[: len(package) - (level - 1)]
+    return ".".join([*base, module] if module else base)
 
 
 def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
@@ -209,13 +220,13 @@ def render(source_text: str, runner_text: str) -> str:
         used += [method.returns] if method.returns is not None else []
     bindings = _bindings(source)
     checking_only = _checking_only(source)
-    imports = {f"from .._blocking import {RUNNER_CLASS}"}
+    imports = {f"from .blocking import {RUNNER_CLASS}"}
     checking: set[str] = set()
     for name in _names(used):
         if name in bindings:
             (checking if name in checking_only else imports).add(bindings[name])
         elif not hasattr(builtins, name):
-            raise GenerationError(f"blocking: {name} is not bound at the top of _graph.py")
+            raise GenerationError(f"blocking: {name} is not bound at the top of _core/graph.py")
     block = _import_block(imports | ({"from typing import TYPE_CHECKING"} if checking else set()))
     if checking:
         guarded = _import_block(checking).replace("\n", "\n    ").replace("\n    \n", "\n\n")
@@ -234,22 +245,25 @@ def render(source_text: str, runner_text: str) -> str:
 
 
 def _import_block(imports: set[str]) -> str:
-    """The import lines, one per module, grouped as isort does: plain, absolute, relative."""
+    """The import lines, one per module, grouped as isort does: plain, third-party, first-party,
+    relative."""
     plain = sorted(i for i in imports if i.startswith("import "))
     by_module: dict[str, list[str]] = {}
     for line in imports - set(plain):
         module, _, name = line.removeprefix("from ").partition(" import ")
         by_module.setdefault(module, []).append(name)
     froms = {m: f"from {m} import {', '.join(sorted(n))}" for m, n in by_module.items()}
-    absolute = [froms[m] for m in sorted(froms) if not m.startswith(".")]
+    ours = [froms[m] for m in sorted(froms) if m.startswith("capability_graph")]
+    absolute = [froms[m] for m in sorted(froms) if not m.startswith((".", "capability_graph"))]
     relative = [froms[m] for m in sorted(froms) if m.startswith(".")]
-    return "\n\n".join("\n".join(group) for group in (plain, absolute, relative) if group)
+    groups = (plain, absolute, ours, relative)
+    return "\n\n".join("\n".join(group) for group in groups if group)
 
 
 def blocking_files(repo: Repo) -> dict[Path, str]:
     # The sources are the package's own modules (not generated, so never pending).
     source, runner = (path.read_text(encoding="utf-8") for path in (SOURCE, RUNNER))
-    return {repo.generated / "blocking.py": render(source, runner)}
+    return {repo.package / "_surfaces" / "sdk" / "blocking_graph.py": render(source, runner)}
 
 
 BLOCKING = Step("blocking", blocking_files)

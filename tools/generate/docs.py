@@ -3,7 +3,7 @@
 Outputs (each page starts with a do-not-edit comment naming the generator and its source):
 
 - ``docs/errors/<CODE>.md`` -- one page per registry code: the body is
-  ``capability_graph._explain.explain_markdown`` (the same content as
+  ``capability_graph._maintenance.explain.explain_markdown`` (the same content as
   ``capability-graph explain CODE``, whose text the page embeds verbatim), with real examples:
   the programs of ``tools/doc_examples.py``, run against the reference, and their output;
 - ``docs/errors/index.md`` -- every code, the phases and the next actions;
@@ -40,12 +40,12 @@ from capability_graph_conformance.requirements import Coverage, suite_coverage
 from capability_graph_conformance.suite import Suite
 from doc_examples import EXAMPLES, Example, error_of, run_script
 
-from capability_graph._explain import explain_markdown
 from capability_graph._generated.taxonomy import (
     NEXT_ACTION_TEXT,
     PHASE_TEXT,
     REGISTRY,
 )
+from capability_graph._maintenance.explain import explain_markdown
 
 from .base import GenerationError, Repo, Step
 

@@ -83,7 +83,7 @@ FLAGS = [
     "--allow-population-by-field-name",
     "--enable-faux-immutability",
     "--base-class",
-    "capability_graph._model.ContractModel",
+    "capability_graph._core.model.ContractModel",
 ]
 # The JSON form's own names (camelCase, "from"), closed (PEP 728: no other keys), an omitted
 # member ``NotRequired``.

@@ -7,7 +7,11 @@ Steps:
   result schemas (what the Tool Adapter, the MCP server and the harness list);
 - ``operations``: ``capability_graph/_generated/operations.py`` -- the table as frozen Python data:
   what the core's dispatch, the SDK, the Tool Adapter, the MCP server and the CLI's graph
-  commands read.
+  commands read;
+- ``handlers``: ``capability_graph/_core/operations/handlers.py`` -- the handler of each operation,
+  by tool name: the ``handle`` of the operations package's module named like the operation's SDK
+  method, imported by name where a reader sees it. Adding an operation is a table entry and a
+  handler module; this file follows by generation.
 """
 
 from __future__ import annotations
@@ -151,6 +155,41 @@ def render_operations(operations: list[dict[str, Any]], schemas: dict[str, Any])
     return "\n".join(out)
 
 
+def render_handlers(operations: list[dict[str, Any]]) -> str:
+    """The handler registry of the core's dispatch (``_core/operations/handlers.py``)."""
+    imports = sorted(
+        f"from .{op['sdk']['method']} import handle as {op['tool']}" for op in operations
+    )
+    entries = [f'    "{op["tool"]}": {op["tool"]},' for op in operations]
+    return "\n".join(
+        [
+            f'"""{generated_by("spec/capability-graph/operations.json")}',
+            "",
+            "The handler of each operation, by tool name: the ``handle`` of this package's module",
+            'named like the operation\'s SDK method."""',
+            "",
+            "from __future__ import annotations",
+            "",
+            "from typing import Final",
+            "",
+            "from .common import Handler",
+            *imports,
+            "",
+            '__all__ = ["HANDLERS"]',
+            "",
+            "HANDLERS: Final[dict[str, Handler]] = {",
+            *entries,
+            "}",
+            "",
+        ]
+    )
+
+
+def handlers_files(repo: Repo) -> dict[Path, str]:
+    path = repo.package / "_core" / "operations" / "handlers.py"
+    return {path: render_handlers(load_operations(repo))}
+
+
 def tools_files(repo: Repo) -> dict[Path, str]:
     try:
         text = render_tools(load_operations(repo), repo.load_schemas())
@@ -166,3 +205,4 @@ def operations_files(repo: Repo) -> dict[Path, str]:
 
 TOOLS = Step("tools", tools_files)
 OPERATIONS = Step("operations", operations_files)
+HANDLERS = Step("handlers", handlers_files)

@@ -4,7 +4,7 @@ Python by fastjsonschema (pinned).
 
 A compiled validator is a yes/no check that costs no import of a validation library, which is
 what keeps a CLI command's cold start short. Large definitions use the generated Pydantic models
-instead; the JSON Schema explains every failure (``capability_graph._schemas``).
+instead; the JSON Schema explains every failure (``capability_graph._core.schemas``).
 """
 
 from __future__ import annotations

@@ -34,7 +34,8 @@ import pytest
 from generate import docs as docs_step
 from generate.base import Repo
 
-from capability_graph._explain import (
+from capability_graph._generated.taxonomy import REGISTRY, ErrorCode
+from capability_graph._maintenance.explain import (
     explain_index_json,
     explain_index_text,
     explain_json,
@@ -42,7 +43,6 @@ from capability_graph._explain import (
     explain_text,
     lookup,
 )
-from capability_graph._generated.taxonomy import REGISTRY, ErrorCode
 
 REPO = Repo()
 ROOT = REPO.root

@@ -21,8 +21,8 @@ from pydantic import BaseModel, TypeAdapter
 
 import capability_graph
 from capability_graph import ReloadResult
+from capability_graph._core.json import dumps
 from capability_graph._generated.operations import OPERATION_TABLE
-from capability_graph._json import dumps
 
 sys.path.insert(0, sys.argv[1])  # the folder of the reference driver
 import python_reference_driver as reference

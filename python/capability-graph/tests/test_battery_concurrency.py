@@ -81,7 +81,7 @@ def test_blocking_queries_from_threads_during_a_reload_storm(tmp_path: Path) -> 
 
 
 def _close_storm(executor: Any, matches: int) -> Any:
-    from capability_graph._match import _ORPHANS
+    from capability_graph._core.match import _ORPHANS
 
     async def main() -> Any:
         stats = await close_storm_async(

@@ -92,7 +92,7 @@ async def _sdk_error(graph: CapabilityGraph, tool: str, arguments: Any) -> Graph
 def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
     from mcp import Client
 
-    from capability_graph._mcp import build_server
+    from capability_graph._surfaces.mcp import build_server
 
     config = battery_graph(tmp_path_factory.mktemp("leak-rig"))
     executor = FaultExecutor()
@@ -447,6 +447,6 @@ def test_a_synchronous_executor_failure_leaves_no_raw_exception_in_the_graph_err
 
 
 def test_the_battery_knows_every_tool() -> None:
-    from capability_graph._tools import tool_names
+    from capability_graph._surfaces.tools import tool_names
 
     assert set(TOOL_PHASES) == set(tool_names())

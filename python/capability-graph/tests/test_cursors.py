@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from capability_graph import BlockingCapabilityGraph, BlockingToolAdapter, GraphError
-from capability_graph._cursor import filter_key
+from capability_graph._core.cursor import filter_key
 from capability_graph_testing.battery import battery_settings
 from capability_graph_testing.common import expected
 from capability_graph_testing.surfaces import (

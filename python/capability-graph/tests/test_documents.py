@@ -24,7 +24,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from capability_graph import GraphError
-from capability_graph._documents import (
+from capability_graph._core.documents import (
     MAX_SYMLINKS,
     DocumentBody,
     DocumentRoot,

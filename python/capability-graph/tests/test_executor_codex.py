@@ -13,13 +13,17 @@ from typing import Any
 import pytest
 
 import capability_graph_flowcast as flowcast
-from capability_graph._cancel import CancelToken
-from capability_graph._errors import GraphError
-from capability_graph._executors import build_executor
-from capability_graph._executors._prompt import OUTPUT_SCHEMA, SYSTEM_PROMPT
-from capability_graph._executors.codex import CodexExecutor, _project_flowcast_error, parse_version
+from capability_graph._core.cancel import CancelToken
+from capability_graph._core.errors import GraphError
+from capability_graph._core.executors import build_executor
+from capability_graph._core.executors.codex import (
+    CodexExecutor,
+    _project_flowcast_error,
+    parse_version,
+)
+from capability_graph._core.executors.prompt import OUTPUT_SCHEMA, SYSTEM_PROMPT
+from capability_graph._core.match import MatchOutcome, run_match
 from capability_graph._generated.taxonomy import ErrorCode, NextAction
-from capability_graph._match import MatchOutcome, run_match
 from capability_graph_testing.fake_codex import FakeCodex, install_fake_codex, path_with
 from capability_graph_testing.matching import CATALOG, SECRET, make_job, model_error, run, wait_dead
 
@@ -426,7 +430,7 @@ def test_building_codex_does_not_import_flowcast() -> None:
     import subprocess
 
     code = (
-        "import sys; from capability_graph._executors import build_executor;"
+        "import sys; from capability_graph._core.executors import build_executor;"
         "e = build_executor({'executor': 'codex'});"
         "print('capability_graph_flowcast' in sys.modules, e.name)"
     )
@@ -438,7 +442,7 @@ def test_building_codex_does_not_import_flowcast() -> None:
 def test_concurrent_first_matches_share_one_flowcast_import_and_close_leaves_no_thread(
     fake: FakeCodex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from capability_graph._executors import codex
+    from capability_graph._core.executors import codex
 
     imports: list[str] = []
     real = codex._import_flowcast

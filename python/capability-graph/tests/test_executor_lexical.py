@@ -13,11 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from capability_graph._errors import GraphError
-from capability_graph._executors import build_executor, lexical
-from capability_graph._executors.lexical import _CACHE, rank, tokenize
+from capability_graph._core.errors import GraphError
+from capability_graph._core.executors import build_executor, lexical
+from capability_graph._core.executors.lexical import _CACHE, rank, tokenize
+from capability_graph._core.match import MatchOutcome, run_match
 from capability_graph._generated.taxonomy import ErrorCode
-from capability_graph._match import MatchOutcome, run_match
 from capability_graph_testing.matching import (
     CATALOG,
     make_job,
@@ -348,12 +348,12 @@ def test_lexical_module_is_not_imported_until_built() -> None:
     import sys
 
     code = (
-        "import sys, capability_graph._executors as e, capability_graph._match;"
-        "print(sorted(m for m in sys.modules if m.startswith(('capability_graph._executors.',"
+        "import sys, capability_graph._core.executors as e, capability_graph._core.match;"
+        "print(sorted(m for m in sys.modules if m.startswith(('capability_graph._core.executors.',"
         " 'openai', 'capability_graph_flowcast'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "['capability_graph._executors._config']"
+    assert out.stdout.strip() == "['capability_graph._core.executors.config']"
     assert lexical.THRESHOLD == 0.05
 
 

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from capability_graph._cancel import CancelToken
-from capability_graph._errors import GraphError
-from capability_graph._executors import build_executor
-from capability_graph._executors._prompt import OUTPUT_SCHEMA
+from capability_graph._core.cancel import CancelToken
+from capability_graph._core.errors import GraphError
+from capability_graph._core.executors import build_executor
+from capability_graph._core.executors.prompt import OUTPUT_SCHEMA
+from capability_graph._core.match import MatchOutcome, run_match
 from capability_graph._generated.taxonomy import ErrorCode, NextAction
-from capability_graph._match import MatchOutcome, run_match
 from capability_graph_testing.chat_server import (
     ChatServer,
     Received,
@@ -337,7 +337,7 @@ def test_building_the_executor_does_not_import_openai() -> None:
     import subprocess
 
     code = (
-        "import sys; from capability_graph._executors import build_executor;"
+        "import sys; from capability_graph._core.executors import build_executor;"
         "build_executor({'executor': 'openai', 'baseUrl': 'http://h/v1', 'model': 'm',"
         " 'apiKeyEnv': 'K'}); print('openai' in sys.modules)"
     )
@@ -419,7 +419,7 @@ def test_concurrent_first_matches_share_one_preparation_and_close_leaves_no_thre
     key: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from capability_graph import CapabilityGraph
-    from capability_graph._executors import openai_compat
+    from capability_graph._core.executors import openai as openai_compat
     from capability_graph_testing.common import capability, inline, provider
 
     preparations: list[str] = []

@@ -8,15 +8,15 @@ from typing import Any
 
 import pytest
 
-from capability_graph._errors import GraphError
-from capability_graph._executors import (
+from capability_graph._core.errors import GraphError
+from capability_graph._core.executors import (
     DEFAULT_TIMEOUT_MS,
     build_executor,
     configured_timeout_ms,
     describe_executor,
 )
+from capability_graph._core.match import MatchOutcome, run_match
 from capability_graph._generated.taxonomy import ErrorCode, NextAction
-from capability_graph._match import MatchOutcome, run_match
 from capability_graph_testing.matching import (
     CATALOG,
     SECRET,

@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from capability_graph import BlockingCapabilityGraph
-from capability_graph._frozen import FrozenDict, FrozenList, freeze, serialized_size
-from capability_graph._json import dump_bytes
+from capability_graph._core.frozen import FrozenDict, FrozenList, freeze, serialized_size
+from capability_graph._core.json import dump_bytes
 from capability_graph_testing.common import capability, inline, provider, schema_validator
 
 MUTATIONS = [

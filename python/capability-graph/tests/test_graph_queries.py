@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from pydantic import MISSING
 
 from capability_graph import BlockingCapabilityGraph, CapabilityGraph, GraphError
-from capability_graph._json import dump_bytes
-from capability_graph._operations._requests import _surely_larger_than
+from capability_graph._core.json import dump_bytes
+from capability_graph._core.operations.requests import _surely_larger_than
 from capability_graph_testing.common import (
     capability,
     error_of,

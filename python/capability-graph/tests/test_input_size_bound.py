@@ -8,8 +8,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from capability_graph._json import dump_bytes
-from capability_graph._operations._requests import _surely_larger_than
+from capability_graph._core.json import dump_bytes
+from capability_graph._core.operations.requests import _surely_larger_than
 
 # Lone surrogates (which st.characters() leaves out) included: six bytes each in the compact
 # serialization.

@@ -10,7 +10,7 @@ import rfc8785
 from hypothesis import given
 from hypothesis import strategies as st
 
-from capability_graph._json import (
+from capability_graph._core.json import (
     MAX_DEPTH,
     NotPureJson,
     _deeper_than_max,

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from capability_graph._errors import GraphError
-from capability_graph._executors import build_executor
+from capability_graph._core.errors import GraphError
+from capability_graph._core.executors import build_executor
+from capability_graph._core.match import MODEL_CODES, project_executor_failure, run_match
 from capability_graph._generated.taxonomy import REGISTRY, ErrorCode, NextAction
-from capability_graph._match import MODEL_CODES, project_executor_failure, run_match
 from capability_graph_testing.matching import SECRET, make_job, model_error, raises_graph_error, run
 
 MODEL = sorted(MODEL_CODES)

@@ -16,8 +16,8 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from capability_graph import CapabilityGraph, GraphError
-from capability_graph._mcp import build_server
-from capability_graph._schemas import load_schema
+from capability_graph._core.schemas import load_schema
+from capability_graph._surfaces.mcp import build_server
 from capability_graph_testing.common import expected, schema_validator
 from capability_graph_testing.surfaces import (
     DOCUMENT_TEXT,
@@ -494,7 +494,7 @@ def test_arguments_the_sdk_cannot_parse_are_answered_by_the_core(
 
 @pytest.mark.parametrize("levels", [10_000, 1_000_000])
 def test_arguments_nested_any_depth_are_answered_within_a_bound(raw: RawMcp, levels: int) -> None:
-    from capability_graph._operations import parse_arguments_text
+    from capability_graph._core.operations import parse_arguments_text
 
     arguments = '{"tags":' + "[" * levels + "]" * levels + "}"
     with pytest.raises(GraphError) as core:  # the core's verdict on the same text
@@ -553,7 +553,7 @@ def test_another_request_the_sdk_cannot_parse_is_answered_parse_error(raw: RawMc
 
 
 def test_initialize_carries_the_instructions_text(raw: RawMcp) -> None:
-    from capability_graph._mcp import INSTRUCTIONS
+    from capability_graph._surfaces.mcp import INSTRUCTIONS
 
     assert INSTRUCTIONS == (
         "Capability Graph: discover what the configured products and services can do. "

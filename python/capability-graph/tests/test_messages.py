@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from capability_graph import BlockingCapabilityGraph, GraphError
-from capability_graph._schemas import FORMATS, pointer_message
+from capability_graph._core.schemas import FORMATS, pointer_message
 from capability_graph_testing.common import (
     REPO,
     SCHEMAS,
@@ -161,7 +161,7 @@ def _table_messages(requirement: str) -> list[str]:
 
 
 def test_the_context_messages_are_the_closed_set_of_the_spec() -> None:
-    from capability_graph._context import validate_context
+    from capability_graph._core.context import validate_context
 
     faults: list[Any] = [
         "text",
@@ -181,7 +181,7 @@ def test_the_context_messages_are_the_closed_set_of_the_spec() -> None:
 
 
 def test_the_pure_json_phrases_are_the_ones_of_the_spec() -> None:
-    from capability_graph._json import NotPureJson, check_pure_value, parse_pure_json
+    from capability_graph._core.json import NotPureJson, check_pure_value, parse_pure_json
 
     def reason_of(check: Any) -> str:
         with pytest.raises(NotPureJson) as excinfo:

@@ -21,12 +21,12 @@ from capability_graph import (
     BlockingCapabilityGraph,
     BlockingToolAdapter,
     CapabilityGraph,
-    _operations,
 )
+from capability_graph._core import operations as _operations
+from capability_graph._core.operations import HANDLERS, OPERATIONS, OperationContext
 from capability_graph._generated.operations import OPERATION_TABLE
-from capability_graph._mcp import build_server
-from capability_graph._operations import HANDLERS, OPERATIONS, OperationContext, handler_module
-from capability_graph.cli._requests import REQUESTS
+from capability_graph._surfaces.cli.requests import REQUESTS
+from capability_graph._surfaces.mcp import build_server
 from capability_graph_testing.common import SPEC, capability, inline, load_json, provider
 from capability_graph_testing.surfaces import MATCHED, cli, scripted
 
@@ -98,17 +98,19 @@ def test_core_dispatches_every_operation_of_the_table_and_no_other() -> None:
 
 
 def test_every_handler_module_has_a_table_entry_and_every_entry_a_handler_module() -> None:
+    # The package's other modules: what comes before and after a handler, the context, and the
+    # generated registry.
+    shared = {"common", "requests", "handlers"}
     modules = sorted(
-        info.name
-        for info in pkgutil.iter_modules(_operations.__path__)
-        if not info.name.startswith("_")
+        info.name for info in pkgutil.iter_modules(_operations.__path__) if info.name not in shared
     )
     assert modules == sorted(op["sdk"]["method"] for op in TABLE)
 
 
 @pytest.mark.parametrize("operation", OPERATION_TABLE, ids=[op.tool for op in OPERATION_TABLE])
 def test_each_handler_is_the_handle_of_its_module_with_the_one_signature(operation: Any) -> None:
-    handle = importlib.import_module(handler_module(operation)).handle
+    module = f"{_operations.__name__}.{operation.sdk_method}"
+    handle = importlib.import_module(module).handle
     assert HANDLERS[operation.tool] is handle
     assert inspect.iscoroutinefunction(handle)
     assert list(inspect.signature(handle).parameters) == ["context", "request"]
@@ -163,14 +165,16 @@ def test_cli_help_shows_the_flags_help_and_examples_of_the_table(op: dict[str, A
 
 
 def test_only_generated_code_names_the_list_tool() -> None:
-    """The tool names live in the table: outside ``_generated`` no source of a shipped package
-    spells one out (the list tool is the one whose name no SDK method or CLI command shares).
-    The test-support distribution (``capability-graph-testing``) is test code and may."""
+    """The tool names live in the table: no hand-written source of a shipped package spells one
+    out (the list tool is the one whose name no SDK method or CLI command shares); generated
+    modules (``_generated/``, and the handler registry, by their do-not-edit header) may. The
+    test-support distribution (``capability-graph-testing``) is test code and may."""
     naming = sorted(
         path.relative_to(SOURCES).as_posix()
         for path in SOURCES.glob("*/src/**/*.py")
         if "_generated" not in path.parts
         and path.parts[len(SOURCES.parts)] != "capability-graph-testing"
-        and re.search(r"[\"']list_capabilities[\"']", path.read_text(encoding="utf-8"))
+        and "DO NOT EDIT" not in (text := path.read_text(encoding="utf-8")).partition("\n")[0]
+        and re.search(r"[\"']list_capabilities[\"']", text)
     )
     assert naming == []

@@ -25,7 +25,7 @@ from capability_graph import (
     RelationTraversal,
     ResolveResult,
 )
-from capability_graph._json import dumps
+from capability_graph._core.json import dumps
 from capability_graph_testing.common import (
     capability,
     error_of,
@@ -353,7 +353,7 @@ def _docstring(node: ast.stmt | None) -> str:
 
 
 def test_every_field_of_the_public_models_has_a_description() -> None:
-    public = capability_graph._results._LAZY_MODELS  # the table of public models
+    public = capability_graph._core.results._LAZY_MODELS  # the table of public models
     missing = []
     for module in sorted(set(public.values())):
         package, _, name = module.partition(".")

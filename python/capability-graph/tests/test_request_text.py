@@ -1,7 +1,7 @@
 """Requests given as JSON text: one parser on every surface (duplicate member names and integer
 literals too long to convert are ``CG_INPUT_INVALID``, never "last wins", never silence).
 
-The core function is :func:`capability_graph._operations.parse_arguments_text`; the MCP server
+The core function is :func:`capability_graph._core.operations.parse_arguments_text`; the MCP server
 screens every frame with the same rules before the SDK parses it (the SDK keeps the last of
 duplicate names, and drops a frame with an integer of more than 4,300 digits unanswered).
 """
@@ -23,7 +23,7 @@ from capability_graph_testing.surfaces import INITIALIZE, INITIALIZED, RawMcp, w
 
 
 def parse_arguments_text(tool: str, text: str | bytes, **options: Any) -> Any:
-    from capability_graph._operations import parse_arguments_text as core
+    from capability_graph._core.operations import parse_arguments_text as core
 
     return core(tool, text, **options)
 

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from capability_graph import GraphError
-from capability_graph._json import MalformedJson, NotPureJson, parse_request_text
-from capability_graph._operations import parse_arguments_text
+from capability_graph._core.json import MalformedJson, NotPureJson, parse_request_text
+from capability_graph._core.operations import parse_arguments_text
 from capability_graph_testing.common import expected
 
 KEYS = st.text(alphabet="ab/~", min_size=1, max_size=3)

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from capability_graph._json import whole_numbers_as_integers
-from capability_graph._schemas import compiled_accepts, compiled_validator
+from capability_graph._core.json import whole_numbers_as_integers
+from capability_graph._core.schemas import compiled_accepts, compiled_validator
 from capability_graph_testing.common import schema_validator
 
 SHAPES = [  # schema, compiled validator, generated model (module.Class) where the runtime has one

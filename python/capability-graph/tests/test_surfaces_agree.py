@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from capability_graph import BlockingCapabilityGraph, BlockingToolAdapter, GraphError
-from capability_graph._json import dumps
+from capability_graph._core.json import dumps
 from capability_graph_testing.surfaces import (
     SECRET_TEXT,
     McpStdio,

@@ -19,7 +19,7 @@ from capability_graph import (
     CapabilityGraph,
     ToolAdapter,
 )
-from capability_graph._schemas import load_schema
+from capability_graph._core.schemas import load_schema
 from capability_graph_testing.common import (
     SPEC,
     capability,

@@ -84,7 +84,7 @@ def _mutate(mutation: str, role: str, argv: list[str]) -> None:
 
         init.write_report = silent
     elif mutation == "stale-tool-definitions":
-        from capability_graph import _tools
+        from capability_graph._surfaces import tools as _tools
 
         definitions = _tools.tool_definitions
 
@@ -97,7 +97,7 @@ def _mutate(mutation: str, role: str, argv: list[str]) -> None:
 
         _tools.tool_definitions = stale
     elif mutation == "mcp-no-annotations":
-        from capability_graph import _mcp
+        from capability_graph._surfaces import mcp as _mcp
 
         listed = _mcp.tool_definitions
 
@@ -131,7 +131,7 @@ def _mutate(mutation: str, role: str, argv: list[str]) -> None:
         _match.project_executor_failure = leaky
     elif mutation == "refusal-no-match":
         from capability_graph import GraphError
-        from capability_graph._operations import HANDLERS, TOOL_OF_METHOD
+        from capability_graph._core.operations import HANDLERS, TOOL_OF_METHOD
 
         tool = TOOL_OF_METHOD["match"]
         original_match = HANDLERS[tool]

@@ -10,17 +10,17 @@ object they hold, and the request parts the operations accept (``RelationTravers
 import inspect
 from typing import TYPE_CHECKING, Any
 
-from . import _results
-from ._cancel import CancelToken
-from ._diagnose import diagnose
-from ._errors import GraphError
-from ._executors import Executor, MatchJob
-from ._generated.blocking import BlockingCapabilityGraph
+from ._core import results as _results
+from ._core.cancel import CancelToken
+from ._core.errors import GraphError
+from ._core.executors import Executor, MatchJob
+from ._core.graph import CapabilityGraph, GraphOpening
+from ._core.results import _LAZY_MODELS
 from ._generated.taxonomy import CONTRACT_VERSION, ErrorCode, NextAction, Phase
-from ._graph import CapabilityGraph, GraphOpening
-from ._report import Report
-from ._results import _LAZY_MODELS
-from ._tools import BlockingToolAdapter, ToolAdapter
+from ._maintenance.diagnose import diagnose
+from ._maintenance.report import Report
+from ._surfaces.sdk.blocking_graph import BlockingCapabilityGraph
+from ._surfaces.tools import BlockingToolAdapter, ToolAdapter
 
 if TYPE_CHECKING:
     from ._generated.models.budgets import Budgets, EffectiveBudgets

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from capability_graph import ErrorCode
-from capability_graph._explain import explain_json, explain_text
 from capability_graph._generated.taxonomy import REGISTRY
+from capability_graph._maintenance.explain import explain_json, explain_text
 from capability_graph_testing.surfaces import (
     cli,
 )

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from capability_graph import BlockingCapabilityGraph
-from capability_graph._json import dump_bytes
-from capability_graph.cli._parser import build_parser
+from capability_graph._core.json import dump_bytes
+from capability_graph._surfaces.cli.parser import build_parser
 from capability_graph_testing.common import expected
 from capability_graph_testing.surfaces import (
     CLI,
@@ -173,7 +173,7 @@ def test_core_errors_are_one_envelope_line_and_exit_1(
 def _sdk_error(config: Path, argv: list[str]) -> dict[str, str]:
 
     from capability_graph import GraphError
-    from capability_graph.cli._requests import REQUESTS
+    from capability_graph._surfaces.cli.requests import REQUESTS
 
     args = build_parser(io.StringIO(), io.StringIO()).parse_args(argv)
     tool, arguments = REQUESTS[args.command](args)

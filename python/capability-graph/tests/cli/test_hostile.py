@@ -18,7 +18,7 @@ from typing import IO, Any
 
 import pytest
 
-from capability_graph._mcp_install import CLIENTS as MCP_CLIENTS
+from capability_graph._maintenance.mcp_install import CLIENTS as MCP_CLIENTS
 from capability_graph_testing.common import expected, schema_validator
 from capability_graph_testing.surfaces import CLI, MATCHED, scripted, write_graph
 

@@ -1,4 +1,4 @@
-"""The command line's parser (``capability_graph.cli._parser`` and ``_arguments``): help and
+"""The command line's parser (``_surfaces.cli.parser`` and ``arguments``): help and
 examples on every command and option, suggestions of our own names, and usage messages that never
 repeat what the caller typed."""
 
@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from capability_graph._mcp_install import CLIENTS as MCP_CLIENTS
-from capability_graph.cli._parser import build_parser
+from capability_graph._maintenance.mcp_install import CLIENTS as MCP_CLIENTS
+from capability_graph._surfaces.cli.parser import build_parser
 from capability_graph_testing.surfaces import (
     CLI_ARGV_TOKENS,
     CLI_COMMANDS,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from capability_graph._model import ContractModel
+from capability_graph._core.model import ContractModel
 from pydantic import ConfigDict, Field
 
 from .definition import DisplayName, Tag, Text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from capability_graph._model import ContractModel
+from capability_graph._core.model import ContractModel
 from pydantic import MISSING, ConfigDict, Field
 from typing_extensions import TypeAliasType
 

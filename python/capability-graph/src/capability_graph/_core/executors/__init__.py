@@ -1,0 +1,139 @@
+"""The model executor protocol (spec/capability-graph/executors.md, CG-MODEL-11).
+
+An executor gets one :class:`MatchJob` — the request, the validated context, the authorized
+catalog (capability summaries), the limit and an absolute deadline — and returns the *raw* output
+``{status, candidates: [{id, confidence, reason?}]}`` or raises. It is never trusted: the match
+runner (``capability_graph._core.match.run_match``) enforces the deadline, cancellation and close,
+validates the output against the catalog, and projects every failure into a ``CG_MODEL_*``
+GraphError (CG-MODEL-5). An executor error is any exception with a ``code`` attribute (and
+optionally ``next_action`` / ``nextAction``); the built-in executors raise :class:`GraphError`
+with the code and action they mean, and the runner projects those the same way as a foreign
+executor's.
+
+Built-in executors are configured under ``model`` in the host configuration and built by
+:func:`build_executor`; their modules (and the optional packages ``openai`` and
+``capability_graph_flowcast``) are imported only when that executor is built or used, to keep the
+CLI's cold start small (the imports are written out in :mod:`..lazy`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Protocol, runtime_checkable
+
+from ..._generated.defaults import DEFAULT_BUDGETS, MAX_TIMEOUT_MS, MODEL_TIMEOUT_MS
+from .config import ConfigReader, config_error
+
+__all__ = [
+    "DEFAULT_MAX_OUTPUT_BYTES",
+    "DEFAULT_TIMEOUT_MS",
+    "EXECUTOR_NAMES",
+    "MAX_TIMEOUT_MS",
+    "Executor",
+    "MatchJob",
+    "build_executor",
+    "configured_timeout_ms",
+    "describe_executor",
+]
+
+#: ``model.timeoutMs`` when the configuration does not set it; a request's ``timeoutMs`` wins.
+DEFAULT_TIMEOUT_MS: Final = MODEL_TIMEOUT_MS
+#: The default of ``budgets.maxModelOutputBytes``.
+DEFAULT_MAX_OUTPUT_BYTES: Final = DEFAULT_BUDGETS["maxModelOutputBytes"]
+
+#: The built-in executors, by the name ``model.executor`` gives (their modules are imported by
+#: :func:`..lazy.executor_class` when one is built).
+EXECUTOR_NAMES: Final = ("scripted", "lexical", "openai", "codex")
+
+# Keys every executor accepts besides its own options.
+COMMON_KEYS: Final = ("executor", "timeoutMs")
+
+_SAFE_NAME: Final = re.compile(r"[a-z][a-z0-9._-]{0,63}")  # ids.schema.json#/$defs/ExecutorName
+
+
+@dataclass(frozen=True, slots=True)
+class MatchJob:
+    """One match, as handed to an executor.
+
+    ``catalog`` holds the capability summaries of the authorized catalog of this request:
+    ``{id, providerId, name, description, tags}`` plus ``whenToUse`` when the capability has one.
+    Executors must treat the job (and the catalog's entries) as read-only. ``deadline`` is a
+    ``time.monotonic()`` instant. ``max_output_bytes`` is ``budgets.maxModelOutputBytes``; the
+    runner fills it in, so an executor that reads text from a transport can bound it early.
+    """
+
+    request: str
+    context: Mapping[str, Any]
+    catalog: Sequence[Mapping[str, Any]]
+    limit: int
+    deadline: float
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
+
+
+@runtime_checkable
+class Executor(Protocol):
+    """What ``match`` needs from a model executor (built-in or an SDK user's object).
+
+    ``match`` returns the raw output or raises; it may be cancelled at any await point (deadline,
+    caller cancellation, ``close()``) and must then stop its work (kill subprocesses, close
+    connections). An optional ``async def aclose()`` is called when the graph closes.
+    """
+
+    name: str
+
+    async def match(self, job: MatchJob) -> object:
+        """Return the raw output ``{status, candidates: [{id, confidence, reason?}]}`` for
+        ``job``, or raise (an exception with a ``code`` attribute names a ``CG_MODEL_*`` code)."""
+        ...
+
+
+def build_executor(model: Mapping[str, Any] | object) -> Executor:
+    """Build the built-in executor that ``model`` (the host config's ``model`` object) names.
+
+    Raises ``CG_CONFIG_INVALID``/``config`` with a ``/model/...`` pointer message for anything the
+    spec does not allow: a non-object, a missing or unknown ``executor``, an unknown key, ``null``,
+    a wrong type or an out-of-range number. Secrets are never configured here, only the *name*
+    of an environment variable (``apiKeyEnv``); they are read at match time.
+    """
+    if not isinstance(model, Mapping):
+        raise config_error("/model must be an object")
+    if "executor" not in model:
+        raise config_error("/model/executor is required")
+    name = model["executor"]
+    if not isinstance(name, str) or name not in EXECUTOR_NAMES:
+        raise config_error("/model/executor must be one of " + ", ".join(EXECUTOR_NAMES))
+    from ..lazy import executor_class
+
+    executor: Executor = executor_class(name).from_config(model, "/model")
+    return executor
+
+
+def read_common(reader: ConfigReader) -> None:
+    """Validate the keys every executor accepts (``executor`` was checked by the caller)."""
+    reader.integer("timeoutMs", minimum=1, maximum=MAX_TIMEOUT_MS)
+
+
+def configured_timeout_ms(model: Mapping[str, Any] | None) -> int:
+    """``model.timeoutMs`` of an already validated ``model`` section, else the default."""
+    if model is None:
+        return DEFAULT_TIMEOUT_MS
+    value = model.get("timeoutMs", DEFAULT_TIMEOUT_MS)
+    return int(value)
+
+
+def describe_executor(executor: object) -> str:
+    """The executor name shown in ``describe`` and in match results.
+
+    A built-in executor's name, or a custom executor's ``name`` when it is a plain identifier
+    (``^[a-z][a-z0-9._-]{0,63}$``, the ExecutorName pattern); anything else is reported as
+    ``custom`` so that a foreign object cannot put arbitrary text into a result.
+    """
+    try:
+        name = getattr(executor, "name", None)
+    except Exception:  # noqa: BLE001 -- a foreign object's property may raise
+        return "custom"
+    if isinstance(name, str) and _SAFE_NAME.fullmatch(name):
+        return str.__str__(name)
+    return "custom"

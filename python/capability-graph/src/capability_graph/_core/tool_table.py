@@ -1,0 +1,32 @@
+"""The tool table: the tools of ``spec/capability-graph/tools.json``, generated from the operation
+table (``tools/codegen.py``, step ``tools``), as every surface lists them (CG-TOOL-1, CG-MCP-1).
+
+The Tool Adapter and the MCP server both read it here, so neither surface imports the other.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+from .schemas import load_schema
+
+__all__ = ["tool_definitions", "tool_names"]
+
+
+@cache
+def _tools() -> tuple[Mapping[str, Any], ...]:
+    document = load_schema("tools.json")
+    return tuple(document["tools"])
+
+
+def tool_definitions() -> list[dict[str, Any]]:
+    """The tools of the contract (a fresh deep copy: callers may modify it)."""
+    return [copy.deepcopy(dict(tool)) for tool in _tools()]
+
+
+def tool_names() -> tuple[str, ...]:
+    """The names of the tools, in the contract's order."""
+    return tuple(tool["name"] for tool in _tools())

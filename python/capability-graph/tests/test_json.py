@@ -13,8 +13,6 @@ from hypothesis import strategies as st
 from capability_graph._core.json import (
     MAX_DEPTH,
     NotPureJson,
-    _deeper_than_max,
-    _raise_first_too_deep,
     canonical_bytes,
     check_depth,
     check_pure_value,
@@ -22,6 +20,7 @@ from capability_graph._core.json import (
     parse_definition_json,
     parse_pure_json,
 )
+from capability_graph._core.json.pure import _deeper_than_max, _raise_first_too_deep
 from capability_graph_testing.common import SCHEMAS
 
 JSON_DATA = st.recursive(

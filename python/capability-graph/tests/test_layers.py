@@ -167,3 +167,19 @@ def test_the_rule_allows_an_import_down_or_the_named_exception(
     importer: str, imported: str
 ) -> None:
     assert violation(importer, imported) is None
+
+
+#: A hand-written module longer than this says at its top why it is one piece.
+LONG_MODULE = 420
+
+
+def test_a_long_hand_written_module_says_why_it_is_one_piece() -> None:
+    unexplained = []
+    for path in SOURCES:
+        text = path.read_text(encoding="utf-8")
+        if "_generated" in path.parts or "DO NOT EDIT" in text.partition("\n")[0]:
+            continue
+        docstring = ast.get_docstring(ast.parse(text)) or ""
+        if text.count("\n") > LONG_MODULE and "Why one module" not in docstring:
+            unexplained.append(f"{path.relative_to(PACKAGE)}: {text.count(chr(10))} lines")
+    assert unexplained == []

@@ -1,6 +1,9 @@
 """Agent CLIs: executors that turn a prompt into a CLI invocation, agent/provider resolution,
 ``run_agent`` and ``run_agent_chain`` (fallback along a chain, with cooldowns).
 
+Why one module of this size: the executor table, agent resolution and chains are one
+table-driven unit, each step reading the same table.
+
 Executors (``EXECUTORS``), the argv they build (``PROMPT`` on stdin unless said otherwise):
 
 * ``claude``: ``claude -p --output-format text [--model M] [ARGS...]``; a provider sets

@@ -1,5 +1,8 @@
 """Spawning processes: capture merged output, enforce timeouts on whole process trees.
 
+Why one module of this size: spawn, capture, timeout and kill share one process group's
+lifecycle, which is easiest to check read together.
+
 Every child runs in a new session (so a new process group whose id is its pid). A timeout —
 or the cancellation of the awaiting task — terminates the *group*: SIGTERM, then SIGKILL to
 whatever is still alive after ``kill_grace`` seconds; the child is reaped before the call

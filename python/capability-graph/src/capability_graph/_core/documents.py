@@ -1,5 +1,8 @@
 """Reading local documents without ever leaving their root (see ``docs/documents.md``).
 
+Why one module of this size: every read of a local document goes through the one walk that
+keeps it inside its root; in one file, that guarantee is read in one place.
+
 The public pieces, used by the graph core:
 
 * :func:`check_document_path` -- the static rule for a definition's ``path`` (load time);

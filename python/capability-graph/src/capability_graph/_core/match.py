@@ -1,5 +1,8 @@
 """The match pipeline after the catalog is built: run the executor, bound it, validate, project.
 
+Why one module of this size: the four stop conditions of a match and the projection of each
+outcome are one state machine.
+
 :func:`run_match` runs one executor call under four stop conditions and answers with exactly one
 outcome (spec/capability-graph/executors.md, "Running a match"):
 

@@ -1,5 +1,8 @@
 """Loading provider sources into an immutable snapshot.
 
+Why one module of this size: a snapshot is built completely in one pass (providers, index,
+edges, revisions), and its builders share that pass's partial state.
+
 A :class:`Snapshot` is what every query reads: the providers, an index of capabilities by full
 id, the resolved relation edges and the revisions. It is built completely (every provider
 validated, relations checked across providers) before anyone can see it, and never changes

@@ -1,5 +1,8 @@
 """``mcp-install`` and ``mcp-uninstall``: this graph's MCP server in an MCP client's configuration.
 
+Why one module of this size: the client table and the two commands that read it; the steps
+(lock, check, splice, backup) are only these commands', and the editors are in ``client_files``.
+
 Each client is described by where its configuration lives (the location its documentation
 gives), the member that holds its servers, the file format, the shape of a stdio entry and how
 the entry refers to an environment variable. The edit itself is a splice into the file's text

@@ -1,5 +1,8 @@
 """The MCP server: the five tools over stdio with the official ``mcp`` SDK (CG-MCP-1 .. CG-MCP-5).
 
+Why one module of this size: the frame screen and the server are one request path (a frame is
+screened, then served, under one nonce); apart, the screen's private protocol would be public.
+
 It uses the SDK's low-level ``Server`` (which validates nothing itself, so every validation error
 is the core's) and is a thin projection of :meth:`CapabilityGraph.call`:
 
@@ -69,6 +72,7 @@ from .._core.json import (
     duplicated_names,
     scan_json_text,
 )
+from .._core.json.spans import member_spans
 from .._core.operations import invalid_arguments_text
 from .._core.tool_table import tool_definitions
 
@@ -175,53 +179,6 @@ SCREENED: Final = "capability-graph/screened"
 
 _UNKNOWN_TOOL: Final = "Unknown tool"
 
-#: A string literal or a bracket of a JSON text: the tokens that :func:`_member_spans` walks.
-_TOKEN: Final = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
-_MEMBER: Final = re.compile(r'\s*("(?:[^"\\]|\\.)*")\s*:\s*')
-_SCALAR_END: Final = re.compile(r"[\s,\]}]")
-
-
-def _value_end(text: str, start: int) -> int:
-    """The end of the JSON value at ``start`` of a text known to be well-formed, found without
-    recursion (a frame may nest a million levels)."""
-    first = text[start : start + 1]
-    if first == '"':
-        match = _TOKEN.match(text, start)
-        return match.end() if match else len(text)
-    if first not in ("[", "{"):
-        match = _SCALAR_END.search(text, start)
-        return match.start() if match else len(text)
-    depth = 0
-    for token in _TOKEN.finditer(text, start):
-        mark = token.group()
-        if mark in ("[", "{"):
-            depth += 1
-        elif mark in ("]", "}"):
-            depth -= 1
-            if depth == 0:
-                return token.end()
-    return len(text)
-
-
-def _member_spans(text: str, start: int) -> dict[str, tuple[int, int]]:
-    """The spans of the member values of the JSON object at ``start`` (the last of repeated
-    names), for a well-formed text; empty when no object starts there."""
-    spans: dict[str, tuple[int, int]] = {}
-    at = start
-    while at < len(text) and text[at] in " \t\r\n":
-        at += 1
-    if text[at : at + 1] != "{":
-        return spans
-    at += 1
-    while (member := _MEMBER.match(text, at)) is not None:
-        value_start = member.end()
-        value_end = _value_end(text, value_start)
-        spans[json.loads(member.group(1))] = (value_start, value_end)
-        at = value_end
-        while at < len(text) and text[at] in " \t\r\n,":
-            at += 1
-    return spans
-
 
 class _Request:
     """What the screen needs of a request frame: its id, method, params and arguments text."""
@@ -234,7 +191,7 @@ class _Request:
 
     def _spans(self) -> dict[str, tuple[int, int]]:
         if self._top is None:
-            self._top = _member_spans(self.text, 0)
+            self._top = member_spans(self.text, 0)
         return self._top
 
     def member(self, name: str) -> Any:
@@ -252,7 +209,7 @@ class _Request:
             span = self._spans().get("params")
             if span is None or self.text[span[0] : span[0] + 1] != "{":
                 return None
-            self._params = _member_spans(self.text, span[0])
+            self._params = member_spans(self.text, span[0])
         return self._params
 
 

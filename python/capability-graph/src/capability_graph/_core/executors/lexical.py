@@ -1,5 +1,8 @@
 """The ``lexical`` executor: offline, deterministic BM25 ranking of the authorized catalog.
 
+Why one module of this size: the ranking is one algorithm (tokenize, index, score) specified
+as a whole; its parts are private to it and cached together.
+
 The ranking is specified in spec/capability-graph/executors.md ("The lexical executor") precisely
 enough that another implementation returns the same candidates in the same order with the same
 confidences (to 4 decimals). In short: the Unicode 15.0 character data of the contract's

@@ -1,4 +1,10 @@
-"""Pure JSON: parsing untrusted bytes and checking language values against the contract's rules.
+"""Parsing untrusted JSON texts: definitions, configurations and request texts (CG-CONV-4,
+CG-CONV-5, CG-CONV-15, CG-CONV-16).
+
+Why one module of this size: the file parsers and the request parser share the skip-depth
+loader and its markers; apart, each would need the other's internals.
+
+The rules a parsed value must then meet are :mod:`.pure`'s; this module applies them as it parses.
 
 A definition, a configuration or a request must be JSON *data*: string keys, no duplicate keys,
 no NaN or Infinity, integers within +/-2**53, nesting at most 32 deep, valid UTF-8 without lone
@@ -21,50 +27,30 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any, Final
 
 import orjson
-import rfc8785
 
-__all__ = [
-    "DUPLICATE_KEY",
-    "MAX_DEPTH",
-    "MAX_INTEGER_DIGITS",
-    "MAX_SAFE_INTEGER",
-    "MalformedJson",
-    "NotPureJson",
-    "canonical_bytes",
-    "check_depth",
-    "check_pure_value",
-    "dump_bytes",
-    "dumps",
-    "duplicated_names",
-    "lone_surrogate_count",
-    "parse_definition_json",
-    "parse_pure_json",
-    "parse_request_text",
-    "scan_json_text",
-    "whole_numbers_as_integers",
-]
+from .pure import (
+    MAX_DEPTH,
+    MAX_SAFE_INTEGER,
+    TOO_DEEP,
+    NotPureJson,
+    TooDeep,
+    check_depth,
+    check_pure_value,
+    check_string,
+    escape_token,
+    holds_too_deep,
+    integral_beyond_range,
+)
 
-MAX_DEPTH: Final = 32
-MAX_SAFE_INTEGER: Final = 2**53
 _SURROGATE_ESCAPE: Final = re.compile(rb"\\u[dD][89a-fA-F]")
-# A surrogate code point in a language string: in a parsed text only a \uD8xx-style escape makes
-# one, and a Python str holds even a high-low pair as two lone surrogates.
-_LONE_SURROGATE_CHARACTER: Final = re.compile("[\ud800-\udfff]")
+
+
 #: The reason given for a duplicate member name (every parser of this module rejects them).
 DUPLICATE_KEY: Final = "an object has a duplicate key"
-
-
-class NotPureJson(ValueError):
-    """The input is not pure JSON data; ``reason`` says why without echoing the value."""
-
-    def __init__(self, reason: str, pointer: str = "") -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.pointer = pointer
 
 
 def _reject_constant(_name: str) -> Any:
@@ -73,20 +59,11 @@ def _reject_constant(_name: str) -> Any:
 
 
 _NOT_JSON: Final = "not well-formed JSON"
-_TOO_DEEP: Final = f"nesting deeper than {MAX_DEPTH}"
+
+
 #: A configuration holds inline definitions at /providers/N/definition, depth 3: a container at
 #: depth 33 of one of them is at depth 36 of the configuration's text (CG-CONV-11).
 CONFIG_SKIP_DEPTH: Final = 3 + MAX_DEPTH + 1
-
-
-class TooDeep:
-    """A container at the depth where the depth rule finds a fault, skipped while parsing: its
-    content is never read (CG-CONV-15). The value rules report it as nesting deeper than 32."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "TooDeep()"
 
 
 # What a depth scan must see: a string (a bracket inside one does not count; an unterminated one
@@ -354,20 +331,13 @@ def _check_strings(value: Any) -> None:
     while stack:
         item, where = stack.pop()
         if isinstance(item, str):
-            _check_string(item, where)
+            check_string(item, where)
         elif isinstance(item, dict):
             for key in item:
-                _check_string(key, where)
-            stack.extend((item[key], f"{where}/{_escape(key)}") for key in reversed(item))
+                check_string(key, where)
+            stack.extend((item[key], f"{where}/{escape_token(key)}") for key in reversed(item))
         elif isinstance(item, list):
             stack.extend((item[i], f"{where}/{i}") for i in range(len(item) - 1, -1, -1))
-
-
-def _check_string(text: str, pointer: str) -> None:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise NotPureJson("a string has a lone surrogate", pointer) from None
 
 
 # -- request JSON texts ------------------------------------------------------------------------
@@ -467,7 +437,7 @@ def _holds_marker(value: Any, text: str, skip_depth: int) -> bool:
     brackets enough can, and then a walk of its containers down to ``skip_depth`` says."""
     if text.count("[") + text.count("{") <= skip_depth:
         return False
-    return _holds_too_deep((value,), MAX_DEPTH + 1 - skip_depth)
+    return holds_too_deep((value,), MAX_DEPTH + 1 - skip_depth)
 
 
 def _first_problem(value: Any, pointer: str) -> NotPureJson | None:
@@ -478,11 +448,11 @@ def _first_problem(value: Any, pointer: str) -> NotPureJson | None:
         if isinstance(item, _Unconvertible):
             return NotPureJson(_INTEGER_RANGE, where)
         if isinstance(item, TooDeep):
-            return NotPureJson(_TOO_DEEP, where)
+            return NotPureJson(TOO_DEEP, where)
         if isinstance(item, _Duplicated):
             return NotPureJson(DUPLICATE_KEY, where)
         if isinstance(item, dict):
-            children = [(child, f"{where}/{_escape(key)}") for key, child in item.items()]
+            children = [(child, f"{where}/{escape_token(key)}") for key, child in item.items()]
         elif isinstance(item, list):
             children = [(child, f"{where}/{i}") for i, child in enumerate(item)]
         else:
@@ -504,379 +474,3 @@ def parse_request_text(data: str | bytes, pointer: str = "", depth: int = 0) -> 
     if problem is not None:
         raise problem
     return value
-
-
-def whole_numbers_as_integers(value: Any) -> Any:
-    """A copy of ``value`` where every float with an integral value is an int.
-
-    JSON has one number type: ``5.0`` *is* ``5``, and the schemas' ``integer`` accepts it. The
-    generated models are stricter, so requests and configurations pass through this first.
-    """
-    kind = type(value)
-    if kind is float and value.is_integer():
-        return int(value)
-    if kind is dict:
-        return {k: whole_numbers_as_integers(v) for k, v in value.items()}
-    if kind is list:
-        return [whole_numbers_as_integers(v) for v in value]
-    return value
-
-
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
-
-
-#: From this magnitude on, ECMAScript (so RFC 8785) writes a number with an exponent (``1e+21``).
-_EXPONENT_FROM: Final = 1e21
-
-
-def integral_beyond_range(number: float) -> bool:
-    """Whether a float is an integer out of range (CG-CONV-6): integral, beyond 2^53, and written
-    by RFC 8785 as an integer literal (below 10^21; from there on, a number that meets the
-    schema's bounds)."""
-    return number.is_integer() and MAX_SAFE_INTEGER < abs(number) < _EXPONENT_FROM
-
-
-def check_pure_value(value: Any, pointer: str = "", depth: int = 0) -> None:
-    """Check a language value (or a parsed document) against the pure-JSON rules.
-
-    Accepts dict (str keys), list, str, int, float and bool. ``null`` is never valid: no field of
-    the contract is nullable, and null is never an omission. Raises :class:`NotPureJson` naming
-    the JSON pointer of the problem. ``depth`` is the depth of ``value`` in the value checked.
-
-    The walk is depth first in document order and holds one iterator per open container, never
-    a list of every child: a 100 MB value is judged with memory in its depth, not its size.
-    """
-    stack: list[tuple[str, int, Iterator[tuple[Any, Any]]]] = []
-    children = _judge_pure(value, pointer, depth)
-    if children is not None:
-        stack.append((pointer, depth + 1, children))
-    while stack:
-        where, child_depth, pending = stack[-1]
-        step = next(pending, None)
-        if step is None:
-            stack.pop()
-            continue
-        name, child = step
-        child_where = f"{where}/{name}"
-        grandchildren = _judge_pure(child, child_where, child_depth)
-        if grandchildren is not None:
-            stack.append((child_where, child_depth + 1, grandchildren))
-
-
-def _judge_pure(item: Any, where: str, depth: int) -> Iterator[tuple[Any, Any]] | None:
-    """Judge one value by the pure-JSON rules; for a container, its children still to judge
-    (an object's member names are judged here, before any of its values)."""
-    kind = type(item)
-    # Only containers count: a scalar held by a container at depth 32 is fine (CG-CONV-11).
-    if (depth > MAX_DEPTH and (kind is dict or kind is list)) or kind is TooDeep:
-        raise NotPureJson(_TOO_DEEP, where)
-    if kind is str:
-        _check_string(item, where)
-    elif kind is bool:
-        return None
-    elif item is None:
-        raise NotPureJson("must not be null (omit the key instead)", where)
-    elif kind is int:
-        if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
-            raise NotPureJson("integers must stay within +/-2^53", where)
-    elif kind is float:
-        if not math.isfinite(item):
-            raise NotPureJson("NaN and Infinity are not JSON", where)
-        if integral_beyond_range(item):
-            raise NotPureJson("integers must stay within +/-2^53", where)
-    elif kind is dict:
-        for key in item:
-            if type(key) is not str:
-                raise NotPureJson("object keys must be strings", where)
-            _check_string(key, where)
-        return ((_escape(key), item[key]) for key in item)
-    elif kind is list:
-        return enumerate(item)
-    else:
-        raise NotPureJson("only JSON values are allowed (no bytes, sets, tuples, objects)", where)
-    return None
-
-
-def check_depth(value: Any, pointer: str = "", depth: int = 0) -> None:
-    """Reject a container deeper than ``MAX_DEPTH`` (the root is at depth 0), naming the first
-    in document order (spec/capability-graph/spec/01-conventions.md, CG-CONV-11).
-
-    The one pure-JSON rule a definition file's parse (``check_values=False``) does not already
-    enforce: the C decoder follows far deeper nesting. Only containers are visited, first without
-    building pointers (a large definition has hundreds of thousands of containers); the walk that
-    names the first one too deep runs only when there is one.
-    """
-    if _holds_too_deep((value,), depth):
-        _raise_first_too_deep(value, pointer, depth)
-
-
-def _deeper_than_max(value: Any) -> bool:
-    return _holds_too_deep((value,), 0)
-
-
-def _holds_too_deep(children: Iterable[Any], depth: int) -> bool:
-    """Whether a container among ``children`` (each at ``depth``) or inside them is deeper than
-    ``MAX_DEPTH``. Recursive (at most ``MAX_DEPTH + 2`` frames): four times faster than a stack
-    of tuples on a large definition."""
-    for child in children:
-        kind = type(child)
-        if kind is dict or kind is list:
-            if depth > MAX_DEPTH:
-                return True
-            if _holds_too_deep(child.values() if kind is dict else child, depth + 1):
-                return True
-        elif kind is TooDeep:
-            return True
-    return False
-
-
-def _raise_first_too_deep(value: Any, pointer: str, depth: int = 0) -> None:
-    stack: list[tuple[Any, str, int]] = [(value, pointer, depth)]
-    while stack:
-        item, where, depth = stack.pop()
-        if depth > MAX_DEPTH or type(item) is TooDeep:
-            raise NotPureJson(_TOO_DEEP, where)
-        if type(item) is dict:
-            if any(type(key) is not str for key in item):
-                # Language values only: the pure-value check's fault, found on the way (CG-CONV-9).
-                raise NotPureJson("object keys must be strings", where)
-            children = [(f"{where}/{_escape(key)}", child) for key, child in item.items()]
-        elif type(item) is list:
-            children = [(f"{where}/{i}", child) for i, child in enumerate(item)]
-        else:
-            continue
-        # Reversed, so that the stack pops the first child first: document order.
-        stack.extend(
-            (child, place, depth + 1)
-            for place, child in reversed(children)
-            if type(child) is dict or type(child) is list or type(child) is TooDeep
-        )
-
-
-# Serialization uses orjson, 5-6x faster than the stdlib, which matters for the revision hash of
-# large definitions (which hold no numbers) and for every result's size check. orjson writes a
-# float as Python does (``1.0``, ``1e-6``); the compact serialization writes numbers as RFC 8785
-# does, in the ECMAScript form (``1``, ``0.000001``; CG-BUD-9), so a value holding a float is
-# written again with each float as an ``orjson.Fragment`` of that form.
-
-
-def dump_bytes(value: Any) -> bytes:
-    """The compact serialization (spec/capability-graph/spec/01-conventions.md): UTF-8, no
-    whitespace, members in the order the value holds them, RFC 8785 escapes and numbers.
-
-    A lone surrogate, which orjson refuses, is written as its six-byte ``\\uXXXX`` escape with
-    lowercase hex: only the size check of a request meets one (CG-BUD-1), before the pure-JSON
-    rules refuse it.
-    """
-    if type(value) is float:
-        return _ecmascript_number(value).encode("ascii")
-    try:
-        data = orjson.dumps(value)
-    except orjson.JSONEncodeError:
-        if not _holds_lone_surrogate(value):
-            raise
-        return _dump_with_lone_surrogates(value)
-    if _FLOAT_TOKEN.search(data) is not None and _holds_float(value):
-        return orjson.dumps(_numbers_as_fragments(value))
-    return data
-
-
-def _dump_with_lone_surrogates(value: Any) -> bytes:
-    """The compact serialization of a value orjson refuses for its lone surrogates, written part
-    by part: a string by the stdlib encoder, which keeps the surrogate as a character that
-    ``backslashreplace`` then writes as ``\\udxxx``, inside its string."""
-    out: list[str] = []
-    stack: list[Any] = [value]
-    while stack:
-        item = stack.pop()
-        kind = type(item)
-        if kind is _Text:
-            out.append(item)
-        elif kind is str:
-            out.append(json.dumps(item, ensure_ascii=False))
-        elif kind is float:
-            out.append(_ecmascript_number(item))
-        elif kind is dict:
-            parts: list[Any] = []
-            for key, child in item.items():
-                parts += [
-                    _Text("," if parts else ""),
-                    _Text(json.dumps(key, ensure_ascii=False)),
-                    _Text(":"),
-                    child,
-                ]
-            stack += [_Text("}"), *reversed(parts), _Text("{")]
-        elif kind is list or kind is tuple:
-            parts = []
-            for child in item:
-                parts += [_Text(",") if parts else _Text(""), child]
-            stack += [_Text("]"), *reversed(parts), _Text("[")]
-        else:
-            out.append(json.dumps(item, allow_nan=False))
-    return "".join(out).encode("utf-8", "backslashreplace")
-
-
-class _Text(str):
-    """Serialized text of :func:`_dump_with_lone_surrogates`, written as it is."""
-
-
-def _numbers_as_fragments(value: Any) -> Any:
-    kind = type(value)
-    if kind is float:
-        return orjson.Fragment(_ecmascript_number(value).encode("ascii"))
-    if kind is dict:
-        return {key: _numbers_as_fragments(child) for key, child in value.items()}
-    if kind is list or kind is tuple:
-        return [_numbers_as_fragments(child) for child in value]
-    return value
-
-
-def _ecmascript_number(number: float) -> str:
-    """ECMAScript's Number::toString of a finite float, the number form of RFC 8785: the
-    shortest digits that round-trip (Python's ``repr`` finds them), then plain notation for
-    decimal exponents from -6 to 20 and ``d.ddde+n`` beyond; ``-0`` is ``0``."""
-    if number == 0:
-        return "0"
-    if number < 0:
-        return "-" + _ecmascript_number(-number)
-    mantissa, _, exponent = repr(number).partition("e")
-    whole, _, fraction = mantissa.partition(".")
-    digits = (whole + fraction).lstrip("0")
-    # The value is 0.DIGITS x 10^point.
-    if whole != "0":
-        point = len(whole) + int(exponent or 0)
-    else:
-        point = int(exponent or 0) - (len(fraction) - len(fraction.lstrip("0")))
-    digits = digits.rstrip("0")
-    count = len(digits)
-    if count <= point <= 21:
-        return digits + "0" * (point - count)
-    if 0 < point <= 21:
-        return digits[:point] + "." + digits[point:]
-    if -6 < point <= 0:
-        return "0." + "0" * -point + digits
-    power = point - 1
-    sign = "+" if power >= 0 else "-"
-    head = digits if count == 1 else digits[0] + "." + digits[1:]
-    return f"{head}e{sign}{abs(power)}"
-
-
-def lone_surrogate_count(text: str) -> int:
-    """How many lone surrogates ``text`` holds (each is six bytes in the compact serialization)."""
-    return len(_LONE_SURROGATE_CHARACTER.findall(text))
-
-
-def _holds_lone_surrogate(value: Any) -> bool:
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if _LONE_SURROGATE_CHARACTER.search(item):
-                return True
-        elif isinstance(item, dict):
-            for key, child in item.items():
-                if isinstance(key, str) and _LONE_SURROGATE_CHARACTER.search(key):
-                    return True
-                stack.append(child)
-        elif isinstance(item, list | tuple):
-            stack.extend(item)
-    return False
-
-
-def dumps(value: Any) -> str:
-    """:func:`dump_bytes` as text: what every surface writes (CG-CLI-14)."""
-    return dump_bytes(value).decode("utf-8")
-
-
-# Canonical bytes are RFC 8785 (JCS), so any language reproduces a revision. ``rfc8785`` is the
-# authority but pure Python (about 3x ``json.loads`` on a large definition); orjson with sorted
-# keys is ~50x faster and byte-identical except in two places (a hypothesis property pins it):
-# non-integer numbers (JCS writes ECMAScript number strings: ``5`` not ``5.0``, ``0.000001`` not
-# ``1e-6``) and the order of keys holding characters outside the Basic Multilingual Plane (JCS
-# sorts UTF-16 code units, orjson code points). Both are found in orjson's output: a non-BMP
-# character by its UTF-8 lead byte (memchr speed), then whether its string is a key (followed by
-# a colon); a float by a regular expression over number tokens (~30 ns a byte, so a caller whose
-# value cannot hold numbers skips it), confirmed by a walk (a string can look like a number).
-_FLOAT_TOKEN: Final = re.compile(rb"[:,\[]-?[0-9]+(?:\.[0-9]+(?:e[-+]?[0-9]+)?|e[-+]?[0-9]+)[,}\]]")
-# Lead bytes of the UTF-8 encodings of the characters outside the BMP.
-_FOUR_BYTE_LEADS: Final = tuple(bytes([lead]) for lead in range(0xF0, 0xF5))
-
-
-def canonical_bytes(value: Any, *, numbers: bool = True) -> bytes:
-    """The RFC 8785 (JSON Canonicalization Scheme) UTF-8 bytes of a pure JSON value: the input
-    of every revision hash.
-
-    ``numbers=False`` says ``value`` holds no numbers (a validated provider definition: its
-    schema admits none, which a test keeps true), so the scan for number tokens is skipped.
-    """
-    if not isinstance(value, dict | list):
-        return _rfc8785_bytes(value)  # a scalar: too small for the fast path to matter
-    data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    if _has_non_bmp_key(data) or (
-        numbers and _FLOAT_TOKEN.search(data) is not None and _holds_float(value)
-    ):
-        return _rfc8785_bytes(value)
-    return data
-
-
-def _has_non_bmp_key(data: bytes) -> bool:
-    """Whether an object key of ``data`` (orjson's compact output) has a non-BMP character."""
-    if data.isascii():
-        return False
-    for lead in _FOUR_BYTE_LEADS:
-        position = data.find(lead)
-        while position >= 0:
-            end = _closing_quote(data, position)
-            if data[end + 1 : end + 2] == b":":
-                return True
-            position = data.find(lead, end)
-    return False
-
-
-def _closing_quote(data: bytes, position: int) -> int:
-    """The index of the quote that closes the string holding ``data[position]``."""
-    quote = data.find(b'"', position)
-    while _is_escaped(data, quote):
-        quote = data.find(b'"', quote + 1)
-    return quote
-
-
-def _is_escaped(data: bytes, quote: int) -> bool:
-    backslashes = 0
-    while data[quote - 1 - backslashes] == 0x5C:
-        backslashes += 1
-    return backslashes % 2 == 1
-
-
-def _rfc8785_bytes(value: Any) -> bytes:
-    try:
-        return rfc8785.dumps(value)
-    except rfc8785.IntegerDomainError:
-        # ``rfc8785`` refuses +/-2**53 although pure JSON admits it: it is an exact double,
-        # whose RFC 8785 form is its plain digits.
-        return rfc8785.dumps(_edge_integers_as_floats(value))
-
-
-def _edge_integers_as_floats(value: Any) -> Any:
-    if type(value) is int and abs(value) == MAX_SAFE_INTEGER:
-        return float(value)
-    if isinstance(value, dict):
-        return {key: _edge_integers_as_floats(child) for key, child in value.items()}
-    if isinstance(value, list):
-        return [_edge_integers_as_floats(child) for child in value]
-    return value
-
-
-def _holds_float(value: Any) -> bool:
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        kind = type(item)
-        if kind is float:
-            return True
-        if kind is dict:
-            stack.extend(item.values())
-        elif kind is list:
-            stack.extend(item)
-    return False

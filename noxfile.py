@@ -266,7 +266,7 @@ def stress(session: nox.Session) -> None:
     _install_packages(session)
     session.install(*_group("test"))
     _install_test_support(session)
-    session.run("python", "tools/stress.py", *session.posargs)
+    session.run("python", "python/capability-graph/scripts/stress.py", *session.posargs)
 
 
 @nox.session(name="stress-ts", default=False)
@@ -280,12 +280,13 @@ def stress_ts(session: nox.Session) -> None:
 @nox.session(default=False)
 def mutation(session: nox.Session) -> None:
     """Mutation testing of the reference with the conformance suite as the oracle: prints the
-    mutation score per module and every surviving mutant (tools/mutation.py; pass module file
-    names to choose, --fresh to start over). Slow: minutes per module."""
+    mutation score per module and every surviving mutant (python/capability-graph/scripts/
+    mutation.py; pass module file names to choose, --fresh to start over). Slow: minutes per
+    module."""
     _install_packages(session)
     session.install("./conformance/harness")
     session.install(*_group("mutation"))
-    session.run("python", "tools/mutation.py", *session.posargs)
+    session.run("python", "python/capability-graph/scripts/mutation.py", *session.posargs)
 
 
 @nox.session(name="mutation-ts", default=False)
@@ -307,4 +308,4 @@ def bench(session: nox.Session) -> None:
     _install_test_support(session)
     if shutil.which("npm") is not None:  # the TypeScript benchmarks run when Node is there
         _npm(session, ("run", "build"))
-    session.run("python", "tools/bench/run.py", *session.posargs)
+    session.run("python", "python/capability-graph/bench/run.py", *session.posargs)

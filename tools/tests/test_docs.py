@@ -264,7 +264,7 @@ def test_explain_module_imports_only_the_standard_library_and_the_registry() -> 
         "re",
         "collections.abc",
         "typing",
-        "._generated.taxonomy",
+        ".._generated.taxonomy",
     }
 
 

@@ -33,7 +33,7 @@ def test_check_fails_when_the_committed_twin_is_stale(
     )
     monkeypatch.setattr(gen_blocking, "SOURCE", changed)
     assert codegen.run(Repo(), check=True, steps=["blocking"]) == 1
-    assert "_generated/blocking.py" in capsys.readouterr().err
+    assert "_surfaces/sdk/blocking_graph.py" in capsys.readouterr().err
 
 
 def test_a_new_parameter_of_an_async_method_appears_in_the_twin_and_is_forwarded() -> None:
@@ -49,7 +49,7 @@ def test_a_new_parameter_of_an_async_method_appears_in_the_twin_and_is_forwarded
 def _with_count(import_lines: str) -> str:
     """The async module with ``import_lines`` before its snapshot import and a new coroutine
     method ``count`` returning ``Counted``."""
-    anchor = "from ._snapshot import "
+    anchor = "from .snapshot import "
     return (
         gen_blocking.SOURCE.read_text(encoding="utf-8")
         .replace(anchor, f"{import_lines}\n{anchor}", 1)
@@ -64,15 +64,15 @@ def _with_count(import_lines: str) -> str:
 
 
 def test_a_new_method_with_a_return_type_the_module_imports_reaches_the_twin() -> None:
-    text = _render(_with_count("from ._types import Counted"))
-    assert "from .._types import Counted\n" in text
+    text = _render(_with_count("from .types import Counted"))
+    assert "from capability_graph._core.types import Counted\n" in text
     assert "    def count(\n        self,\n    ) -> Counted:\n" in text
 
 
 def test_a_name_imported_for_type_checking_only_is_imported_by_the_twin() -> None:
-    text = _render(_with_count("if TYPE_CHECKING:\n    from ._types import Counted"))
+    text = _render(_with_count("if TYPE_CHECKING:\n    from .types import Counted"))
     assert "\nif TYPE_CHECKING:\n" in text
-    assert "\n    from .._types import Counted\n" in text  # never imported at run time
+    assert "\n    from capability_graph._core.types import Counted\n" in text  # never imported at run time
 
 
 def test_the_runners_own_methods_are_not_generated() -> None:

@@ -1,4 +1,4 @@
-// The baseline of the MCP benchmarks (tools/bench/bench_typescript.py): a bare low-level
+// The baseline of the MCP benchmarks (python/capability-graph/bench/bench_typescript.py): a bare low-level
 // @modelcontextprotocol/sdk server over the SDK's own stdio transport, serving the same tool
 // definitions and answering tools/call with the same payload as `capability-graph mcp`, without a
 // graph behind it. argv[2]: a JSON file {"tools": [...], "payload": {...}}.

@@ -1,4 +1,4 @@
-// One measurement of the `open` benchmark (tools/bench/bench_typescript.py), in a fresh process so
+// One measurement of the `open` benchmark (python/capability-graph/bench/bench_typescript.py), in a fresh process so
 // that peak RSS figures do not mask each other. argv: MODE (parse | open) and a provider file.
 // parse: JSON.parse of the file's bytes; open: CapabilityGraph.open of a configuration naming it
 // (modules imported before the clock starts). Prints {"seconds", "rss_mb"}.

@@ -37,7 +37,7 @@ const CORE = { surfaces: ["sdk", "tool"], patterns: [] };
 const MAINTENANCE = { surfaces: ["cli"], patterns: ["cg.cli.*", "cg.seed.*"] };
 const DOCTOR = { surfaces: ["cli"], patterns: ["cg.cli.*doctor*", "cg.seed.*"] };
 const INSTALL = { surfaces: ["cli"], patterns: ["cg.cli.*mcp-*"] };
-// module -> the part of the suite that can see it; the same choices as tools/mutation.py.
+// module -> the part of the suite that can see it; the same choices as python/capability-graph/scripts/mutation.py.
 export const ORACLES = {
   "src/graph.ts": CORE,
   "src/queries.ts": CORE,

@@ -1,5 +1,5 @@
 // The long versions of the TypeScript reliability battery (the `stress-ts` nox session), beside
-// the reference's tools/stress.py and with its section names where a section applies.
+// the reference's python/capability-graph/scripts/stress.py and with its section names where a section applies.
 //
 // Each section is a set of the suite's own battery tests (compiled, under dist/test/) run with
 // CG_STRESS_SCALE=N, which multiplies their loops and property runs (test/scale.ts): the same
@@ -11,7 +11,7 @@
 //   node scripts/stress.mjs --scale 40 --sections documents,reload
 //   node scripts/stress.mjs --json figures.json      also write the figures as JSON
 //
-// Sections of tools/stress.py that have no TypeScript counterpart: `twin` (there is no blocking
+// Sections of python/capability-graph/scripts/stress.py that have no TypeScript counterpart: `twin` (there is no blocking
 // twin in TypeScript) and `memory` / `leakage`, whose TypeScript checks are single-case tests of
 // the default suite (hostile files, openai and documents tests), not loops.
 import { spawn } from "node:child_process";

@@ -8,7 +8,7 @@ GraphError, CLI exit 70, MCP -32603), or a case running past ``CASE_BOUND_S`` fa
 
 Defects this battery finds are first pinned by strict xfail tests and their triggers listed in
 ``KNOWN_DEFECTS`` (``capability_graph_testing.battery``), which the generators then leave out so
-that everything else stays checked (``tools/stress.py --hostile`` puts them back). Every defect
+that everything else stays checked (``scripts/stress.py --hostile`` puts them back). Every defect
 found so far is fixed; its test below now pins the fix.
 """
 

@@ -5,7 +5,7 @@ deadline (a cold lexical index of 999 capabilities with texts at the schema's ma
 OpenAI-compatible loopback server holding its answer, a fake ``codex`` sleeping, a scripted
 sleep). Asserted here: the deadline ends the match (``CG_MODEL_TIMEOUT``) and the ticker ran
 again and again *during* the match. Latencies (the longest stall, the lateness past the
-deadline) depend on the machine's load; ``tools/bench/bench_responsiveness.py`` reports them.
+deadline) depend on the machine's load; ``bench/bench_responsiveness.py`` reports them.
 """
 
 from __future__ import annotations

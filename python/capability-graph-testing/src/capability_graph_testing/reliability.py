@@ -1,4 +1,4 @@
-"""Engines shared by the reliability tests and ``tools/stress.py`` / ``tools/bench``: a storm of
+"""Engines shared by the reliability tests and ``scripts/stress.py`` / ``bench/``: a storm of
 threads mixing ``close()``, ``reload()`` and queries on the blocking twin, and an event-loop
 ticker that measures how long the loop was kept from running while an executor worked."""
 

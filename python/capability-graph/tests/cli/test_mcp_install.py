@@ -320,7 +320,7 @@ def test_a_dry_run_that_would_write_nothing_reports_ok(tmp_path: Path, graph_con
     assert target.read_bytes() == after
 
 
-#: Rounds of two concurrent ``mcp-install`` processes (CG-MAINT-22); tools/stress-like runs of
+#: Rounds of two concurrent ``mcp-install`` processes (CG-MAINT-22); stress-like runs of
 #: 40 rounds are in docs/reliability.md (the test keeps to seconds).
 RACE_ROUNDS = 8
 

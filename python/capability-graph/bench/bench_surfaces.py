@@ -1,6 +1,6 @@
 """Benchmark the outer surfaces against their baselines, side by side (docs/benchmarks.md).
 
-    python tools/bench/bench_surfaces.py [--runs 15] [--calls 300] [--json]
+    python bench/bench_surfaces.py [--runs 15] [--calls 300] [--json]
 
 * CLI cold start: ``capability-graph describe`` on a small configuration (the ``init`` scaffold)
   vs ``python -c "import pydantic"``; target <= 3x.

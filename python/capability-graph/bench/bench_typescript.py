@@ -1,6 +1,6 @@
 """Benchmark the TypeScript implementation against its baselines, beside the Python figures.
 
-    python tools/bench/bench_typescript.py [--runs 15] [--calls 300] [--size 100000] [--json]
+    python bench/bench_typescript.py [--runs 15] [--calls 300] [--size 100000] [--json]
                                            [--no-python]
 
 * CLI cold start: ``node dist/src/cli/main.js describe`` on the quickstart configuration vs
@@ -32,7 +32,7 @@ from bench_core import generate
 from bench_surfaces import Server, alternate, median_ms, round_trips, timed_run
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
+ROOT = HERE.parents[2]
 PACKAGE = ROOT / "typescript"
 CLI = PACKAGE / "dist" / "src" / "cli" / "main.js"
 BARE_SERVER = PACKAGE / "bench" / "bare-mcp-server.mjs"

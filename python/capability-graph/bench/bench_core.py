@@ -12,7 +12,7 @@ For each size (default 10k and 100k capabilities; ``--sizes 10000,100000,1000000
 
 Targets (docs/benchmarks.md): open <= 3x json.loads, peak RSS <= 2.5x, resolve <= 3x.
 
-    python tools/bench/bench_core.py [--sizes 10000,100000] [--json]
+    python bench/bench_core.py [--sizes 10000,100000] [--json]
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ under 50 ms each. A second lexical-100k row is measured with ``gc.freeze()`` aft
 full pass of Python's cyclic collector over a 100,000-capability graph stalls every thread of
 the process, whatever runs where, and a host can keep the loaded graph out of those passes.
 
-    python tools/bench/bench_responsiveness.py [--timeout-ms 100] [--matches 3] [--json]
+    python bench/bench_responsiveness.py [--timeout-ms 100] [--matches 3] [--json]
 """
 
 from __future__ import annotations

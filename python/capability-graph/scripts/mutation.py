@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Mutation testing of the Python reference, with the conformance suite as the oracle.
 
-    python tools/mutation.py [MODULE ...] [--sample N --seed S] [--confirm] [--work DIR]
+From ``python/capability-graph/`` (the nox session runs it from the repository's root)::
+
+    python scripts/mutation.py [MODULE ...] [--sample N --seed S] [--confirm] [--work DIR]
                              [--timeout S] [--fresh] [--summary]
 
 For each module of ``python/capability-graph/src/capability_graph`` (default: every module in
@@ -44,7 +46,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 PACKAGE = ROOT / "python" / "capability-graph" / "src" / "capability_graph"
 ALL_SURFACES = ("sdk", "tool", "mcp", "cli")
 CORE = (("sdk", "tool"), ())  # every vector, on the SDK and the Tool Adapter

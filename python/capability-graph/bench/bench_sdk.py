@@ -13,7 +13,7 @@ of the generated provider file that ``bench_core.py`` uses:
 
 Every figure is the best of ``--repeat`` runs on a warm graph; the ratios are what compare.
 
-    python tools/bench/bench_sdk.py [--sizes 10000,100000] [--repeat 20] [--json]
+    python bench/bench_sdk.py [--sizes 10000,100000] [--repeat 20] [--json]
 """
 
 from __future__ import annotations

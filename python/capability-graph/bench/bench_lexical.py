@@ -5,7 +5,7 @@ case-insensitive substring scan of the same catalog (every query word looked for
 name, description, whenToUse and tags), which is the cheapest thing that could call itself a
 "search" and ranks nothing.
 
-    python tools/bench/bench_lexical.py [--size 100000] [--queries 50] [--json]
+    python bench/bench_lexical.py [--size 100000] [--queries 50] [--json]
 
 Phases: ``cold`` = the first match on a catalog (builds the index, then ranks), ``warm`` = later
 matches on the same catalog (the index is cached), both through ``run_match`` with a real

@@ -5,7 +5,7 @@ For each executor kind the executor hangs past a short deadline; the latency is 
 (cancelling its task, killing a subprocess tree, closing an HTTP connection). Prints p50 / p95 /
 max in milliseconds over N runs.
 
-    python tools/bench/bench_match_timeout.py [--runs 50] [--deadline-ms 100] [--json]
+    python bench/bench_match_timeout.py [--runs 50] [--deadline-ms 100] [--json]
 
 Kinds: ``scripted`` (an asyncio sleep), ``lexical`` (a cold 40k-entry index being built in
 slices on the event loop), ``openai`` (a loopback server that never answers), ``codex`` (a fake

@@ -72,7 +72,9 @@ def test_a_new_method_with_a_return_type_the_module_imports_reaches_the_twin() -
 def test_a_name_imported_for_type_checking_only_is_imported_by_the_twin() -> None:
     text = _render(_with_count("if TYPE_CHECKING:\n    from .types import Counted"))
     assert "\nif TYPE_CHECKING:\n" in text
-    assert "\n    from capability_graph._core.types import Counted\n" in text  # never imported at run time
+    assert (
+        "\n    from capability_graph._core.types import Counted\n" in text
+    )  # never imported at run time
 
 
 def test_the_runners_own_methods_are_not_generated() -> None:

@@ -342,9 +342,9 @@ def check_cli(bin_dir: Path, cwd: Path) -> None:
 def check_data(bin_dir: Path, cwd: Path) -> None:
     """Both packages read their data from the installed package, not from a checkout."""
     code = (
-        "from capability_graph._core.schemas import contract_files, load_schema\n"
+        "from capability_graph._testing import contract_files, load_schema\n"
         "from capability_graph_conformance.suite import Suite\n"
-        "from capability_graph._core.executors.lexical import tokenize\n"
+        "from capability_graph._testing import tokenize\n"
         "load_schema('tools.json'); load_schema('config.schema.json')\n"
         "assert tokenize('ΟΔΟΣ') == ['οδοσ']  # reads the packaged lexical-unicode.json\n"
         "print(contract_files()); print(Suite.packaged().root)"

@@ -40,12 +40,7 @@ from capability_graph_conformance.requirements import Coverage, suite_coverage
 from capability_graph_conformance.suite import Suite
 from doc_examples import EXAMPLES, Example, error_of, run_script
 
-from capability_graph._generated.taxonomy import (
-    NEXT_ACTION_TEXT,
-    PHASE_TEXT,
-    REGISTRY,
-)
-from capability_graph._maintenance.explain import explain_markdown
+from capability_graph._testing import NEXT_ACTION_TEXT, PHASE_TEXT, REGISTRY, explain_markdown
 
 from .base import GenerationError, Repo, Step
 

@@ -34,8 +34,9 @@ import pytest
 from generate import docs as docs_step
 from generate.base import Repo
 
-from capability_graph._generated.taxonomy import REGISTRY, ErrorCode
-from capability_graph._maintenance.explain import (
+from capability_graph import ErrorCode
+from capability_graph._testing import (
+    REGISTRY,
     explain_index_json,
     explain_index_text,
     explain_json,

@@ -16,7 +16,7 @@ from generate.models import TYPED_DICTS, modelled
 from jsonschema import Draft202012Validator
 from pydantic import TypeAdapter, ValidationError
 
-from capability_graph._core.results import _LAZY_MODELS
+from capability_graph._testing import LAZY_MODELS as _LAZY_MODELS
 
 EXAMPLES = list(_spec.iter_examples())
 _SCHEMAS = _spec.load_schemas()

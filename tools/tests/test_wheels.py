@@ -24,7 +24,7 @@ from capability_graph_conformance.suite import Suite
 from hatchling.builders.sdist import SdistBuilder
 from hatchling.builders.wheel import WheelBuilder
 
-from capability_graph._core.schemas import load_schema
+from capability_graph._testing import load_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 #: project folder -> its package (the wheel's top folder).
@@ -119,12 +119,12 @@ def test_the_unpacked_wheels_read_their_own_files(
         with zipfile.ZipFile(built[project]["from_sdist"]) as archive:
             archive.extractall(site)
     program = (
-        "from capability_graph._core.schemas import contract_files, load_schema\n"
+        "from capability_graph._testing import contract_files, load_schema\n"
         "from capability_graph_conformance.suite import Suite\n"
         "suite = Suite.packaged()\n"
         "print(contract_files())\n"
         "print(len(load_schema('tools.json')['tools']))\n"
-        "from capability_graph._core.executors.lexical import tokenize\n"
+        "from capability_graph._testing import tokenize\n"
         "assert tokenize('ΟΔΟΣ') == ['οδοσ']  # reads the packaged lexical-unicode.json\n"
         "print(suite.root)\n"
         "print(len(suite.vectors))\n"

@@ -13,6 +13,7 @@ Each import of every module is read (``ast``, so an import inside a function or 
   ``_surfaces/cli/`` and ``_surfaces/sdk/`` each import ``_core/``, ``_generated/`` and
   themselves; the CLI may also run the maintenance commands and start the MCP server (its
   ``mcp`` command): the one exception between surfaces;
+- ``_testing`` (the one declared testing seam, for the project's tools) may import anything;
 - nothing imports by a module name in a string (``importlib.import_module``, ``__import__``):
   the lazy imports are statements, in ``_core/lazy.py``.
 """
@@ -132,7 +133,7 @@ def test_no_module_imports_by_a_name_in_a_string() -> None:
 
 
 def test_every_module_belongs_to_a_layer_or_is_public() -> None:
-    public = {"", "cli", "_surfaces"}  # the package, its CLI module, a folder's marker
+    public = {"", "cli", "_testing", "_surfaces"}  # the package, its CLI module, a folder's marker
     stray = [m for m in map(_module_name, SOURCES) if _layer(m) is None and m not in public]
     assert stray == []
 
@@ -183,3 +184,29 @@ def test_a_long_hand_written_module_says_why_it_is_one_piece() -> None:
         if text.count("\n") > LONG_MODULE and "Why one module" not in docstring:
             unexplained.append(f"{path.relative_to(PACKAGE)}: {text.count(chr(10))} lines")
     assert unexplained == []
+
+
+REPOSITORY = Path(__file__).resolve().parents[3]
+#: The code outside the package that uses it: the tools, the test-support package, the drivers.
+CLIENTS = ("tools", "python/capability-graph-testing/src", "conformance/implementations")
+
+
+def test_tools_reach_the_internals_only_through_the_declared_seam() -> None:
+    reaching = []
+    for folder in CLIENTS:
+        for path in sorted((REPOSITORY / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = (
+                    [node.module or ""]
+                    if isinstance(node, ast.ImportFrom) and not node.level
+                    else [a.name for a in node.names]
+                    if isinstance(node, ast.Import)
+                    else []
+                )
+                for name in names:
+                    parts = name.split(".")
+                    private = len(parts) > 1 and parts[1].startswith("_")
+                    if parts[0] == NAME and private and parts[1] != "_testing":
+                        where = path.relative_to(REPOSITORY)
+                        reaching.append(f"{where}:{node.lineno}: {name}")
+    assert reaching == []

@@ -57,7 +57,7 @@ def error_of(excinfo: Any) -> dict[str, str]:
 def expected(code: str, phase: str, message: str | None = None) -> dict[str, str]:
     """The exact error object the contract prescribes for ``code`` in ``phase``."""
     from capability_graph import ErrorCode
-    from capability_graph._generated.taxonomy import REGISTRY
+    from capability_graph._testing import REGISTRY
 
     entry = REGISTRY[ErrorCode(code)]
     error = {"code": code, "phase": phase, "message": message or entry.messages["default"]}

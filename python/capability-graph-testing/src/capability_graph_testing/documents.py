@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 import pytest
 
 from capability_graph import GraphError
-from capability_graph._core.documents import DocumentRoot
+from capability_graph._testing import DocumentRoot
 
 T = TypeVar("T")
 
@@ -336,7 +336,7 @@ STRACE = shutil.which("strace")
 _TRACE_SCRIPT = """
 import json, os, sys
 from capability_graph import GraphError
-from capability_graph._core.documents import DocumentRoot, read_document_file
+from capability_graph._testing import DocumentRoot, read_document_file
 root = DocumentRoot.fix(sys.argv[1])
 paths = json.loads(sys.argv[2])
 results = []
@@ -448,7 +448,7 @@ def trace_violations(lines: list[str], root: Path) -> list[str]:
 _READ_SCRIPT = """
 import json, sys
 from capability_graph import GraphError
-from capability_graph._core.documents import DocumentRoot, read_document_file
+from capability_graph._testing import DocumentRoot, read_document_file
 root = DocumentRoot.fix(sys.argv[1])
 try:
     body = read_document_file(root, sys.argv[2], max_bytes=1 << 20)

@@ -8,9 +8,8 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import Any, TypeVar
 
-from capability_graph._core.errors import GraphError
-from capability_graph._core.executors import MatchJob
-from capability_graph._generated.taxonomy import REGISTRY, ErrorCode, NextAction
+from capability_graph import ErrorCode, GraphError, NextAction
+from capability_graph._testing import REGISTRY, MatchJob
 
 T = TypeVar("T")
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from capability_graph import BlockingCapabilityGraph, GraphError
 from capability_graph._core.cancel import CancelToken
-from capability_graph._core.errors import GraphError
 from capability_graph._core.executors import build_executor
 from capability_graph._core.executors.prompt import OUTPUT_SCHEMA
 from capability_graph._core.match import MatchOutcome, run_match
@@ -351,45 +351,80 @@ BASE = {
     "model": "m",
     "apiKeyEnv": "K",
 }
-MODEL_RULE = "/model/model must be a model name of 1 to 256 characters without control characters"
-URL_RULE = "/model/baseUrl must be an http(s) URL without credentials, query or fragment"
+URL_RULE = (
+    "/model/baseUrl does not have the required format"
+    " (expected: an absolute http or https URL without query or fragment)"
+)
 ENV_RULE = (
-    "/model/apiKeyEnv must be an environment variable name matching ^[A-Za-z_][A-Za-z0-9_]{0,127}$"
+    "/model/apiKeyEnv does not have the required format"
+    " (expected: an environment variable name: A-Z a-z _, then up to 127 of A-Z a-z 0-9 _)"
+)
+KEYS_RULE = (
+    "/model has a key that is not allowed (allowed: executor, baseUrl, model, apiKeyEnv, timeoutMs)"
 )
 
 
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"baseUrl": None}, URL_RULE),
-        ({"baseUrl": "ftp://example.com"}, URL_RULE),
-        ({"baseUrl": "example.com/v1"}, URL_RULE),
-        ({"baseUrl": f"https://user:{SECRET}@example.com/v1"}, URL_RULE),
-        ({"baseUrl": f"https://example.com/v1?key={SECRET}"}, URL_RULE),
-        ({"baseUrl": "https://example.com/v1#x"}, URL_RULE),
-        ({"baseUrl": "https://exa mple.com/v1"}, URL_RULE),
-        ({"model": ""}, MODEL_RULE),
-        ({"model": 5}, MODEL_RULE),
-        ({"model": "gpt\n4"}, MODEL_RULE),
-        ({"model": "m" * 257}, MODEL_RULE),
-        ({"baseUrl": "https://exa\\mple.com/v1"}, URL_RULE),
-        ({"baseUrl": "https://example.com/" + "a" * 2048}, URL_RULE),
-        ({"apiKeyEnv": f"sk-{SECRET}"}, ENV_RULE),
-        ({"apiKeyEnv": "1ABC"}, ENV_RULE),
-        ({"apiKeyEnv": None}, ENV_RULE),
+        ({"baseUrl": None}, "/model/baseUrl must not be null (omit the key instead)"),
+        (
+            {"baseUrl": "ftp://example.com"},
+            URL_RULE,
+        ),
+        (
+            {"baseUrl": "example.com/v1"},
+            URL_RULE,
+        ),
+        (
+            {"baseUrl": f"https://user:{SECRET}@example.com/v1"},
+            URL_RULE,
+        ),
+        (
+            {"baseUrl": f"https://example.com/v1?key={SECRET}"},
+            URL_RULE,
+        ),
+        (
+            {"baseUrl": "https://example.com/v1#x"},
+            URL_RULE,
+        ),
+        (
+            {"baseUrl": "https://exa mple.com/v1"},
+            URL_RULE,
+        ),
+        ({"model": ""}, "/model does not match any allowed shape"),
+        ({"model": 5}, "/model does not match any allowed shape"),
+        ({"model": "gpt\n4"}, "/model does not match any allowed shape"),
+        ({"model": "m" * 257}, "/model does not match any allowed shape"),
+        (
+            {"baseUrl": "https://exa\\mple.com/v1"},
+            URL_RULE,
+        ),
+        (
+            {"baseUrl": "https://example.com/" + "a" * 2048},
+            "/model/baseUrl must have at most 2048 characters",
+        ),
+        (
+            {"apiKeyEnv": f"sk-{SECRET}"},
+            ENV_RULE,
+        ),
+        (
+            {"apiKeyEnv": "1ABC"},
+            ENV_RULE,
+        ),
+        ({"apiKeyEnv": None}, "/model/apiKeyEnv must not be null (omit the key instead)"),
         (
             {"apiKey": SECRET},
-            "/model has a key that is not allowed"
-            " (allowed: executor, baseUrl, model, apiKeyEnv, timeoutMs)",
+            KEYS_RULE,
         ),
-        ({"timeoutMs": 0}, "/model/timeoutMs must be an integer from 1 to 600000"),
+        ({"timeoutMs": 0}, "/model does not match any allowed shape"),
     ],
 )
 def test_bad_openai_config_is_config_invalid_without_echo(
     changes: dict[str, Any], message: str
 ) -> None:
     with pytest.raises(GraphError) as info:
-        build_executor({**BASE, **changes})
+        BlockingCapabilityGraph.open({"providers": [], "model": {**BASE, **changes}})
     assert info.value.to_json() == {
         "code": "CG_CONFIG_INVALID",
         "phase": "config",
@@ -411,8 +446,8 @@ def test_good_base_urls(url: str) -> None:
 def test_required_openai_options(key_name: str) -> None:
     model = {k: v for k, v in BASE.items() if k != key_name}
     with pytest.raises(GraphError) as info:
-        build_executor(model)
-    assert info.value.message == f"/model/{key_name} is required"
+        BlockingCapabilityGraph.open({"providers": [], "model": model})
+    assert info.value.message == "/model does not match any allowed shape"
 
 
 def test_concurrent_first_matches_share_one_preparation_and_close_leaves_no_thread(
@@ -492,7 +527,7 @@ def test_a_base_url_the_client_cannot_use_is_check_config(key: str) -> None:
 @pytest.mark.parametrize("url", ["http://127.0.0.1:99999/v1", "http://[/v1", "http://a:0/v1"])
 def test_a_base_url_with_a_bad_port_or_bracket_is_config_invalid(url: str) -> None:
     with pytest.raises(GraphError) as info:
-        build_executor({**BASE, "baseUrl": url})
+        BlockingCapabilityGraph.open({"providers": [], "model": {**BASE, "baseUrl": url}})
     assert info.value.to_json()["message"] == URL_RULE
 
 

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Any, Final, Protocol, runtime_checkable
 
 from ..._generated.defaults import DEFAULT_BUDGETS, MAX_TIMEOUT_MS, MODEL_TIMEOUT_MS
-from .config import ConfigReader, config_error
 
 __all__ = [
     "DEFAULT_MAX_OUTPUT_BYTES",
@@ -47,8 +46,6 @@ DEFAULT_MAX_OUTPUT_BYTES: Final = DEFAULT_BUDGETS["maxModelOutputBytes"]
 #: :func:`..lazy.executor_class` when one is built).
 EXECUTOR_NAMES: Final = ("scripted", "lexical", "openai", "codex")
 
-# Keys every executor accepts besides its own options.
-COMMON_KEYS: Final = ("executor", "timeoutMs")
 
 _SAFE_NAME: Final = re.compile(r"[a-z][a-z0-9._-]{0,63}")  # ids.schema.json#/$defs/ExecutorName
 
@@ -89,30 +86,19 @@ class Executor(Protocol):
         ...
 
 
-def build_executor(model: Mapping[str, Any] | object) -> Executor:
+def build_executor(model: Mapping[str, Any]) -> Executor:
     """Build the built-in executor that ``model`` (the host config's ``model`` object) names.
 
-    Raises ``CG_CONFIG_INVALID``/``config`` with a ``/model/...`` pointer message for anything the
-    spec does not allow: a non-object, a missing or unknown ``executor``, an unknown key, ``null``,
-    a wrong type or an out-of-range number. Secrets are never configured here, only the *name*
-    of an environment variable (``apiKeyEnv``); they are read at match time.
+    ``model`` is the section of a configuration that passed the configuration's schema
+    (``config.schema.json#/$defs/ModelConfig``, checked by the one validation path of
+    :mod:`..schemas` when the configuration loads): an executor reads its options as given and
+    re-checks nothing the schema says. Secrets are never configured here, only the *name* of an
+    environment variable (``apiKeyEnv``); they are read at match time.
     """
-    if not isinstance(model, Mapping):
-        raise config_error("/model must be an object")
-    if "executor" not in model:
-        raise config_error("/model/executor is required")
-    name = model["executor"]
-    if not isinstance(name, str) or name not in EXECUTOR_NAMES:
-        raise config_error("/model/executor must be one of " + ", ".join(EXECUTOR_NAMES))
     from ..lazy import executor_class
 
-    executor: Executor = executor_class(name).from_config(model, "/model")
+    executor: Executor = executor_class(model["executor"]).from_config(model, "/model")
     return executor
-
-
-def read_common(reader: ConfigReader) -> None:
-    """Validate the keys every executor accepts (``executor`` was checked by the caller)."""
-    reader.integer("timeoutMs", minimum=1, maximum=MAX_TIMEOUT_MS)
 
 
 def configured_timeout_ms(model: Mapping[str, Any] | None) -> int:

@@ -45,8 +45,7 @@ from typing import Any, Final
 from ..._generated.taxonomy import REGISTRY, ErrorCode, NextAction, Phase
 from ..errors import GraphError
 from ..json import NotPureJson, parse_request_text
-from . import MatchJob, read_common
-from .config import ConfigReader
+from . import MatchJob
 from .prompt import OUTPUT_SCHEMA, SYSTEM_PROMPT, drop_empty_reasons, payload
 from .threads import Preparation
 
@@ -113,13 +112,7 @@ class CodexExecutor:
 
     @classmethod
     def from_config(cls, model: Mapping[str, Any], where: str) -> CodexExecutor:
-        reader = ConfigReader(model, where, ("executor", "model", "timeoutMs"))
-        read_common(reader)
-        name = reader.string(
-            "model",
-            pattern=_MODEL_NAME,
-            expected="a model name matching ^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$",
-        )
+        name = model.get("model")
         return cls(name)
 
     async def match(self, job: MatchJob) -> object:

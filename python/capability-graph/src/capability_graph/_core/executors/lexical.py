@@ -39,8 +39,7 @@ from typing import Any, Final
 
 from ..schemas import contract_files
 from ..slices import SharedSteps, Slicer, Steps, run_in_slices, run_to_end
-from . import COMMON_KEYS, MatchJob, read_common
-from .config import ConfigReader
+from . import MatchJob
 from .fdlibm import ln
 
 __all__ = ["LexicalExecutor", "rank", "tokenize"]
@@ -483,7 +482,6 @@ class LexicalExecutor:
 
     @classmethod
     def from_config(cls, model: Mapping[str, Any], where: str) -> LexicalExecutor:
-        read_common(ConfigReader(model, where, COMMON_KEYS))
         return cls()
 
     async def match(self, job: MatchJob) -> object:

@@ -25,12 +25,10 @@ import zlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-from ..._generated.defaults import MAX_BASE_URL, MAX_OPENAI_MODEL
 from ..._generated.taxonomy import REGISTRY, ErrorCode, NextAction, Phase
 from ..errors import GraphError
 from ..json import NotPureJson, parse_request_text
-from . import MatchJob, read_common
-from .config import ConfigReader
+from . import MatchJob
 from .prompt import OUTPUT_SCHEMA, SYSTEM_PROMPT, drop_empty_reasons, payload
 from .threads import Preparation
 
@@ -96,30 +94,7 @@ class OpenAICompatExecutor:
 
     @classmethod
     def from_config(cls, model: Mapping[str, Any], where: str) -> OpenAICompatExecutor:
-        reader = ConfigReader(
-            model, where, ("executor", "baseUrl", "model", "apiKeyEnv", "timeoutMs")
-        )
-        read_common(reader)
-        base_url = reader.required_string(
-            "baseUrl",
-            pattern=_BASE_URL,
-            max_length=MAX_BASE_URL,
-            expected="an http(s) URL without credentials, query or fragment",
-        )
-        name = reader.required_string(
-            "model",
-            pattern=_MODEL_NAME,
-            max_length=MAX_OPENAI_MODEL,
-            expected=(
-                f"a model name of 1 to {MAX_OPENAI_MODEL} characters without control characters"
-            ),
-        )
-        env = reader.required_string(
-            "apiKeyEnv",
-            pattern=_ENV_NAME,
-            expected="an environment variable name matching ^[A-Za-z_][A-Za-z0-9_]{0,127}$",
-        )
-        return cls(base_url, name, env)
+        return cls(model["baseUrl"], model["model"], model["apiKeyEnv"])
 
     async def match(self, job: MatchJob) -> object:
         api_key = os.environ.get(self.api_key_env)

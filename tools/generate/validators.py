@@ -72,11 +72,38 @@ def validator_files(repo: Repo) -> dict[Path, str]:
             f"# Compiled by fastjsonschema {FASTJSONSCHEMA_VERSION}.\n"
             "# ruff: noqa\n" + code + f"\n\nvalidate = {root.group(1)}\n"
         )
-    files[repo.validators / "__init__.py"] = (
-        f'"""{generated_by("spec/capability-graph/schemas")} Compiled JSON Schema validators '
-        '(fastjsonschema)."""\n'
+    files[repo.validators / "__init__.py"] = _registry(
+        [module_name(name) for name in compiled_schemas(repo)]
     )
     return files
+
+
+def _registry(modules: list[str]) -> str:
+    """The package's ``validator(name)``: each compiled module imported on first use, by an
+    import statement a reader (and mypy) can follow; a new operation's request validator joins
+    it by generation."""
+    cases = "".join(
+        f'        case "{module}":\n            from . import {module} as compiled\n'
+        for module in modules
+    )
+    return (
+        f'"""{generated_by("spec/capability-graph/schemas")}\n\n'
+        "Compiled JSON Schema validators (fastjsonschema), one module per schema, each imported\n"
+        'when first asked for (a CLI command imports only the ones it uses)."""\n\n'
+        "from __future__ import annotations\n\n"
+        "from collections.abc import Callable\n"
+        "from types import ModuleType\n"
+        "from typing import Any\n\n\n"
+        "def validator(name: str) -> Callable[[Any], Any]:\n"
+        '    """The ``validate`` of the compiled module ``name``."""\n'
+        "    compiled: ModuleType\n"
+        "    match name:\n"
+        f"{cases}"
+        "        case _:\n"
+        '            raise LookupError(f"no compiled validator {name!r}")\n'
+        "    validate: Callable[[Any], Any] = compiled.validate\n"
+        "    return validate\n"
+    )
 
 
 def owned(repo: Repo) -> Iterable[Path]:

@@ -182,8 +182,6 @@ def test_an_executor_name_with_an_upper_case_letter_is_reported_as_custom() -> N
     assert describe_executor(Lower()) == "myexecutor"
 
 
-
-
 def steps(*items: Any, **extra: Any) -> dict[str, Any]:
     return {"executor": "scripted", "steps": list(items), **extra}
 

@@ -6,26 +6,18 @@ never needs Pydantic nor most of the compiled validators, and importing them wit
 would cost every command line their import time. So these modules are imported on first use --
 each by an ``import`` statement written out here (never a module name in a string), so that a
 reader, mypy and a structure tool all see the edge. The built-in executors are imported when
-one is configured (the CLI's cold start measured without them). Nothing else in the package
-imports lazily, except optional packages that may not be installed (``openai``, flowcast), at
-their one point of use.
+one is configured (the CLI's cold start measured without them). The compiled validators are
+imported the same way by their own generated registry (``_generated/validators``). Nothing else
+in the package imports lazily, except optional packages that may not be installed (``openai``,
+flowcast), at their one point of use.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-__all__ = ["executor_class", "generated_module", "validator"]
-
-
-def validator(name: str) -> Callable[[Any], Any]:
-    """The fastjsonschema-compiled ``validate`` of ``_generated/validators/<name>.py`` (its
-    registry is generated with the validators, so a new request's validator needs no line here)."""
-    from .._generated.validators import validator as compiled
-
-    return compiled(name)
+__all__ = ["executor_class", "generated_module"]
 
 
 def generated_module(name: str) -> ModuleType:

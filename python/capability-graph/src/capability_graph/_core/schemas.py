@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from .._generated.taxonomy import ErrorCode, Phase
+from .._generated.validators import validator
 from .errors import GraphError
-from .lazy import validator
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator

@@ -28,7 +28,6 @@ from capability_graph_testing.battery.census import (
     descendants,
     live_threads,
     settle_threads,
-    wait_dead,
 )
 from capability_graph_testing.battery.checks import (
     check_cli_failure,
@@ -77,6 +76,7 @@ from capability_graph_testing.battery.scale import CASE_BOUND_S, battery_setting
 from capability_graph_testing.battery.sh_codex import ShCodex
 from capability_graph_testing.battery.storm_graph import check_snapshot_result
 from capability_graph_testing.battery.values import KNOWN_DEFECTS, dumps_or
+from capability_graph_testing.processes import wait_dead
 
 __all__ = [
     "CASE_BOUND_S",

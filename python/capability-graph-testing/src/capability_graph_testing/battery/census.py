@@ -1,7 +1,7 @@
 """A census of processes and threads: what a graph left running after it was closed.
 
-Whether a pid is alive (a zombie is not), waiting for pids to go, the living descendants of a
-process (read from ``/proc``), and the threads started since a point.
+The living descendants of a process (read from ``/proc``) and the threads started since a point;
+waiting for pids to go is :func:`capability_graph_testing.processes.wait_dead`.
 """
 
 from __future__ import annotations
@@ -9,35 +9,8 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Sequence
 
 # --- process, thread and task census --------------------------------------------------------------
-
-
-def pid_alive(pid: int) -> bool:
-    """True while ``pid`` exists and is not a zombie."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-            state = stat.read().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    except OSError:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        return True
-    return state not in ("Z", "X")
-
-
-def wait_dead(pids: Sequence[int], timeout_s: float) -> list[int]:
-    """Poll until every pid is gone; the ones still alive at the timeout."""
-    deadline = time.monotonic() + timeout_s
-    alive = [pid for pid in pids if pid_alive(pid)]
-    while alive and time.monotonic() < deadline:
-        time.sleep(0.02)
-        alive = [pid for pid in alive if pid_alive(pid)]
-    return alive
 
 
 def descendants(root: int | None = None) -> list[int]:

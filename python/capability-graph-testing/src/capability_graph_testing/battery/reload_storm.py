@@ -141,9 +141,7 @@ async def reload_storm_async(
                 if not result["ok"]:
                     stats.violations.append(f"a valid reload failed: {result}")
                     continue
-                for name in names:
-                    storm.serving[name] = step
-                storm.published.setdefault(result["revision"], dict(storm.serving))
+                storm.publish(names, step, result["revision"])
                 current = result["revision"]
                 stats.reloads_ok += 1
             else:
@@ -229,9 +227,7 @@ def reload_storm_threads(
                     stats.violations.append(f"a valid reload failed: {result}")
                     continue
                 with lock:
-                    for name in names:
-                        storm.serving[name] = step
-                    storm.published.setdefault(result["revision"], dict(storm.serving))
+                    storm.publish(names, step, result["revision"])
                 current = result["revision"]
                 stats.reloads_ok += 1
             else:

@@ -87,6 +87,13 @@ class StormGraph:
             self.write(name, versioned(name, version))
             self.on_disk[name] = version
 
+    def publish(self, names: Sequence[str], version: int, revision: str) -> None:
+        """A valid reload of ``names`` at ``version`` answered ``revision``: they serve
+        ``version`` now, and ``revision`` stands for what is served (the first time it is seen)."""
+        for name in names:
+            self.serving[name] = version
+        self.published.setdefault(revision, dict(self.serving))
+
     def prepare_invalid(self, names: Sequence[str], kind: str, version: int) -> None:
         first = names[0]
         if kind == "syntax":

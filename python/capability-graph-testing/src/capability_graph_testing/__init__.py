@@ -6,5 +6,6 @@ reliability battery's generators, checks and engines (the fast tests and ``tools
 ``surfaces`` the CLI and MCP drivers; ``documents`` and ``matching`` the document-root and match
 pipeline helpers; ``chat_server`` and ``fake_codex`` the loopback model server and the fake
 ``codex`` program; ``flowcast_support`` the flowcast tests' process and git helpers;
-``processes`` whether a pid is alive, and waiting for pids to go.
+``processes`` whether a pid is alive, and waiting for pids to go; ``threads`` a call in a
+daemon thread, bounded in time.
 """

@@ -7,12 +7,13 @@ it); :func:`bounded` runs one case in a thread and fails it as a hang past its t
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from hypothesis import HealthCheck, settings
+
+from capability_graph_testing.threads import ThreadCall
 
 T = TypeVar("T")
 
@@ -50,20 +51,9 @@ CASE_BOUND_S = 15.0
 def bounded(fn: Callable[[], T], seconds: float = CASE_BOUND_S) -> tuple[T, float]:
     """Run ``fn`` in a daemon thread; fail (it hangs) if it has not finished within ``seconds``.
     Returns its value and the elapsed time; re-raises what it raised."""
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = fn()
-        except BaseException as error:
-            box["error"] = error
-
     started = time.monotonic()
-    worker = threading.Thread(target=target, name="battery-case", daemon=True)
-    worker.start()
-    worker.join(seconds)
+    call = ThreadCall(fn, name="battery-case")
+    finished = call.join(seconds)
     elapsed = time.monotonic() - started
-    assert not worker.is_alive(), f"the case did not finish within {seconds} s (a hang)"
-    if "error" in box:
-        raise box["error"]
-    return box["value"], elapsed
+    assert finished, f"the case did not finish within {seconds} s (a hang)"
+    return call.result(), elapsed

@@ -18,6 +18,7 @@ from capability_graph_testing.battery.hostile import SECRET
 from capability_graph_testing.battery.registry import TOOLS
 from capability_graph_testing.battery.values import ValueFuzzer, dumps_or
 from capability_graph_testing.common import capability, provider
+from capability_graph_testing.surfaces import CLI_GRAPH_OPTIONS
 
 
 class Fuzzer(ValueFuzzer):
@@ -27,15 +28,7 @@ class Fuzzer(ValueFuzzer):
 
     COMMANDS = ("describe", "list", "resolve", "match", "read", "call", "doctor", "explain")
     FLAGS = (
-        "--provider",
-        "--tag",
-        "--limit",
-        "--cursor",
-        "--relations",
-        "--depth",
-        "--context",
-        "--timeout-ms",
-        "--arguments",
+        *CLI_GRAPH_OPTIONS,
         "--json",
         "--help",
         "-h",

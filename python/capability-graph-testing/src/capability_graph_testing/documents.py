@@ -1,3 +1,4 @@
+# One piece: test_documents.py's witnesses share the real os functions and the trees they watch.
 """Helpers for ``test_documents.py``: hostile trees, and witnesses that nothing outside a root is
 touched.
 

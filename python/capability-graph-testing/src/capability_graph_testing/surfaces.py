@@ -1,3 +1,4 @@
+# One piece: the drivers of every surface share its graph on disk; ~20 test files import them.
 """Helpers shared by the surface tests: a graph on disk, the CLI in-process and as a subprocess,
 and MCP clients (in memory, over real stdio with the SDK, and raw JSON-RPC lines)."""
 

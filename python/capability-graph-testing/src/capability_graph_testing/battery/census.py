@@ -10,8 +10,6 @@ import os
 import threading
 import time
 
-# --- process, thread and task census --------------------------------------------------------------
-
 
 def descendants(root: int | None = None) -> list[int]:
     """Living descendants of ``root`` (default: this process), from /proc."""

@@ -14,8 +14,6 @@ from typing import Any
 from capability_graph_testing.battery.registry import REGISTRY, RESULT_SCHEMAS, TOOL_PHASES
 from capability_graph_testing.common import schema_validator
 
-# --- checks of emitted objects --------------------------------------------------------------------
-
 
 def _schema_problems(schema: str, value: Any) -> list[str]:
     return [

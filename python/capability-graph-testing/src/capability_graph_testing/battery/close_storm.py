@@ -15,8 +15,6 @@ from typing import Any
 
 from capability_graph_testing.battery.registry import CLOSED
 
-# --- the close storm ------------------------------------------------------------------------------
-
 
 class Stubborn:
     """An executor that ignores the first cancellation, then answers a *valid* result late."""

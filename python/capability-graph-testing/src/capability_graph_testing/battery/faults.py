@@ -18,8 +18,6 @@ from typing import Any
 from capability_graph_testing.battery.hostile import PATHS, SECRET, Hostile, printable_hostile
 from capability_graph_testing.battery.registry import ACTIONS, MODEL_CODES, REGISTRY, expected_error
 
-# --- executor faults (leakage) --------------------------------------------------------------------
-
 
 class HostileError(Exception):
     """A foreign exception: any ``code``/``next_action``/``nextAction`` the fault sets."""

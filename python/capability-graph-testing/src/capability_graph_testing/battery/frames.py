@@ -22,8 +22,6 @@ from typing import Any
 from capability_graph_testing.battery.checks import check_mcp_result
 from capability_graph_testing.battery.scale import CASE_BOUND_S
 
-# --- the MCP frame fuzz ---------------------------------------------------------------------------
-
 JSONRPC_CODES = {-32700, -32600, -32601, -32602}
 
 

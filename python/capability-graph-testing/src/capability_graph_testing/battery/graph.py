@@ -12,8 +12,6 @@ from typing import Any
 
 from capability_graph_testing.common import capability, provider
 
-# --- a graph on disk ------------------------------------------------------------------------------
-
 DOCUMENT_TEXT = "# Guide\n\nValidate requests. 中文。\n"
 
 

@@ -16,8 +16,6 @@ import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-# --- hostile texts and markers --------------------------------------------------------------------
-
 SECRET = "SECRET-4f1c"
 #: Every hostile path carries this component, so one search finds any path that leaked.
 PATH_MARK = "u-9d2e"

@@ -19,8 +19,6 @@ from typing import Any
 
 from capability_graph_testing.common import capability, provider
 
-# --- the memory probe (a child process measuring its own peak RSS) -------------------------------
-
 MB = 1 << 20
 
 

@@ -21,8 +21,6 @@ from capability_graph_testing.battery.registry import TOOL_PHASES, TOOLS
 from capability_graph_testing.battery.values import json_safe
 from capability_graph_testing.common import schema_validator
 
-# --- outcome checks the fuzz tests and the stress runs share ---------------------------------
-
 OPEN_CODES = {
     "CG_CONFIG_INVALID",
     "CG_DEFINITION_INVALID",

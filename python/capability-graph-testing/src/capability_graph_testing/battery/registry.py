@@ -11,8 +11,6 @@ from typing import Any
 
 from capability_graph_testing.common import SPEC, load_json
 
-# --- the registry, read from spec/ (not from the implementation) ---------------------------------
-
 _TAXONOMY = load_json(SPEC / "taxonomy.json")
 REGISTRY: dict[str, dict[str, Any]] = {entry["code"]: entry for entry in _TAXONOMY["codes"]}
 ACTIONS: tuple[str, ...] = tuple(action["id"] for action in _TAXONOMY["nextActions"])

@@ -12,8 +12,6 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-# --- a fake codex (sh: cheap to start, many at once) ------------------------------------------
-
 FAKE_CODEX = r"""#!/bin/sh
 here=$(dirname "$0")
 case "$1" in

@@ -17,8 +17,6 @@ from typing import Any
 
 from capability_graph_testing.common import capability, provider
 
-# --- the reload storm -----------------------------------------------------------------------------
-
 
 def versioned(provider_id: str, version: int) -> dict[str, Any]:
     """Provider ``provider_id`` at ``version``: 2 + version % 3 capabilities, every description

@@ -18,8 +18,6 @@ from typing import Any
 from capability_graph_testing.battery.graph import VALID_REQUESTS
 from capability_graph_testing.battery.hostile import CONTROLS, PATHS, SECRET
 
-# --- the fuzzer -----------------------------------------------------------------------------------
-
 #: Short object keys: a pointer through 33 of them stays a printable line under 300 characters.
 SAFE_KEYS = ("a", "b", "x", "id", "ids", "k", "v", "z9", "_", "A")
 #: Keys that trigger the pointer-message defect (see test_battery_leakage: the xfail tests).

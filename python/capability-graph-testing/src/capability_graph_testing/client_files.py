@@ -1,3 +1,4 @@
+# One piece: one property (mcp-install/uninstall edits); its JSON and TOML grammars share an oracle.
 """Client configuration files from the formats' grammars, and the checks that mcp-install and
 mcp-uninstall on them make a correct edit or report ``failed`` with the file byte-identical.
 

@@ -1,3 +1,4 @@
+# One piece: test_documents.py's witnesses share the real os functions and the trees they watch.
 """Helpers for ``test_documents.py``: hostile trees, and witnesses that nothing outside a root is
 touched.
 
@@ -36,6 +37,7 @@ import pytest
 
 from capability_graph import GraphError
 from capability_graph._testing import DocumentRoot
+from capability_graph_testing.threads import ThreadCall
 
 T = TypeVar("T")
 
@@ -227,27 +229,14 @@ def assert_no_leak(error: GraphError, markers: list[str]) -> None:
 
 def run_guarded(fn: Callable[[], T], *, timeout: float = 10.0, fifos: tuple[Path, ...] = ()) -> T:
     """Run ``fn`` in a thread; fail (after unblocking ``fifos``) if it does not finish in time."""
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = fn()
-        except BaseException as error:
-            box["error"] = error
-
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    thread.join(timeout)
-    if thread.is_alive():
+    call = ThreadCall(fn)
+    if not call.join(timeout):
         for fifo in fifos:  # release a reader blocked in open()
             with suppress(OSError):
                 os.close(REAL_OPEN(fifo, os.O_WRONLY | os.O_NONBLOCK))
-        thread.join(timeout)
+        call.join(timeout)
         pytest.fail("the read blocked")
-    if "error" in box:
-        raise box["error"]
-    result: T = box["value"]
-    return result
+    return call.result()
 
 
 class FifoTripwire:

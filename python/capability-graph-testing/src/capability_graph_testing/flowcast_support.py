@@ -27,14 +27,22 @@ def alive(pid: int) -> bool:
     return stat_line[stat_line.rfind(b")") + 2 :].split()[0] != b"Z"
 
 
+def _first_lines(path: Path, count: int) -> list[str] | None:
+    """The first ``count`` lines of ``path``, or None while it does not have them."""
+    if path.exists():
+        lines = path.read_text().split()
+        if len(lines) >= count:
+            return lines[:count]
+    return None
+
+
 def wait_for_lines(path: Path, count: int, timeout: float = 5.0) -> list[str]:
     """The first ``count`` lines of ``path`` once it has them (polling; a process writes it)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if path.exists():
-            lines = path.read_text().split()
-            if len(lines) >= count:
-                return lines[:count]
+        lines = _first_lines(path, count)
+        if lines is not None:
+            return lines
         time.sleep(0.01)
     raise AssertionError(f"{path} never got {count} lines")
 
@@ -42,10 +50,9 @@ def wait_for_lines(path: Path, count: int, timeout: float = 5.0) -> list[str]:
 async def wait_for_lines_async(path: Path, count: int, timeout: float = 5.0) -> list[str]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if path.exists():
-            lines = path.read_text().split()
-            if len(lines) >= count:
-                return lines[:count]
+        lines = _first_lines(path, count)
+        if lines is not None:
+            return lines
         await asyncio.sleep(0.01)
     raise AssertionError(f"{path} never got {count} lines")
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import Any, TypeVar
 
 from capability_graph import ErrorCode, GraphError, NextAction
 from capability_graph._testing import REGISTRY, MatchJob
+from capability_graph_testing.processes import pid_alive as pid_alive
+from capability_graph_testing.processes import wait_dead as wait_dead
 
 T = TypeVar("T")
 
@@ -106,29 +107,3 @@ def returning(value: object) -> FuncExecutor:
         return value
 
     return FuncExecutor(fn)
-
-
-def pid_alive(pid: int) -> bool:
-    """True while ``pid`` exists and is not a zombie."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-            state = stat.read().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    except OSError:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        return True
-    return state not in ("Z", "X")
-
-
-def wait_dead(pids: Sequence[int], timeout_s: float = 3.0) -> list[int]:
-    """Poll until every pid is gone; return the ones still alive at the timeout."""
-    deadline = time.monotonic() + timeout_s
-    alive = [pid for pid in pids if pid_alive(pid)]
-    while alive and time.monotonic() < deadline:
-        time.sleep(0.02)
-        alive = [pid for pid in alive if pid_alive(pid)]
-    return alive

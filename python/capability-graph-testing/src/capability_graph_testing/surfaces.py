@@ -1,3 +1,4 @@
+# One piece: the drivers of every surface share its graph on disk; ~20 test files import them.
 """Helpers shared by the surface tests: a graph on disk, the CLI in-process and as a subprocess,
 and MCP clients (in memory, over real stdio with the SDK, and raw JSON-RPC lines)."""
 
@@ -368,11 +369,8 @@ CLI_COMMANDS: Final = (
     "explain",
 )
 
-#: Tokens for fuzzing the CLI's argv: commands (but those that serve stdio or write files),
-#: options, ids, tool names, numbers, JSON texts, context items, codes, and text that is not a
-#: token at all (shared by the argv fuzz tests).
-CLI_ARGV_TOKENS: Final = (
-    *(command for command in CLI_COMMANDS if command not in ("mcp", "init", "mcp-install")),
+#: The options of the graph commands that take a value (shared by the argv fuzzers).
+CLI_GRAPH_OPTIONS: Final = (
     "--provider",
     "--tag",
     "--limit",
@@ -382,6 +380,14 @@ CLI_ARGV_TOKENS: Final = (
     "--context",
     "--timeout-ms",
     "--arguments",
+)
+
+#: Tokens for fuzzing the CLI's argv: commands (but those that serve stdio or write files),
+#: options, ids, tool names, numbers, JSON texts, context items, codes, and text that is not a
+#: token at all (shared by the argv fuzz tests).
+CLI_ARGV_TOKENS: Final = (
+    *(command for command in CLI_COMMANDS if command not in ("mcp", "init", "mcp-install")),
+    *CLI_GRAPH_OPTIONS,
     "--arguments-file",
     "--raw",
     "--json",

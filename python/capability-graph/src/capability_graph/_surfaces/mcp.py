@@ -74,7 +74,7 @@ from .._core.json import (
 )
 from .._core.json.spans import member_spans
 from .._core.operations import invalid_arguments_text
-from .._core.tool_table import tool_definitions
+from .._core.tool_definitions import tool_definitions
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext

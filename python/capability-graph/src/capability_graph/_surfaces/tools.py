@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .._core.errors import GraphError
-from .._core.tool_table import tool_definitions, tool_names
+from .._core.tool_definitions import tool_definitions, tool_names
 
 if TYPE_CHECKING:
     # The function-calling forms are typed as the official SDKs' own parameter types, so that

@@ -40,8 +40,10 @@ CONFORMANCE_BASE_URI: Final = BASE_URI + "conformance/"
 
 
 def ecma_to_python(pattern: str) -> str:
-    """Translate an ECMA-262 pattern for Python's ``re``: an unescaped ``$`` outside a character
-    class becomes ``\\Z``."""
+    """Translate an ECMA-262 pattern (no flags) for Python's ``re``: an unescaped ``$`` outside
+    a character class becomes ``\\Z`` (end of string only; Python's ``$`` also matches before a
+    final newline). Everything the schemas use otherwise means the same in both dialects. The
+    spec tools (``tools/_spec.py``) use this one too."""
     out: list[str] = []
     in_class = False
     i = 0

@@ -27,6 +27,7 @@ from .suite import Suite
 __all__ = [
     "BASE_URI",
     "CONFORMANCE_BASE_URI",
+    "InvalidDocument",
     "SchemaSet",
     "SpecValidator",
     "describe",
@@ -84,6 +85,11 @@ SpecValidator: Any = jsonschema.validators.extend(  # type: ignore[no-untyped-ca
 )
 
 
+class InvalidDocument(Exception):
+    """A JSON file that cannot be read, is not JSON or is not valid against its schema (the
+    message names the file)."""
+
+
 class SchemaSet:
     """The schemas of one suite, with cached validators."""
 
@@ -117,6 +123,18 @@ class SchemaSet:
             found = SpecValidator({"$ref": BASE_URI + name}, registry=self.registry)
             self._validators[name] = found
         return found
+
+    def load(self, path: Path, name: str) -> Any:
+        """The JSON document at ``path``, valid against schema ``name`` (an implementation's
+        manifest, an expected-failures list); else :class:`InvalidDocument`."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            raise InvalidDocument(f"{path}: {error}") from None
+        problems = self.errors(name, data)
+        if problems:
+            raise InvalidDocument(f"{path}: " + "; ".join(problems))
+        return data
 
     def errors(self, name: str, instance: Any, limit: int = 3) -> list[str]:
         """Up to ``limit`` readable problems of ``instance`` against schema ``name``."""

@@ -166,6 +166,8 @@ def explore(session: nox.Session) -> None:
 def spec(session: nox.Session) -> None:
     """Check the spec: registry consistency (the enums step validates it), metaschemas, $refs,
     examples."""
+    # tools/_spec.py takes its ECMA-262 pattern translation from the harness
+    session.install("./conformance/harness")
     session.install(*_group("codegen"))
     session.run("python", "tools/codegen.py", "--check", "--step", "enums")
     session.run("python", "tools/check_spec.py", *session.posargs)

@@ -1,9 +1,10 @@
 """Shared helpers of the spec tools: load the Capability Graph schemas, validate with them, walk
 their ``$ref``s, and bundle a schema into a self-contained one (for ``tools.json``).
 
-Used by ``tools/check_spec.py``, ``tools/codegen.py`` and ``tools/tests``. Only the standard
-library, ``jsonschema`` and ``referencing`` are needed (the nox ``spec`` session installs nothing
-else).
+Used by ``tools/check_spec.py``, ``tools/codegen.py`` and ``tools/tests``. Besides the standard
+library, ``jsonschema`` and ``referencing``, it needs the conformance harness
+(``conformance/harness``, installed by every nox session that runs these tools): the translation
+of patterns below is the harness's, so that the spec tools and the suite judge patterns alike.
 
 Patterns: JSON Schema patterns are ECMA-262 regular expressions, where ``$`` (without the
 multiline flag) matches only at the very end of the string. Python's ``re`` also lets ``$``
@@ -27,6 +28,7 @@ from urllib.parse import urldefrag, urljoin
 import jsonschema
 import referencing
 import referencing.jsonschema
+from capability_graph_conformance.schemas import ecma_to_python  # one copy: see the docstring
 from jsonschema import Draft202012Validator
 from jsonschema.protocols import Validator
 
@@ -102,30 +104,6 @@ def registry(schemas: dict[str, dict[str, Any]] | None = None) -> referencing.Re
 
 
 # -- ECMA-262 patterns -----------------------------------------------------------------------
-
-
-def ecma_to_python(pattern: str) -> str:
-    """Translate an ECMA-262 pattern (no flags) for Python's ``re``: an unescaped ``$`` outside
-    a character class becomes ``\\Z`` (end of string only). Everything our schemas use otherwise
-    means the same in both dialects."""
-    out: list[str] = []
-    in_class = False
-    i = 0
-    while i < len(pattern):
-        char = pattern[i]
-        if char == "\\" and i + 1 < len(pattern):
-            out.append(pattern[i : i + 2])
-            i += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-        elif char == "$":
-            char = r"\Z"
-        out.append(char)
-        i += 1
-    return "".join(out)
 
 
 @cache

@@ -97,12 +97,15 @@ def test_version(harness: Any) -> None:
 
 
 @pytest.mark.slow
-def test_baselines_are_strict(harness: Any, repo: Path, fakes: Path, tmp_path: Path) -> None:
-    selection = [*_select("cg.seed.error-mjs"), "-s", "cli", "-s", "sdk"]
-    base = ["run", "--suite-root", str(repo), "--no-progress", *selection]
+def test_baselines_are_strict(
+    harness: Any, fixture_suite_root: Path, fakes: Path, tmp_path: Path
+) -> None:
+    # the fixture suite, against the fake (tests/fakes/fake_impl.py) with and without a mutation
+    selection = [*_select("cg.query.capability-not-found"), "-s", "cli", "-s", "sdk"]
+    base = ["run", "--suite-root", str(fixture_suite_root), "--no-progress", *selection]
     baseline = tmp_path / "baseline.json"
     fake = str(fakes / "cli-next-action.json")
-    reference = str(fakes / "none.json")
+    conforming = str(fakes / "none.json")
 
     # a failing implementation writes its baseline ...
     status, out, _ = harness(
@@ -111,7 +114,7 @@ def test_baselines_are_strict(harness: Any, repo: Path, fakes: Path, tmp_path: P
     assert status == 1
     written = json.loads(baseline.read_text(encoding="utf-8"))
     assert [(e["vector"], e["surface"], e["outcome"]) for e in written["entries"]] == [
-        ("cg.seed.error-mjs", "cli", "failed")
+        ("cg.query.capability-not-found", "cli", "failed")
     ]
     assert "wrote 1 expected failure(s)" in out
 
@@ -127,7 +130,7 @@ def test_baselines_are_strict(harness: Any, repo: Path, fakes: Path, tmp_path: P
     status, _, _ = harness(
         *base,
         "-i",
-        reference,
+        conforming,
         "--report-dir",
         str(tmp_path / "c"),
         "--expected-failures",
@@ -136,7 +139,7 @@ def test_baselines_are_strict(harness: Any, repo: Path, fakes: Path, tmp_path: P
     report_c = json.loads((tmp_path / "c" / "report.json").read_text(encoding="utf-8"))
     assert status == 1
     assert report_c["baseline"]["unexpectedPasses"] == [
-        {"vector": "cg.seed.error-mjs", "surface": "cli"}
+        {"vector": "cg.query.capability-not-found", "surface": "cli"}
     ]
 
     # an entry that matches nothing (a vector the suite does not have) fails too
@@ -148,7 +151,7 @@ def test_baselines_are_strict(harness: Any, repo: Path, fakes: Path, tmp_path: P
     status, _, _ = harness(
         *base,
         "-i",
-        reference,
+        conforming,
         "--report-dir",
         str(tmp_path / "d"),
         "--expected-failures",
@@ -160,13 +163,13 @@ def test_baselines_are_strict(harness: Any, repo: Path, fakes: Path, tmp_path: P
         {"vector": "cg.seed.no-such-vector", "surface": "sdk"}
     ]
 
-    # compare: the fake's report against the reference's
+    # compare: the mutated fake's report against the conforming one's
     status, out, _ = harness(
         "compare", str(tmp_path / "c" / "report.json"), str(tmp_path / "a" / "report.json")
     )
     assert status == 1
     assert "1 regression(s), 0 fix(es)" in out
-    assert "cg.seed.error-mjs [cli]: passed -> failed" in out
+    assert "cg.query.capability-not-found [cli]: passed -> failed" in out
     status, out, _ = harness(
         "compare", str(tmp_path / "a" / "report.json"), str(tmp_path / "c" / "report.json")
     )

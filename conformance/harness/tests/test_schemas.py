@@ -135,9 +135,11 @@ def test_manifest_requires_the_config_placeholder_in_the_mcp_command(schemas: Sc
 
 
 def test_every_vector_and_manifest_validates(schemas: SchemaSet, repo: Path) -> None:
-    for path in (repo / "conformance" / "vectors" / "capability-graph").rglob("*.json"):
-        data = json.loads(path.read_text())
-        assert schemas.errors("conformance/vector.schema.json", data) == [], path
+    fixture_suite = repo / "conformance" / "harness" / "tests" / "fixtures" / "suite"
+    for vectors in (repo / "conformance", fixture_suite / "conformance"):
+        for path in (vectors / "vectors" / "capability-graph").rglob("*.json"):
+            data = json.loads(path.read_text())
+            assert schemas.errors("conformance/vector.schema.json", data) == [], path
     for path in (repo / "conformance" / "harness" / "tests" / "fakes").glob("*.json"):
         assert (
             schemas.errors("conformance/manifest.schema.json", json.loads(path.read_text())) == []

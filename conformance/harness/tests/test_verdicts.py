@@ -113,7 +113,7 @@ def test_a_selection_of_vectors_is_named_in_the_verdict() -> None:
 
 @pytest.fixture
 def no_mcp_manifest(fakes: Path, tmp_path: Path) -> Path:
-    """The reference through the fake launcher, with no MCP command in its manifest."""
+    """The conforming fake (tests/fakes/fake_impl.py), with no MCP command in its manifest."""
     text = (fakes / "none.json").read_text(encoding="utf-8").replace("{here}", str(fakes))
     data = json.loads(text)
     del data["mcp"]
@@ -125,20 +125,20 @@ def no_mcp_manifest(fakes: Path, tmp_path: Path) -> Path:
 
 @pytest.mark.slow
 def test_an_implementation_without_mcp_is_not_certified_on_mcp_in_any_format(
-    harness: Any, repo: Path, tmp_path: Path, no_mcp_manifest: Path
+    harness: Any, fixture_suite_root: Path, tmp_path: Path, no_mcp_manifest: Path
 ) -> None:
     reports = tmp_path / "reports"
     status, out, _ = harness(
         "run",
         "--suite-root",
-        str(repo),
+        str(fixture_suite_root),
         "--no-progress",
         "--report-dir",
         str(reports),
         "-i",
         str(no_mcp_manifest),
         "-k",
-        "cg.seed.error-mjs",
+        "cg.query.capability-not-found",
     )
     report = json.loads((reports / "report.json").read_text(encoding="utf-8"))
     total = report["selection"]["suiteVectors"]
@@ -168,14 +168,14 @@ def test_an_implementation_without_mcp_is_not_certified_on_mcp_in_any_format(
     status, _, _ = harness(
         "run",
         "--suite-root",
-        str(repo),
+        str(fixture_suite_root),
         "--no-progress",
         "--report-dir",
         str(tmp_path / "strict"),
         "-i",
         str(no_mcp_manifest),
         "-k",
-        "cg.seed.error-mjs",
+        "cg.query.capability-not-found",
         "--strict",
     )
     assert status == 1
@@ -183,19 +183,22 @@ def test_an_implementation_without_mcp_is_not_certified_on_mcp_in_any_format(
 
 @pytest.mark.slow
 def test_an_expected_failure_on_a_surface_outside_the_selection_is_ignored(
-    harness: Any, repo: Path, fakes: Path, tmp_path: Path
+    harness: Any, fixture_suite_root: Path, fakes: Path, tmp_path: Path
 ) -> None:
     baseline = tmp_path / "baseline.json"
     baseline.write_text(
         json.dumps(
             {
                 "implementation": "fake-cli-next-action",
-                "entries": [{"vector": "cg.seed.error-mjs", "surface": "cli", "reason": "r"}],
+                "entries": [
+                    {"vector": "cg.query.capability-not-found", "surface": "cli", "reason": "r"}
+                ],
             }
         ),
         encoding="utf-8",
     )
-    common = ["run", "--suite-root", str(repo), "--no-progress", "-k", "cg.seed.error-mjs"]
+    vector = "cg.query.capability-not-found"
+    common = ["run", "--suite-root", str(fixture_suite_root), "--no-progress", "-k", vector]
     common += ["-i", str(fakes / "cli-next-action.json"), "--expected-failures", str(baseline)]
 
     # -s sdk: the cli entry is not contradicted (the case did not run), the run succeeds
@@ -219,10 +222,15 @@ def test_an_expected_failure_on_a_surface_outside_the_selection_is_ignored(
 
 
 @pytest.mark.slow
-def test_exit_first_skips_every_case_after_the_first_failure(run_report: Any, fakes: Path) -> None:
-    patterns = ["cg.seed.error-mjs", "cg.query.capability-not-found", "cg.query.describe"]
-    args = ["-i", str(fakes / "cli-next-action.json"), "-s", "cli", "-j", "1", "-x"]
-    status, report = run_report(*args, *[a for p in patterns for a in ("-k", p)])
+def test_exit_first_skips_every_case_after_the_first_failure(run_fake: Any) -> None:
+    # in id order: the document vector fails, the query vectors after it are not run
+    patterns = [
+        "cg.document.capability-not-found",
+        "cg.query.capability-not-found",
+        "cg.query.list-empty",
+    ]
+    args = ["-s", "cli", "-j", "1", "-x", *[a for p in patterns for a in ("-k", p)]]
+    status, report = run_fake("cli-next-action", *args)
     cli_cases = [c for c in report["cases"] if c["surface"] == "cli"]
     assert status == 1
     assert [c["outcome"] for c in cli_cases].count("failed") == 1
@@ -233,9 +241,9 @@ def test_exit_first_skips_every_case_after_the_first_failure(run_report: Any, fa
 
 
 @pytest.mark.slow
-def test_tool_envelope_names_the_extra_member(run_report: Any, fakes: Path) -> None:
-    _status, report = run_report(
-        "-i", str(fakes / "tool-extra-member.json"), "-s", "tool", "-k", "cg.seed.error-mjs"
+def test_tool_envelope_names_the_extra_member(run_fake: Any) -> None:
+    _status, report = run_fake(
+        "tool-extra-member", "-s", "tool", "-k", "cg.query.capability-not-found"
     )
     (case,) = [c for c in report["cases"] if c["surface"] == "tool"]
     (check,) = [c for c in case["checks"] if not c["passed"]]
@@ -248,11 +256,12 @@ def test_tool_envelope_names_the_extra_member(run_report: Any, fakes: Path) -> N
 
 @pytest.mark.slow
 def test_an_mcp_batch_failure_not_confirmed_alone_says_so(
-    suite: Suite, schemas: SchemaSet, fakes: Path
+    fixture_suite: Suite, schemas: SchemaSet, fakes: Path
 ) -> None:
     from capability_graph_conformance.baseline import Baseline, apply_baseline
     from capability_graph_conformance.reports import build_report, markdown_summary
 
+    suite = fixture_suite
     manifest = Manifest.load(fakes / "refusal-no-match.json", schemas)
     patterns = ("cg.model.refused-missing-action", "cg.model.action-of-another-code")
     options = RunOptions(surfaces=("mcp",), patterns=patterns, max_confirmations=0)

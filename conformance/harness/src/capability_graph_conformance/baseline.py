@@ -11,14 +11,13 @@ step the driver does not support, ``--exit-first``. The report's verdict says wh
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from . import SUITE_VERSION
 from .cases import CaseResult
-from .schemas import SchemaSet
+from .schemas import InvalidDocument, SchemaSet
 
 __all__ = ["Baseline", "BaselineError", "apply_baseline", "baseline_document"]
 
@@ -35,12 +34,9 @@ class Baseline:
     @classmethod
     def load(cls, path: Path, schemas: SchemaSet) -> Baseline:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            raise BaselineError(f"{path}: {error}") from None
-        problems = schemas.errors("conformance/expected-failures.schema.json", data)
-        if problems:
-            raise BaselineError(f"{path}: " + "; ".join(problems))
+            data = schemas.load(path, "conformance/expected-failures.schema.json")
+        except InvalidDocument as error:
+            raise BaselineError(str(error)) from None
         return cls(path, list(data["entries"]))
 
 

@@ -30,7 +30,7 @@ from .explore.command import add_parser as add_explore_parser
 from .explore.command import run_explore
 from .manifest import Manifest, ManifestError
 from .progress import ProgressBar
-from .reports import build_report, html_matrix, junit_xml, markdown_summary
+from .reports import add_report_arguments, build_report, html_matrix, junit_xml, markdown_summary
 from .runner import RunOptions, run_suite, select_vectors
 from .schemas import SchemaSet
 from .suite import SURFACES, Suite, SuiteError
@@ -101,18 +101,16 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="write the current failures as an expected-failures list",
     )
-    run.add_argument(
-        "--report-dir",
-        type=Path,
-        default=Path("cg-conformance-report"),
-        metavar="DIR",
-        help="where report.json, summary.md, junit.xml and matrix.html go (default: %(default)s)",
-    )
-    run.add_argument("--json", type=Path, metavar="FILE", help="also write the JSON report here")
-    run.add_argument("--junit", type=Path, metavar="FILE", help="also write the JUnit XML here")
-    run.add_argument("--html", type=Path, metavar="FILE", help="also write the HTML matrix here")
-    run.add_argument(
-        "--markdown", type=Path, metavar="FILE", help="also write the Markdown summary here"
+    add_report_arguments(
+        run,
+        default_dir="cg-conformance-report",
+        written="report.json, summary.md, junit.xml and matrix.html",
+        copies={
+            "json": "the JSON report",
+            "junit": "the JUnit XML",
+            "html": "the HTML matrix",
+            "markdown": "the Markdown summary",
+        },
     )
     run.add_argument(
         "-j",

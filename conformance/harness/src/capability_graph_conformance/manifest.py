@@ -9,7 +9,6 @@ activated).
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys
@@ -17,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .schemas import SchemaSet
+from .schemas import InvalidDocument, SchemaSet
 
 __all__ = ["Command", "Manifest", "ManifestError"]
 
@@ -48,12 +47,9 @@ class Manifest:
     def load(cls, path: Path, schemas: SchemaSet) -> Manifest:
         path = path.resolve()
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            raise ManifestError(f"{path}: {error}") from None
-        problems = schemas.errors("conformance/manifest.schema.json", data)
-        if problems:
-            raise ManifestError(f"{path}: " + "; ".join(problems))
+            data = schemas.load(path, "conformance/manifest.schema.json")
+        except InvalidDocument as error:
+            raise ManifestError(str(error)) from None
 
         def command(key: str) -> Command | None:
             value: Any = data.get(key)

@@ -6,12 +6,14 @@ a self-contained matrix (vectors x surfaces) for the documentation site.
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import html
 import platform
 import sys
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
@@ -23,6 +25,7 @@ from .runner import RunResult
 from .suite import SURFACES, Suite
 
 __all__ = [
+    "add_report_arguments",
     "build_report",
     "html_matrix",
     "junit_xml",
@@ -32,6 +35,23 @@ __all__ = [
 ]
 
 REPORT_FORMAT = "cg-conformance-report/1"
+
+
+def add_report_arguments(
+    parser: argparse.ArgumentParser, *, default_dir: str, written: str, copies: Mapping[str, str]
+) -> None:
+    """``--report-dir DIR`` (where the command writes ``written``) and, per ``copies`` entry
+    ``flag: what``, ``--flag FILE`` to also write ``what`` there: ``run`` and ``explore`` write
+    their reports alike."""
+    parser.add_argument(
+        "--report-dir",
+        type=Path,
+        default=Path(default_dir),
+        metavar="DIR",
+        help=f"where {written} go (default: %(default)s)",
+    )
+    for flag, what in copies.items():
+        parser.add_argument(f"--{flag}", type=Path, metavar="FILE", help=f"also write {what} here")
 
 
 def _counts(cases: Iterable[CaseResult], unexpected: set[tuple[str, str]]) -> dict[str, int]:

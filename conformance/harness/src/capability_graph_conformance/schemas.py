@@ -27,6 +27,7 @@ from .suite import Suite
 __all__ = [
     "BASE_URI",
     "CONFORMANCE_BASE_URI",
+    "InvalidDocument",
     "SchemaSet",
     "SpecValidator",
     "describe",
@@ -40,8 +41,10 @@ CONFORMANCE_BASE_URI: Final = BASE_URI + "conformance/"
 
 
 def ecma_to_python(pattern: str) -> str:
-    """Translate an ECMA-262 pattern for Python's ``re``: an unescaped ``$`` outside a character
-    class becomes ``\\Z``."""
+    """Translate an ECMA-262 pattern (no flags) for Python's ``re``: an unescaped ``$`` outside
+    a character class becomes ``\\Z`` (end of string only; Python's ``$`` also matches before a
+    final newline). Everything the schemas use otherwise means the same in both dialects. The
+    spec tools (``tools/_spec.py``) use this one too."""
     out: list[str] = []
     in_class = False
     i = 0
@@ -82,6 +85,11 @@ SpecValidator: Any = jsonschema.validators.extend(  # type: ignore[no-untyped-ca
 )
 
 
+class InvalidDocument(Exception):
+    """A JSON file that cannot be read, is not JSON or is not valid against its schema (the
+    message names the file)."""
+
+
 class SchemaSet:
     """The schemas of one suite, with cached validators."""
 
@@ -115,6 +123,18 @@ class SchemaSet:
             found = SpecValidator({"$ref": BASE_URI + name}, registry=self.registry)
             self._validators[name] = found
         return found
+
+    def load(self, path: Path, name: str) -> Any:
+        """The JSON document at ``path``, valid against schema ``name`` (an implementation's
+        manifest, an expected-failures list); else :class:`InvalidDocument`."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            raise InvalidDocument(f"{path}: {error}") from None
+        problems = self.errors(name, data)
+        if problems:
+            raise InvalidDocument(f"{path}: " + "; ".join(problems))
+        return data
 
     def errors(self, name: str, instance: Any, limit: int = 3) -> list[str]:
         """Up to ``limit`` readable problems of ``instance`` against schema ``name``."""

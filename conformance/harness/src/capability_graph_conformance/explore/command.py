@@ -11,6 +11,7 @@ from typing import Any
 
 from .._json import escape_lone_surrogates
 from ..manifest import Manifest
+from ..reports import add_report_arguments
 from ..schemas import SchemaSet
 from ..suite import SURFACES, Suite
 from .engine import ExploreOptions, explore
@@ -118,18 +119,12 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         metavar="FILE",
         help="signatures (shell patterns, one a line) of known finds that do not fail the run",
     )
-    parser.add_argument(
-        "--report-dir",
-        type=Path,
-        default=Path("cg-conformance-explore"),
-        metavar="DIR",
-        help="where report.json, summary.md and junit.xml go (default: %(default)s)",
+    add_report_arguments(
+        parser,
+        default_dir="cg-conformance-explore",
+        written="report.json, summary.md and junit.xml",
+        copies={"json": "the JSON", "markdown": "the Markdown summary", "junit": "JUnit XML"},
     )
-    parser.add_argument("--json", type=Path, metavar="FILE", help="also write the JSON here")
-    parser.add_argument(
-        "--markdown", type=Path, metavar="FILE", help="also write the Markdown summary here"
-    )
-    parser.add_argument("--junit", type=Path, metavar="FILE", help="also write JUnit XML here")
     parser.add_argument(
         "--suite-root",
         type=Path,

@@ -85,7 +85,7 @@ ORACLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "_maintenance/diagnose.py": DOCTOR,
     "_surfaces/cli/doctor.py": DOCTOR,
     "_maintenance/mcp_install.py": INSTALL,
-    "_maintenance/client_files.py": INSTALL,
+    "_maintenance/client_files": INSTALL,  # the package of the two editors
     "_surfaces/cli/mcp_install.py": INSTALL,
 }
 EXCLUDED_OPERATORS = (

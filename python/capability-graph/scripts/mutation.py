@@ -81,7 +81,7 @@ ORACLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # call it against the harness's scripted endpoint (its request, every row of its table).
     "_core/executors/openai.py": (("sdk", "tool"), ("cg.config.*", "cg.model.*")),
     # mcp install explains a graph that does not open with the doctor's configuration facts.
-    "_maintenance/doctor.py": (("cli",), ("cg.cli.*doctor*", "cg.seed.*", "cg.cli.*mcp-install*")),
+    "_maintenance/causes.py": (("cli",), ("cg.cli.*doctor*", "cg.seed.*", "cg.cli.*mcp-install*")),
     "_maintenance/diagnose.py": DOCTOR,
     "_surfaces/cli/doctor.py": DOCTOR,
     "_maintenance/mcp_install.py": INSTALL,

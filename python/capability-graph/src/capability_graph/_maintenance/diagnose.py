@@ -28,7 +28,7 @@ from .._core.load import check_scope, configured_executor
 from .._core.operations.describe import described
 from .._core.snapshot import Provider, Snapshot, build_snapshot, load_provider, read_definition_file
 from .._generated.taxonomy import ErrorCode
-from .doctor import Unreadable, definition_facts, read_configuration, unknown_config_keys
+from .causes import Unreadable, definition_facts, read_configuration, unknown_config_keys
 from .report import Report, counted
 
 __all__ = ["diagnose"]

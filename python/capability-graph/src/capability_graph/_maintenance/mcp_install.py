@@ -374,7 +374,7 @@ def _check_graph(report: Report, config: str) -> dict[str, Any] | None:
     """Open the graph the server will serve; its model section, or None when it cannot open."""
     from .._core.errors import GraphError
     from .._core.load import open_graph
-    from .doctor import config_facts
+    from .causes import config_facts
 
     shown = os.path.abspath(config) if config else repr(config)
     try:

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from capability_graph import GraphError
 from capability_graph._core.context import validate_context
-from capability_graph._core.errors import GraphError
 from capability_graph_testing.matching import SECRET
 
 

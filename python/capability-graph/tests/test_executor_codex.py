@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 
 import capability_graph_flowcast as flowcast
-from capability_graph import BlockingCapabilityGraph, GraphError
-from capability_graph._core.cancel import CancelToken
+from capability_graph import BlockingCapabilityGraph, CancelToken, ErrorCode, GraphError, NextAction
 from capability_graph._core.executors import build_executor
 from capability_graph._core.executors.codex import (
     CodexExecutor,
@@ -23,7 +22,6 @@ from capability_graph._core.executors.codex import (
 )
 from capability_graph._core.executors.prompt import OUTPUT_SCHEMA, SYSTEM_PROMPT
 from capability_graph._core.match import MatchOutcome, run_match
-from capability_graph._generated.taxonomy import ErrorCode, NextAction
 from capability_graph_testing.fake_codex import FakeCodex, install_fake_codex, path_with
 from capability_graph_testing.matching import CATALOG, SECRET, make_job, model_error, run, wait_dead
 

@@ -13,11 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from capability_graph import BlockingCapabilityGraph, GraphError
+from capability_graph import BlockingCapabilityGraph, ErrorCode, GraphError
 from capability_graph._core.executors import build_executor, lexical
 from capability_graph._core.executors.lexical import _CACHE, rank, tokenize
 from capability_graph._core.match import MatchOutcome, run_match
-from capability_graph._generated.taxonomy import ErrorCode
 from capability_graph_testing.matching import (
     CATALOG,
     make_job,

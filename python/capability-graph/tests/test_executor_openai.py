@@ -11,12 +11,10 @@ from typing import Any
 
 import pytest
 
-from capability_graph import BlockingCapabilityGraph, GraphError
-from capability_graph._core.cancel import CancelToken
+from capability_graph import BlockingCapabilityGraph, CancelToken, ErrorCode, GraphError, NextAction
 from capability_graph._core.executors import build_executor
 from capability_graph._core.executors.prompt import OUTPUT_SCHEMA
 from capability_graph._core.match import MatchOutcome, run_match
-from capability_graph._generated.taxonomy import ErrorCode, NextAction
 from capability_graph_testing.chat_server import (
     ChatServer,
     Received,

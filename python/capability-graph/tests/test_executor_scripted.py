@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from capability_graph import BlockingCapabilityGraph, GraphError
+from capability_graph import BlockingCapabilityGraph, ErrorCode, GraphError, NextAction
 from capability_graph._core.executors import (
     DEFAULT_TIMEOUT_MS,
     build_executor,
@@ -16,7 +16,6 @@ from capability_graph._core.executors import (
     describe_executor,
 )
 from capability_graph._core.match import MatchOutcome, run_match
-from capability_graph._generated.taxonomy import ErrorCode, NextAction
 from capability_graph_testing.matching import (
     CATALOG,
     SECRET,

@@ -480,7 +480,7 @@ def test_null_in_an_inline_definition_of_a_config_file_is_definition_invalid(
 
 
 def test_open_accepts_the_generated_host_config_model() -> None:
-    from capability_graph._generated.models.config import HostConfig
+    from capability_graph import HostConfig
 
     model = HostConfig.model_validate(inline(provider("acme", capability("a"))))
     with open_blocking(model) as graph:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from capability_graph._core.errors import GraphError
+from capability_graph import GraphError
 from capability_graph._core.executors import build_executor
 from capability_graph._core.match import MODEL_CODES, project_executor_failure, run_match
 from capability_graph._generated.taxonomy import REGISTRY, ErrorCode, NextAction

@@ -9,17 +9,14 @@ from typing import Any
 
 import pytest
 
+from capability_graph import CancelToken, ErrorCode, GraphError, MatchJob, NextAction
 from capability_graph._core import match as match_module
-from capability_graph._core.cancel import CancelToken
-from capability_graph._core.errors import GraphError
-from capability_graph._core.executors import MatchJob
 from capability_graph._core.match import (
     MatchOutcome,
     project_executor_failure,
     run_match,
     validate_executor_output,
 )
-from capability_graph._generated.taxonomy import ErrorCode, NextAction
 from capability_graph_testing.matching import (
     CATALOG,
     CLOSED,

@@ -139,7 +139,7 @@ def test_generated_models_enums_match_the_registry(taxonomy: dict[str, Any]) -> 
 
 @pytest.mark.parametrize("code", list(ErrorCode))
 def test_generated_error_model_accepts_every_graph_error(code: ErrorCode) -> None:
-    from capability_graph._generated.models.error import ErrorObject as ErrorModel
+    from capability_graph import ErrorObject as ErrorModel
 
     for phase in REGISTRY[code].phases:
         error = GraphError.of(code, phase).to_json()

@@ -5,9 +5,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { cursorKey, issueCursor, readCursor } from "../src/cursor.js";
-import { GraphError } from "../src/errors.js";
-import { CapabilityGraph } from "../src/graph.js";
+import { cursorKey, issueCursor, readCursor } from "../src/core/cursor.js";
+import { GraphError } from "../src/core/errors.js";
+import { CapabilityGraph } from "../src/core/graph.js";
 import { packageRoot } from "./support.js";
 
 const DEFINITION = {

@@ -1,7 +1,7 @@
 // Pointer messages (spec messages.md, CG-MSG): where a fault is and what the contract expects,
 // never the offending value nor a member name the caller chose.
-import { CONTRACT_MEMBER_NAMES } from "./_generated/member-names.js";
-import type { ContractValidationError, ContractValidator } from "./_generated/validators.js";
+import { CONTRACT_MEMBER_NAMES } from "../_generated/member-names.js";
+import type { ContractValidationError, ContractValidator } from "../_generated/validators.js";
 import type { PureFault } from "./json/pure.js";
 import type { JsonPath, TextFault } from "./json/text.js";
 

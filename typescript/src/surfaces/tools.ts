@@ -2,9 +2,9 @@
 // definitions for agent frameworks, and `call`, which projects the graph's outcome into the
 // envelope `{ok: true, result}` / `{ok: false, error}` and never raises a GraphError. Every name,
 // description and schema comes from the generated operation table; nothing here lists a tool.
-import { OPERATIONS, type Operation } from "./_generated/operations.js";
-import { type ErrorObject, GraphError } from "./errors.js";
-import type { CallOptions, CapabilityGraph, JsonObject } from "./graph.js";
+import { OPERATIONS, type Operation } from "../_generated/operations.js";
+import { type ErrorObject, GraphError } from "../core/errors.js";
+import type { CallOptions, CapabilityGraph, JsonObject } from "../core/graph.js";
 
 /** A tool definition as `tools.json` writes it ([CG-TOOL-3]). */
 export interface ToolDefinition {

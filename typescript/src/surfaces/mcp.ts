@@ -19,12 +19,12 @@ import {
   ListToolsRequestSchema,
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
-import { OPERATIONS } from "./_generated/operations.js";
-import { GraphError } from "./errors.js";
-import type { CapabilityGraph, JsonObject } from "./graph.js";
-import { memberText } from "./json/spans.js";
+import { OPERATIONS } from "../_generated/operations.js";
+import { GraphError } from "../core/errors.js";
+import type { CapabilityGraph, JsonObject } from "../core/graph.js";
+import { memberText } from "../core/json/spans.js";
+import { packageVersion } from "../core/version.js";
 import { toolDefinitions } from "./tools.js";
-import { packageVersion } from "./version.js";
 
 /** The server name every client sees ([CG-MCP-1]). */
 export const SERVER_NAME = "capability-graph";

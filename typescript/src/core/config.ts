@@ -1,8 +1,8 @@
 // The host configuration ([CG-CFG-1] .. [CG-CFG-9]) and steps 1 to 3 of open ([CG-OPEN-1]).
 import { dirname, resolve } from "node:path";
-import { BUDGET_DEFAULTS, type BudgetName, SCHEMA_DEFAULTS } from "./_generated/defaults.js";
-import type { HostConfig as HostConfigValue } from "./_generated/types/config.js";
-import { validateConfig } from "./_generated/validators.js";
+import { BUDGET_DEFAULTS, type BudgetName, SCHEMA_DEFAULTS } from "../_generated/defaults.js";
+import type { HostConfig as HostConfigValue } from "../_generated/types/config.js";
+import { validateConfig } from "../_generated/validators.js";
 import { cursorKey } from "./cursor.js";
 import { type GraphError, graphError, pointerError } from "./errors.js";
 import type { ModelSection } from "./executors/protocol.js";
@@ -16,7 +16,7 @@ import {
   pathKey,
   type TextFault,
 } from "./json/text.js";
-import { pureFaultMessage, schemaFaultMessage } from "./messages.js";
+import { pureFaultMessage, schemaFaultMessage } from "./schemas.js";
 
 /** A configuration file is at most 1 MiB ([CG-CFG-1]). */
 export const MAX_CONFIG_BYTES = 1_048_576;

@@ -9,13 +9,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseJsonBytes, REQUEST_TEXT } from "../json/text.js";
-import {
-  dropEmptyReasons,
-  jobText,
-  MATCH_INSTRUCTIONS,
-  STRICT_OUTPUT_SCHEMA,
-} from "./model_prompt.js";
-import { runTree, type TreeOutcome, TreeRegistry } from "./process_tree.js";
+import { runTree, type TreeOutcome, TreeRegistry } from "./process-tree.js";
+import { dropEmptyReasons, jobText, MATCH_INSTRUCTIONS, STRICT_OUTPUT_SCHEMA } from "./prompt.js";
 import {
   type Executor,
   type ExecutorDiagnosis,

@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { asksForHelp, didYouMean, isOptionLike } from "./parse.js";
+import { asksForHelp, didYouMean, isOptionLike } from "../surfaces/cli/arguments.js";
 
 /** The program name used in usage texts and text reports. */
 export const PROGRAM = "capability-graph";

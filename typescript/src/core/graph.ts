@@ -2,20 +2,20 @@
 // through one JSON entry point (`call`) with every check in the order of section 5, reload and
 // close. Surfaces (Tool Adapter, MCP server, CLI) only project what this class returns or throws.
 import { performance } from "node:perf_hooks";
-import { SCHEMA_DEFAULTS } from "./_generated/defaults.js";
-import { OPERATIONS, type Operation } from "./_generated/operations.js";
-import type { HostConfig as Configuration } from "./_generated/types/config.js";
-import type { DescribeResult } from "./_generated/types/describe-result.js";
-import type { ListRequest } from "./_generated/types/list-request.js";
-import type { ListResult } from "./_generated/types/list-result.js";
-import type { MatchRequest } from "./_generated/types/match-request.js";
-import type { MatchResult } from "./_generated/types/match-result.js";
-import type { ReadDocumentRequest } from "./_generated/types/read-document-request.js";
-import type { ReadDocumentResult } from "./_generated/types/read-document-result.js";
-import type { ReloadRequest } from "./_generated/types/reload-request.js";
-import type { ReloadResult } from "./_generated/types/reload-result.js";
-import type { ResolveRequest } from "./_generated/types/resolve-request.js";
-import type { ResolveResult } from "./_generated/types/resolve-result.js";
+import { SCHEMA_DEFAULTS } from "../_generated/defaults.js";
+import { OPERATIONS, type Operation } from "../_generated/operations.js";
+import type { HostConfig as Configuration } from "../_generated/types/config.js";
+import type { DescribeResult } from "../_generated/types/describe-result.js";
+import type { ListRequest } from "../_generated/types/list-request.js";
+import type { ListResult } from "../_generated/types/list-result.js";
+import type { MatchRequest } from "../_generated/types/match-request.js";
+import type { MatchResult } from "../_generated/types/match-result.js";
+import type { ReadDocumentRequest } from "../_generated/types/read-document-request.js";
+import type { ReadDocumentResult } from "../_generated/types/read-document-result.js";
+import type { ReloadRequest } from "../_generated/types/reload-request.js";
+import type { ReloadResult } from "../_generated/types/reload-result.js";
+import type { ResolveRequest } from "../_generated/types/resolve-request.js";
+import type { ResolveResult } from "../_generated/types/resolve-result.js";
 import {
   type ContractValidator,
   validateContextKey,
@@ -26,7 +26,7 @@ import {
   validateReadDocumentRequest,
   validateReloadRequest,
   validateResolveRequest,
-} from "./_generated/validators.js";
+} from "../_generated/validators.js";
 import { checkConfig, configuredTimeoutMs, type HostConfig, readConfigFile } from "./config.js";
 import { readDocumentFile } from "./documents.js";
 import { type GraphError, graphError, pointerError } from "./errors.js";
@@ -49,13 +49,13 @@ import {
 } from "./json/text.js";
 import { type LoadedProvider, loadSource } from "./load.js";
 import { runMatch } from "./match.js";
-import { pureFaultMessage, schemaFaultMessage, textFaultMessage } from "./messages.js";
 import {
   checkNamedProviders,
   describeGraph,
   listCapabilities,
   resolveCapabilities,
-} from "./queries.js";
+} from "./operations/common.js";
+import { pureFaultMessage, schemaFaultMessage, textFaultMessage } from "./schemas.js";
 import { assembleSnapshot, capabilityById, inScope, type Snapshot } from "./snapshot.js";
 
 export interface OpenOptions {

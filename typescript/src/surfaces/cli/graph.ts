@@ -1,11 +1,11 @@
 // What every command that opens the graph shares: where the configuration is ([CG-CLI-1]),
 // opening it, calling one tool with the interrupt rule of [CG-CLI-4], and reporting a failure.
 import { resolve } from "node:path";
-import type { Operation } from "../_generated/operations.js";
-import { GraphError } from "../errors.js";
-import type { CapabilityGraph } from "../graph.js";
+import type { Operation } from "../../_generated/operations.js";
+import { GraphError } from "../../core/errors.js";
+import type { CapabilityGraph } from "../../core/graph.js";
+import { CONFIG_OPTION, type ParsedCommand } from "./arguments.js";
 import { EXIT, type Io } from "./io.js";
-import { CONFIG_OPTION, type ParsedCommand } from "./parse.js";
 
 /** The configuration file ([CG-CLI-1]): --config, else $CAPABILITY_GRAPH_CONFIG, else ./capability-graph.json. */
 export function configPath(parsed: ParsedCommand, cwd = process.cwd()): string {
@@ -19,7 +19,7 @@ export function configPath(parsed: ParsedCommand, cwd = process.cwd()): string {
 
 /** Open the graph of the command's configuration; a GraphError is reported by the caller. */
 export async function openGraph(parsed: ParsedCommand): Promise<CapabilityGraph> {
-  const { CapabilityGraph } = await import("../graph.js");
+  const { CapabilityGraph } = await import("../../core/graph.js");
   return CapabilityGraph.open(configPath(parsed));
 }
 

@@ -2,7 +2,7 @@
 // full or broken ends the command with exit status 74 (with one line on stderr, and none when the
 // reader of stdout went away); a failure of stderr itself changes nothing.
 import type { Readable, Writable } from "node:stream";
-import type { ErrorObject } from "../errors.js";
+import type { ErrorObject } from "../../core/errors.js";
 
 /** Exit statuses of the CLI (spec section 11.4). */
 export const EXIT = {

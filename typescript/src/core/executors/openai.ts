@@ -8,12 +8,7 @@ import http from "node:http";
 import https from "node:https";
 import { performance } from "node:perf_hooks";
 import { parseJsonBytes, parseJsonText, REQUEST_TEXT } from "../json/text.js";
-import {
-  dropEmptyReasons,
-  jobText,
-  MATCH_INSTRUCTIONS,
-  STRICT_OUTPUT_SCHEMA,
-} from "./model_prompt.js";
+import { dropEmptyReasons, jobText, MATCH_INSTRUCTIONS, STRICT_OUTPUT_SCHEMA } from "./prompt.js";
 import {
   type Executor,
   type ExecutorDiagnosis,

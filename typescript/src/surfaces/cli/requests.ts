@@ -3,8 +3,8 @@
 // table declares. The request is built as a JSON *text*, handed to the graph like any request
 // text, so an integer the caller typed keeps every digit and the graph judges it exactly
 // ([CG-CONV-6]) instead of the CLI rounding it.
-import { OPERATIONS, type Operation, type OperationArgument } from "../_generated/operations.js";
-import { parseJsonText } from "../json/text.js";
+import { OPERATIONS, type Operation, type OperationArgument } from "../../_generated/operations.js";
+import { parseJsonText } from "../../core/json/text.js";
 import {
   CONFIG_OPTION,
   type CommandSpec,
@@ -12,7 +12,7 @@ import {
   type ParsedCommand,
   type PositionalSpec,
   UsageError,
-} from "./parse.js";
+} from "./arguments.js";
 
 /** `read --raw` ([CG-CLI-12]): print the document text alone. */
 export const RAW_OPTION: OptionSpec = {

@@ -1,17 +1,17 @@
 // describe_graph, list_capabilities and resolve_capabilities over one snapshot, after the request
 // passed the closed-graph, size and shape checks ([CG-OP-1], [CG-LIST-1] .. [CG-LIST-4],
 // [CG-RES-1] .. [CG-RES-6]); each step follows the tables of section 5.1.
-import { SCHEMA_DEFAULTS } from "./_generated/defaults.js";
-import type { DescribeResult } from "./_generated/types/describe-result.js";
-import type { ListRequest } from "./_generated/types/list-request.js";
-import type { CapabilitySummary, ListResult } from "./_generated/types/list-result.js";
-import type { ResolveRequest } from "./_generated/types/resolve-request.js";
-import type { CapabilityDetail, ResolveResult } from "./_generated/types/resolve-result.js";
-import type { HostConfig } from "./config.js";
-import { filterKey, issueCursor, readCursor } from "./cursor.js";
-import { graphError, type Phase } from "./errors.js";
-import type { CapabilityEntry, DocumentEntry, RelationKind } from "./load.js";
-import { capabilityById, inScope, type Snapshot } from "./snapshot.js";
+import { SCHEMA_DEFAULTS } from "../../_generated/defaults.js";
+import type { DescribeResult } from "../../_generated/types/describe-result.js";
+import type { ListRequest } from "../../_generated/types/list-request.js";
+import type { CapabilitySummary, ListResult } from "../../_generated/types/list-result.js";
+import type { ResolveRequest } from "../../_generated/types/resolve-request.js";
+import type { CapabilityDetail, ResolveResult } from "../../_generated/types/resolve-result.js";
+import type { HostConfig } from "../config.js";
+import { filterKey, issueCursor, readCursor } from "../cursor.js";
+import { graphError, type Phase } from "../errors.js";
+import type { CapabilityEntry, DocumentEntry, RelationKind } from "../load.js";
+import { capabilityById, inScope, type Snapshot } from "../snapshot.js";
 
 export function describeGraph(
   snapshot: Snapshot,

@@ -1,10 +1,10 @@
 // `explain [CODE]`: what an error code means, from the generated error registry and its
 // documentation texts; without CODE, every code with its summary. Never opens the graph.
 
-import { ACTION_TEXTS, EXPLANATIONS, PHASE_TEXTS } from "../_generated/explanations.js";
-import { ERROR_CODES, type ErrorCode, REGISTRY } from "../_generated/taxonomy.js";
-import type { CommandSpec } from "./parse.js";
-import { CONFIG_OPTION, didYouMean, PROGRAM, UsageError } from "./parse.js";
+import { ACTION_TEXTS, EXPLANATIONS, PHASE_TEXTS } from "../../_generated/explanations.js";
+import { ERROR_CODES, type ErrorCode, REGISTRY } from "../../_generated/taxonomy.js";
+import type { CommandSpec } from "./arguments.js";
+import { CONFIG_OPTION, didYouMean, PROGRAM, UsageError } from "./arguments.js";
 
 export const EXPLAIN_SPEC: CommandSpec = {
   name: "explain",

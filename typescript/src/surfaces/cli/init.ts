@@ -4,7 +4,7 @@
 // that writes nothing. Each file is written atomically and only if it still does not exist.
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { readBoundedFile } from "../files.js";
+import { readBoundedFile } from "../../core/files.js";
 import {
   type Check,
   type CommandSpec,
@@ -16,7 +16,7 @@ import {
   type Report,
   shownPath,
   writeAtomically,
-} from "./maintenance.js";
+} from "../../maintenance/report.js";
 
 export const INIT_SPEC: CommandSpec = {
   name: "init",

@@ -23,10 +23,10 @@ import {
   parseTree,
 } from "jsonc-parser";
 import { parse as parseToml } from "smol-toml";
-import { MAX_CONFIG_BYTES } from "../config.js";
-import { GraphError } from "../errors.js";
-import { readBoundedFile } from "../files.js";
-import { CapabilityGraph } from "../graph.js";
+import { MAX_CONFIG_BYTES } from "../core/config.js";
+import { GraphError } from "../core/errors.js";
+import { readBoundedFile } from "../core/files.js";
+import { CapabilityGraph } from "../core/graph.js";
 import {
   type Check,
   type CommandSpec,
@@ -42,7 +42,7 @@ import {
   shownPath,
   takeEditLock,
   writeAtomically,
-} from "./maintenance.js";
+} from "./report.js";
 
 /** The largest client file read (as the reference). */
 const MAX_CLIENT_FILE_BYTES = 16 * 1_048_576;
@@ -51,10 +51,14 @@ const MAX_CLIENT_FILE_BYTES = 16 * 1_048_576;
 export const DEFAULT_SERVER_NAME = "capability-graph";
 
 /** This package's CLI module: what a registered client runs (with Node) to serve the graph. */
-export const CLI_MODULE = fileURLToPath(new URL("./main.js", import.meta.url));
+export const CLI_MODULE = fileURLToPath(new URL("../surfaces/cli/main.js", import.meta.url));
 
-/** The tail of CLI_MODULE's path that identifies this implementation in an entry's arguments. */
-const CLI_MODULE_TAIL = "/dist/src/cli/main.js";
+/**
+ * The tails of CLI_MODULE's path that identify this implementation in an entry's arguments: the
+ * current one, and the one releases before the src/surfaces layout wrote (so that their entries
+ * are still recognized as ours, for uninstall and for replacing them).
+ */
+const CLI_MODULE_TAILS = ["/dist/src/surfaces/cli/main.js", "/dist/src/cli/main.js"];
 
 const ENV_VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 /** A server name: 1 to 64 of A-Z a-z 0-9 _ -, any of them first (section 12). */
@@ -984,7 +988,7 @@ export function isOwnEntry(entry: unknown): boolean {
   return args.some(
     (arg, index) =>
       typeof arg === "string" &&
-      arg.replaceAll("\\", "/").endsWith(CLI_MODULE_TAIL) &&
+      CLI_MODULE_TAILS.some((tail) => arg.replaceAll("\\", "/").endsWith(tail)) &&
       args[index + 1] === "mcp",
   );
 }

@@ -4,11 +4,9 @@
 // maxInputBytes + 1 bytes, so an oversized file is CG_INPUT_TOO_LARGE without reading it whole.
 import { constants, type FileHandle, open } from "node:fs/promises";
 import type { Readable } from "node:stream";
-import { OPERATIONS } from "../_generated/operations.js";
-import { GraphError, graphError } from "../errors.js";
-import type { CapabilityGraph } from "../graph.js";
-import { callTool, failure, Interrupt, openGraph } from "./graph-call.js";
-import { EXIT, type Io, StreamFailure } from "./io.js";
+import { OPERATIONS } from "../../_generated/operations.js";
+import { GraphError, graphError } from "../../core/errors.js";
+import type { CapabilityGraph } from "../../core/graph.js";
 import {
   CONFIG_OPTION,
   type CommandSpec,
@@ -16,7 +14,9 @@ import {
   didYouMean,
   parseCommand,
   UsageError,
-} from "./parse.js";
+} from "./arguments.js";
+import { callTool, failure, Interrupt, openGraph } from "./graph.js";
+import { EXIT, type Io, StreamFailure } from "./io.js";
 
 export const CALL_SPEC: CommandSpec = {
   name: "call",
@@ -55,7 +55,7 @@ export const CALL_SPEC: CommandSpec = {
  * JSON, not UTF-8 or starts with a byte order mark is a usage error naming the option.
  */
 async function judgeText(tool: string, text: string | Uint8Array, option: string): Promise<string> {
-  const { parseRequestText } = await import("../graph.js");
+  const { parseRequestText } = await import("../../core/graph.js");
   const outcome = parseRequestText(tool, text);
   if (outcome.kind === "parsed") return outcome.text;
   const reason =

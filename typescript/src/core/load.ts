@@ -3,13 +3,13 @@
 // document root. The first fault of the source is returned as a GraphError.
 import { realpath, stat } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { ProviderDefinition } from "./_generated/types/definition.js";
+import type { ProviderDefinition } from "../_generated/types/definition.js";
 import {
   validateCapabilityId,
   validateDefinition,
   validateLocalCapabilityId,
   validateRelationKind,
-} from "./_generated/validators.js";
+} from "../_generated/validators.js";
 import { type Budgets, readFaultCause, type SourceSpec, textFaultCause } from "./config.js";
 import { type GraphError, graphError, pointerError } from "./errors.js";
 import { readBoundedFile } from "./files.js";
@@ -22,7 +22,7 @@ import {
   keywordMessage,
   pureFaultMessage,
   textFaultMessage,
-} from "./messages.js";
+} from "./schemas.js";
 
 export type RelationKind = "requires" | "parent" | "specializes" | "related";
 

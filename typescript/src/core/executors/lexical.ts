@@ -10,7 +10,7 @@ import {
   LOWERCASE_SPECIAL,
   NORMALIZABLE,
   WORD as WORD_RANGES,
-} from "../_generated/lexical-unicode.js";
+} from "../../_generated/lexical-unicode.js";
 import type { CatalogEntry, Executor, ExecutorFactory, ExecutorJob } from "./protocol.js";
 
 const FIELD_WEIGHTS = { name: 3.0, tags: 2.0, whenToUse: 1.5, description: 1.0 } as const;

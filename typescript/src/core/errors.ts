@@ -7,9 +7,9 @@ import {
   type Phase,
   REGISTRY,
   type RegistryEntry,
-} from "./_generated/taxonomy.js";
+} from "../_generated/taxonomy.js";
 
-export type { ErrorCode, NextAction, Phase } from "./_generated/taxonomy.js";
+export type { ErrorCode, NextAction, Phase } from "../_generated/taxonomy.js";
 
 /** The JSON form of an error: the error object E of the contract. */
 export interface ErrorObject {

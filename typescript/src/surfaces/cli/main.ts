@@ -10,17 +10,11 @@
 import { realpathSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
-import type { Operation } from "../_generated/operations.js";
-import { GraphError } from "../errors.js";
-import type { CapabilityGraph } from "../graph.js";
-import { packageVersion } from "../version.js";
-import { programArguments } from "./argv.js";
-import { CALL_SPEC, callCommand } from "./call.js";
-import { DOCTOR_SPEC, reportJson, reportText } from "./doctor.js";
-import { docsSite, EXPLAIN_SPEC, explain } from "./explain.js";
-import { callTool, configPath, failure, Interrupt, openGraph } from "./graph-call.js";
-import { EXIT, Io, StreamFailure } from "./io.js";
-import type { MaintenanceIo } from "./maintenance.js";
+import type { Operation } from "../../_generated/operations.js";
+import { GraphError } from "../../core/errors.js";
+import type { CapabilityGraph } from "../../core/graph.js";
+import { packageVersion } from "../../core/version.js";
+import type { MaintenanceIo } from "../../maintenance/report.js";
 import {
   CONFIG_OPTION,
   type CommandSpec,
@@ -32,7 +26,13 @@ import {
   parseCommand,
   synopsis,
   UsageError,
-} from "./parse.js";
+} from "./arguments.js";
+import { programArguments } from "./argv.js";
+import { CALL_SPEC, callCommand } from "./call.js";
+import { DOCTOR_SPEC, reportJson, reportText } from "./doctor.js";
+import { docsSite, EXPLAIN_SPEC, explain } from "./explain.js";
+import { callTool, configPath, failure, Interrupt, openGraph } from "./graph.js";
+import { EXIT, Io, StreamFailure } from "./io.js";
 import { GRAPH_COMMANDS, graphCommandSpec, RAW_OPTION, requestText, takesRaw } from "./requests.js";
 
 const MCP_SPEC: CommandSpec = {
@@ -57,13 +57,13 @@ type MaintenanceCommand = (args: readonly string[], io: MaintenanceIo) => Promis
  */
 const MAINTENANCE_COMMANDS: ReadonlyMap<string, () => Promise<MaintenanceCommand>> = new Map([
   ["init", async () => (await import("./init.js")).runInit],
-  ["mcp-install", async () => (await import("./mcp-install.js")).runMcpInstall],
-  ["mcp-uninstall", async () => (await import("./mcp-install.js")).runMcpUninstall],
+  ["mcp-install", async () => (await import("../../maintenance/mcp-install.js")).runMcpInstall],
+  ["mcp-uninstall", async () => (await import("../../maintenance/mcp-install.js")).runMcpUninstall],
 ]);
 
 async function maintenanceSummaries(): Promise<Array<[string, string]>> {
   const { INIT_SPEC } = await import("./init.js");
-  const { MCP_INSTALL_SPEC, MCP_UNINSTALL_SPEC } = await import("./mcp-install.js");
+  const { MCP_INSTALL_SPEC, MCP_UNINSTALL_SPEC } = await import("../../maintenance/mcp-install.js");
   return [INIT_SPEC, MCP_INSTALL_SPEC, MCP_UNINSTALL_SPEC].map((spec) => [spec.name, spec.summary]);
 }
 
@@ -112,7 +112,7 @@ async function graphCommand(operation: Operation, args: string[], io: Io): Promi
   const request = requestText(operation, parsed); // usage errors come before the graph opens
   // A text in the arguments without one meaning (a duplicate --context member, an integer of
   // more than 400 digits) is CG_INPUT_INVALID before the graph opens, as an inline --arguments.
-  const { parseRequestText } = await import("../graph.js");
+  const { parseRequestText } = await import("../../core/graph.js");
   try {
     parseRequestText(operation.tool, request);
   } catch (error) {
@@ -152,7 +152,7 @@ async function doctorCommand(args: string[], io: Io): Promise<number> {
     await io.out(commandHelp(DOCTOR_SPEC));
     return EXIT.ok;
   }
-  const { diagnose } = await import("../diagnostics.js");
+  const { diagnose } = await import("../../maintenance/diagnose.js");
   const report = await diagnose(configPath(parsed), { cwd: process.cwd() });
   await io.out(parsed.options.has("--json") ? reportJson(report) : reportText(report));
   if (report.configError !== undefined) await io.envelope(report.configError.toJSON());

@@ -1,9 +1,9 @@
 // `doctor` (spec section 12.2): the report of the core's diagnostics, as text or `--json`. The
 // report goes to stdout with nothing on stderr ([CG-MAINT-9]), except the error envelope of a
 // configuration that cannot be read at all ([CG-MAINT-10]).
-import type { DiagnosticsReport } from "../diagnostics.js";
-import type { CommandSpec } from "./parse.js";
-import { CONFIG_OPTION, PROGRAM } from "./parse.js";
+import type { DiagnosticsReport } from "../../maintenance/diagnose.js";
+import type { CommandSpec } from "./arguments.js";
+import { CONFIG_OPTION, PROGRAM } from "./arguments.js";
 
 export const DOCTOR_SPEC: CommandSpec = {
   name: "doctor",

@@ -2,13 +2,13 @@
 // open, plus the readability of every declared `path` document and the executor's
 // prerequisites. Problems are collected, not stopped at the first; the configuration is read
 // once. The report is for the host: it may name local paths, never a secret.
-import type { HostConfig as Configuration } from "./_generated/types/config.js";
-import { checkConfig, type HostConfig, readConfigFile } from "./config.js";
-import { readDocumentFile } from "./documents.js";
-import { GraphError } from "./errors.js";
-import { executorFactory } from "./executors/registry.js";
-import { type LoadedProvider, loadSource } from "./load.js";
-import { assembleSnapshot } from "./snapshot.js";
+import type { HostConfig as Configuration } from "../_generated/types/config.js";
+import { checkConfig, type HostConfig, readConfigFile } from "../core/config.js";
+import { readDocumentFile } from "../core/documents.js";
+import { GraphError } from "../core/errors.js";
+import { executorFactory } from "../core/executors/registry.js";
+import { type LoadedProvider, loadSource } from "../core/load.js";
+import { assembleSnapshot } from "../core/snapshot.js";
 
 export type CheckStatus = "ok" | "warn" | "fail" | "skip";
 

@@ -2,10 +2,10 @@
 // [CG-MODEL-10]): run the executor against the deadline, the caller's cancel signal and the
 // graph's close; stop it and wait for it before reporting; project what it raised; validate
 // what it returned.
-import { REGISTRY } from "./_generated/taxonomy.js";
-import type { MatchResult } from "./_generated/types/match-result.js";
-import { validateExecutorOutput } from "./_generated/validators.js";
-import { onAbort } from "./abort.js";
+import { REGISTRY } from "../_generated/taxonomy.js";
+import type { MatchResult } from "../_generated/types/match-result.js";
+import { validateExecutorOutput } from "../_generated/validators.js";
+import { onAbort } from "./cancel.js";
 import { type ErrorCode, GraphError, graphError, type NextAction } from "./errors.js";
 import type { CatalogEntry, ContextValue, Executor } from "./executors/protocol.js";
 import { compactByteLength, hasLoneSurrogate, isPlainObject } from "./json/pure.js";

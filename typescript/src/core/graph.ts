@@ -1,9 +1,15 @@
 // The SDK class CapabilityGraph ([CG-SDK-1]): open a configuration, answer the five operations
 // through one JSON entry point (`call`) with every check in the order of section 5, reload and
 // close. Surfaces (Tool Adapter, MCP server, CLI) only project what this class returns or throws.
+// Each operation is a handler of core/operations/, reached through the handler record.
 import { performance } from "node:perf_hooks";
-import { SCHEMA_DEFAULTS } from "../_generated/defaults.js";
-import { OPERATIONS, type Operation } from "../_generated/operations.js";
+import {
+  OPERATIONS,
+  type Operation,
+  type ResultOf,
+  SDK_TOOLS,
+  type ToolName,
+} from "../_generated/operations.js";
 import type { HostConfig as Configuration } from "../_generated/types/config.js";
 import type { DescribeResult } from "../_generated/types/describe-result.js";
 import type { ListRequest } from "../_generated/types/list-request.js";
@@ -16,47 +22,26 @@ import type { ReloadRequest } from "../_generated/types/reload-request.js";
 import type { ReloadResult } from "../_generated/types/reload-result.js";
 import type { ResolveRequest } from "../_generated/types/resolve-request.js";
 import type { ResolveResult } from "../_generated/types/resolve-result.js";
-import {
-  type ContractValidator,
-  validateContextKey,
-  validateContextValue,
-  validateDescribeRequest,
-  validateListRequest,
-  validateMatchRequest,
-  validateReadDocumentRequest,
-  validateReloadRequest,
-  validateResolveRequest,
-} from "../_generated/validators.js";
-import { checkConfig, configuredTimeoutMs, type HostConfig, readConfigFile } from "./config.js";
-import { readDocumentFile } from "./documents.js";
+import { validateReloadRequest } from "../_generated/validators.js";
+import { checkConfig, type HostConfig, readConfigFile } from "./config.js";
 import { type GraphError, graphError, pointerError } from "./errors.js";
-import type { ContextValue, Executor } from "./executors/protocol.js";
+import type { Executor } from "./executors/protocol.js";
 import { executorFactory } from "./executors/registry.js";
 import {
   compactByteLength,
   firstPureFault,
   firstTooDeep,
-  hasLoneSurrogate,
   integralBeyondRange,
   isPlainObject,
 } from "./json/pure.js";
-import {
-  type JsonPath,
-  parseJsonBytes,
-  parseJsonText,
-  pathKey,
-  REQUEST_TEXT,
-} from "./json/text.js";
+import { type JsonPath, parseJsonText, pathKey, REQUEST_TEXT } from "./json/text.js";
 import { type LoadedProvider, loadSource } from "./load.js";
-import { runMatch } from "./match.js";
-import {
-  checkNamedProviders,
-  describeGraph,
-  listCapabilities,
-  resolveCapabilities,
-} from "./operations/common.js";
+import { HANDLERS } from "./operations/index.js";
+import { checkRequestShape } from "./operations/requests.js";
 import { pureFaultMessage, schemaFaultMessage, textFaultMessage } from "./schemas.js";
-import { assembleSnapshot, capabilityById, inScope, type Snapshot } from "./snapshot.js";
+import { assembleSnapshot, type Snapshot } from "./snapshot.js";
+
+export { parseRequestText, type RequestTextOutcome } from "./operations/requests.js";
 
 export interface OpenOptions {
   /** An executor object used for match instead of the configuration's model section. */
@@ -72,19 +57,11 @@ export interface CallOptions {
 
 export type JsonObject = Record<string, unknown>;
 
-/** What one call carries to its tool: the caller's options, its start, how to judge its integers. */
-interface CallContext extends CallOptions {
-  readonly start: number;
+/** A call's arguments after the checks before the tool name, and how to judge their integers. */
+interface CheckedArguments {
+  readonly request: unknown;
   readonly outOfRangeInteger: (path: () => JsonPath, value: number) => boolean;
 }
-
-const REQUEST_VALIDATORS: Readonly<Record<string, ContractValidator>> = {
-  "describe-request.schema.json": validateDescribeRequest,
-  "list-request.schema.json": validateListRequest,
-  "resolve-request.schema.json": validateResolveRequest,
-  "match-request.schema.json": validateMatchRequest,
-  "read-document-request.schema.json": validateReadDocumentRequest,
-};
 
 const EXECUTOR_NAME = /^[a-z][a-z0-9._-]{0,63}$/;
 
@@ -160,23 +137,23 @@ export class CapabilityGraph {
   }
 
   async describe(): Promise<DescribeResult> {
-    return (await this.call("describe_graph", {})) as unknown as DescribeResult;
+    return this.#invoke(SDK_TOOLS.describe, {});
   }
 
   async list(request: ListRequest = {}): Promise<ListResult> {
-    return (await this.call("list_capabilities", request)) as unknown as ListResult;
+    return this.#invoke(SDK_TOOLS.list, request);
   }
 
   async resolve(request: ResolveRequest): Promise<ResolveResult> {
-    return (await this.call("resolve_capabilities", request)) as unknown as ResolveResult;
+    return this.#invoke(SDK_TOOLS.resolve, request);
   }
 
   async match(request: MatchRequest, options?: CallOptions): Promise<MatchResult> {
-    return (await this.call("match_capabilities", request, options)) as unknown as MatchResult;
+    return this.#invoke(SDK_TOOLS.match, request, options);
   }
 
   async readDocument(request: ReadDocumentRequest): Promise<ReadDocumentResult> {
-    return (await this.call("read_document", request)) as unknown as ReadDocumentResult;
+    return this.#invoke(SDK_TOOLS.readDocument, request);
   }
 
   /**
@@ -186,11 +163,36 @@ export class CapabilityGraph {
    */
   async call(tool: string, args: unknown, options: CallOptions = {}): Promise<JsonObject> {
     const start = performance.now();
-    if (this.#closed !== undefined) throw graphError("CG_GRAPH_CLOSED", "lifecycle");
     const operation = OPERATIONS.find((candidate) => candidate.tool === tool);
-    // A request text is parsed before the tool name is looked up ([CG-PREC-12]), in the tool's
-    // phase (`query` for an unknown tool), and read once ([CG-CONV-17]).
-    const phase = operation?.phase ?? "query";
+    const checked = this.#checkArguments(operation?.phase ?? "query", args);
+    if (operation === undefined) throw graphError("CG_INPUT_INVALID", "query", "unknownTool");
+    const result = await this.#run(operation, checked, options, start);
+    // Every result is a JSON object (its schema says so); the check gives it the caller's type.
+    if (!isPlainObject(result)) throw new Error(`${operation.tool} returned no object`);
+    return result;
+  }
+
+  /** A typed SDK method: the tool's request in, its result out, through the same checks as `call`. */
+  async #invoke<T extends ToolName>(
+    tool: T,
+    args: unknown,
+    options: CallOptions = {},
+  ): Promise<ResultOf<T>> {
+    const start = performance.now();
+    const operation = OPERATIONS.find(
+      (candidate): candidate is Operation & { readonly tool: T } => candidate.tool === tool,
+    );
+    if (operation === undefined) throw graphError("CG_INPUT_INVALID", "query", "unknownTool");
+    return this.#run(operation, this.#checkArguments(operation.phase, args), options, start);
+  }
+
+  /**
+   * The checks before the tool name ([CG-PREC-12]): the closed graph, the parse of a request
+   * text (read once, [CG-CONV-17]) and the depth rule ([CG-CONV-15]), in the tool's phase
+   * (`query` for an unknown tool).
+   */
+  #checkArguments(phase: Operation["phase"], args: unknown): CheckedArguments {
+    if (this.#closed !== undefined) throw graphError("CG_GRAPH_CLOSED", "lifecycle");
     let request = args;
     let outOfRangeInteger = integralBeyondRange;
     if (typeof args === "string") {
@@ -213,93 +215,46 @@ export class CapabilityGraph {
         textFaultMessage({ kind: "depth", path: tooDeep }, "request"),
       );
     }
-    if (operation === undefined) throw graphError("CG_INPUT_INVALID", "query", "unknownTool");
+    return { request, outOfRangeInteger };
+  }
+
+  /** The input size, the shape, the tool's handler (through the record), the result size. */
+  async #run<T extends ToolName>(
+    operation: Operation & { readonly tool: T },
+    checked: CheckedArguments,
+    options: CallOptions,
+    start: number,
+  ): Promise<ResultOf<T>> {
+    const { request, outOfRangeInteger } = checked;
+    const phase = operation.phase;
     const budgets = this.#config.budgets;
     if (compactByteLength(request, budgets.maxInputBytes) > budgets.maxInputBytes) {
       throw graphError("CG_INPUT_TOO_LARGE", phase);
     }
     checkRequestShape(operation, request, outOfRangeInteger);
-    const snapshot = this.#snapshot;
-    const result = await this.#dispatch(operation, request as JsonObject, snapshot, {
-      ...options,
-      start,
-      outOfRangeInteger,
-    });
+    const handler = HANDLERS[operation.tool];
+    const result = await handler(
+      {
+        snapshot: this.#snapshot,
+        config: this.#config,
+        executor: this.#executor,
+        executorName: this.#executorName,
+        start,
+        signal: options.signal,
+        closed: this.#closing.signal,
+        outOfRangeInteger,
+        track: (running) => this.#track(running),
+      },
+      request,
+    );
     if (compactByteLength(result, budgets.maxResultBytes) > budgets.maxResultBytes) {
       throw graphError("CG_RESULT_TOO_LARGE", phase);
     }
     return result;
   }
 
-  async #dispatch(
-    operation: Operation,
-    request: JsonObject,
-    snapshot: Snapshot,
-    options: CallContext,
-  ): Promise<JsonObject> {
-    switch (operation.tool) {
-      case "describe_graph":
-        return describeGraph(snapshot, this.#config, this.#executorName) as unknown as JsonObject;
-      case "list_capabilities":
-        return listCapabilities(
-          snapshot,
-          this.#config,
-          request as ListRequest,
-        ) as unknown as JsonObject;
-      case "resolve_capabilities":
-        return resolveCapabilities(
-          snapshot,
-          request as unknown as ResolveRequest,
-        ) as unknown as JsonObject;
-      case "match_capabilities":
-        return (await this.#match(
-          snapshot,
-          request as unknown as MatchRequest,
-          options,
-        )) as unknown as JsonObject;
-      case "read_document":
-        return (await this.#readDocument(
-          snapshot,
-          request as unknown as ReadDocumentRequest,
-        )) as unknown as JsonObject;
-      default:
-        throw graphError("CG_INPUT_INVALID", "query", "unknownTool");
-    }
-  }
-
-  async #match(
-    snapshot: Snapshot,
-    request: MatchRequest,
-    options: CallContext,
-  ): Promise<MatchResult> {
-    const context =
-      request.context === undefined ? {} : checkContext(request.context, options.outOfRangeInteger);
-    if (request.providers !== undefined) checkNamedProviders(snapshot, request.providers, "match");
-    const executor = this.#executor;
-    if (executor === undefined || this.#executorName === undefined)
-      throw graphError("CG_MODEL_NOT_CONFIGURED", "match");
-    const named = request.providers === undefined ? undefined : new Set(request.providers);
-    const catalog = snapshot
-      .catalog()
-      .filter((entry) => named === undefined || named.has(entry.providerId));
-    if (catalog.length > this.#config.budgets.maxCatalogEntries) {
-      throw graphError("CG_CATALOG_TOO_LARGE", "match");
-    }
-    const timeoutMs = request.timeoutMs ?? configuredTimeoutMs(this.#config);
-    const running = runMatch({
-      executor,
-      executorName: this.#executorName,
-      request: request.request,
-      context,
-      catalog,
-      limit:
-        request.limit ?? (SCHEMA_DEFAULTS["match-request.schema.json#/properties/limit"] as number),
-      deadline: options.start + timeoutMs,
-      maxOutputBytes: this.#config.budgets.maxModelOutputBytes,
-      revision: snapshot.revision,
-      signal: options.signal,
-      closed: this.#closing.signal,
-    });
+  /** Keep `running` until it settles, so that close() waits for it ([CG-LIFE-8]). */
+  async #track<R>(running: Promise<R>): Promise<R> {
     const tracked = running.catch(() => undefined);
     this.#running.add(tracked);
     try {
@@ -307,39 +262,6 @@ export class CapabilityGraph {
     } finally {
       this.#running.delete(tracked);
     }
-  }
-
-  async #readDocument(
-    snapshot: Snapshot,
-    request: ReadDocumentRequest,
-  ): Promise<ReadDocumentResult> {
-    const providerId = request.capabilityId.slice(0, request.capabilityId.indexOf("::"));
-    if (!inScope(snapshot, providerId)) throw graphError("CG_ACCESS_DENIED", "document");
-    const provider = snapshot.byId.get(providerId);
-    if (provider === undefined) throw graphError("CG_PROVIDER_NOT_FOUND", "document");
-    const capability = capabilityById(snapshot, request.capabilityId);
-    if (capability === undefined) throw graphError("CG_CAPABILITY_NOT_FOUND", "document");
-    const document = capability.documents.find((candidate) => candidate.id === request.documentId);
-    if (document === undefined) throw graphError("CG_DOCUMENT_NOT_FOUND", "document");
-    if (document.kind === "url") throw graphError("CG_DOCUMENT_REFERENCE_ONLY", "document");
-    const bodies = this.#config.bodies;
-    const approved = bodies === "all" || (Array.isArray(bodies) && bodies.includes(providerId));
-    if (!approved) throw graphError("CG_ACCESS_DENIED", "document", "body");
-    if (provider.documentRoot === undefined)
-      throw graphError("CG_DOCUMENT_ROOT_REQUIRED", "document");
-    const body = await readDocumentFile(
-      provider.documentRoot,
-      document.path as string,
-      this.#config.budgets.maxDocumentBytes,
-    );
-    return {
-      capabilityId: request.capabilityId,
-      documentId: request.documentId,
-      mediaType: document.mediaType,
-      bytes: body.bytes,
-      sha256: body.sha256,
-      text: body.text,
-    };
   }
 
   /**
@@ -476,95 +398,4 @@ export class CapabilityGraph {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
-}
-
-/** Rows "shape" of section 5.1: an object, the pure-JSON rules (not inside `context`), the request schema. */
-function checkRequestShape(
-  operation: Operation,
-  request: unknown,
-  outOfRangeInteger: (path: () => JsonPath, value: number) => boolean,
-): void {
-  const phase = operation.phase;
-  if (!isPlainObject(request)) throw pointerError("CG_INPUT_INVALID", phase, "/ must be an object");
-  const isMatch = operation.tool === "match_capabilities";
-  const pure = firstPureFault(request, {
-    skip: (path) => (isMatch && path.length === 1 && path[0] === "context" ? "inside" : undefined),
-    outOfRangeInteger,
-  });
-  if (pure !== undefined)
-    throw pointerError("CG_INPUT_INVALID", phase, pureFaultMessage(request, pure));
-  const validate = REQUEST_VALIDATORS[operation.request];
-  if (validate === undefined) throw new Error(`no validator for ${operation.request}`);
-  if (!validate(request))
-    throw pointerError(
-      "CG_INPUT_INVALID",
-      phase,
-      schemaFaultMessage(request, validate.errors ?? [], validate),
-    );
-}
-
-/** The context rules ([CG-CTX-1], [CG-CTX-2], [CG-MSG-11]): first failure wins, key before value. */
-function checkContext(
-  context: unknown,
-  outOfRangeInteger: (path: () => JsonPath, value: number) => boolean,
-): Record<string, ContextValue> {
-  const fault = (message: string): GraphError =>
-    pointerError("CG_CONTEXT_INVALID", "match", message);
-  if (!isPlainObject(context)) throw fault("/context must be an object");
-  const keys = Object.keys(context);
-  if (keys.length > 64) throw fault("/context must have at most 64 keys");
-  for (const key of keys) {
-    if (!validateContextKey(key))
-      throw fault("/context keys must match ^[A-Za-z][A-Za-z0-9_.-]{0,63}$");
-    const value = context[key];
-    if (typeof value === "string") {
-      if (!validateContextValue(value))
-        throw fault("/context values must be strings of at most 1024 characters");
-      if (hasLoneSurrogate(value))
-        throw fault("/context values must be strings of valid Unicode text");
-    } else if (typeof value === "number" && Number.isFinite(value)) {
-      if (outOfRangeInteger(() => ["context", key], value)) {
-        throw fault("/context values must be integers between -2^53 and 2^53");
-      }
-    } else if (typeof value !== "boolean") {
-      throw fault("/context values must be strings, finite numbers or booleans");
-    }
-  }
-  return structuredClone(context) as Record<string, ContextValue>;
-}
-
-/**
- * How a request text is parsed ([CG-MSG-13]): integer literals of at most 400 digits, and a
- * container at depth 33 skipped and reported as the text's depth fault ([CG-CONV-15]).
- */
-
-export type RequestTextOutcome =
-  | { readonly kind: "parsed"; readonly text: string; readonly value: unknown }
-  | { readonly kind: "not-json"; readonly reason: "syntax" | "utf8" | "bom" };
-
-/**
- * Judge a request text the way `call` does when it is given one ([CG-CONV-4], [CG-MSG-13]),
- * for a surface that must judge it before a graph is open (CLI `--arguments`). Throws the
- * GraphError of a duplicate member name or an over-long integer literal (in the tool's phase;
- * `query` for an unknown tool); a text that is not JSON or not UTF-8 is returned as `not-json`
- * (a usage error of the CLI). Pass the returned `text` to `call`, which keeps the literals.
- */
-export function parseRequestText(tool: string, text: string | Uint8Array): RequestTextOutcome {
-  const phase = OPERATIONS.find((operation) => operation.tool === tool)?.phase ?? "query";
-  const parsed =
-    typeof text === "string"
-      ? parseJsonText(text, REQUEST_TEXT)
-      : parseJsonBytes(text, REQUEST_TEXT);
-  if (parsed.ok) {
-    return {
-      kind: "parsed",
-      text: typeof text === "string" ? text : new TextDecoder().decode(text),
-      value: parsed.value,
-    };
-  }
-  const fault = parsed.fault;
-  if (fault.kind === "syntax" || fault.kind === "utf8" || fault.kind === "bom") {
-    return { kind: "not-json", reason: fault.kind };
-  }
-  throw pointerError("CG_INPUT_INVALID", phase, textFaultMessage(fault, "request"));
 }

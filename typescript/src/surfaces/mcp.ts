@@ -23,8 +23,8 @@ import { OPERATIONS } from "../_generated/operations.js";
 import { GraphError } from "../core/errors.js";
 import type { CapabilityGraph, JsonObject } from "../core/graph.js";
 import { memberText } from "../core/json/spans.js";
+import { toolDefinitions } from "../core/tool-definitions.js";
 import { packageVersion } from "../core/version.js";
-import { toolDefinitions } from "./tools.js";
 
 /** The server name every client sees ([CG-MCP-1]). */
 export const SERVER_NAME = "capability-graph";
@@ -40,7 +40,7 @@ export const INSTRUCTIONS =
 /** Exit status when a standard stream the server needs fails ([CG-CLI-7]). */
 const EXIT_STREAM_FAILED = 74;
 
-const TOOL_NAMES = new Set(OPERATIONS.map((operation) => operation.tool));
+const TOOL_NAMES = new Set<string>(OPERATIONS.map((operation) => operation.tool));
 
 /**
  * The text of the value at `params.arguments` inside one JSON-RPC message text, or undefined

@@ -5,21 +5,9 @@
 import { OPERATIONS, type Operation } from "../_generated/operations.js";
 import { type ErrorObject, GraphError } from "../core/errors.js";
 import type { CallOptions, CapabilityGraph, JsonObject } from "../core/graph.js";
+import { copy, type ToolDefinition, toolDefinitions } from "../core/tool-definitions.js";
 
-/** A tool definition as `tools.json` writes it ([CG-TOOL-3]). */
-export interface ToolDefinition {
-  name: string;
-  title: string;
-  description: string;
-  inputSchema: JsonObject;
-  outputSchema: JsonObject;
-  annotations: {
-    readOnlyHint: boolean;
-    destructiveHint: boolean;
-    idempotentHint: boolean;
-    openWorldHint: boolean;
-  };
-}
+export { type ToolDefinition, toolDefinitions };
 
 /**
  * A tool's input schema in the function-calling forms: a JSON Schema for an object (every tool
@@ -56,30 +44,9 @@ export interface AnthropicTool {
 /** What `ToolAdapter.call` returns: exactly these members ([CG-TOOL-1]). */
 export type ToolOutcome = { ok: true; result: JsonObject } | { ok: false; error: ErrorObject };
 
-/** A deep copy, so a caller that edits a definition cannot change the table or another copy. */
-function copy<T>(value: T): T {
-  return structuredClone(value);
-}
-
-function definition(operation: Operation): ToolDefinition {
-  return {
-    name: operation.tool,
-    title: operation.title,
-    description: operation.description,
-    inputSchema: copy(operation.inputSchema) as JsonObject,
-    outputSchema: copy(operation.outputSchema) as JsonObject,
-    annotations: { ...operation.annotations },
-  };
-}
-
 /** A fresh copy of an operation's input schema, whose `type` the operation table says is "object". */
 function objectSchema(operation: Operation): ObjectSchema {
   return { ...copy(operation.inputSchema), type: "object" };
-}
-
-/** The five tool definitions, in the table's order, every member of `tools.json` included. */
-export function toolDefinitions(): ToolDefinition[] {
-  return OPERATIONS.map(definition);
 }
 
 /** The tools in the OpenAI Chat Completions `tools` format. */

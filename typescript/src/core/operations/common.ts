@@ -1,45 +1,41 @@
-// describe_graph, list_capabilities and resolve_capabilities over one snapshot, after the request
-// passed the closed-graph, size and shape checks ([CG-OP-1], [CG-LIST-1] .. [CG-LIST-4],
-// [CG-RES-1] .. [CG-RES-6]); each step follows the tables of section 5.1.
-import { SCHEMA_DEFAULTS } from "../../_generated/defaults.js";
-import type { DescribeResult } from "../../_generated/types/describe-result.js";
-import type { ListRequest } from "../../_generated/types/list-request.js";
-import type { CapabilitySummary, ListResult } from "../../_generated/types/list-result.js";
-import type { ResolveRequest } from "../../_generated/types/resolve-request.js";
-import type { CapabilityDetail, ResolveResult } from "../../_generated/types/resolve-result.js";
+// What the operation handlers share ([CG-OP-1]): the context a handler runs in, the one handler
+// signature every operation module exports, the provider checks of [CG-PREC-6] and [CG-PREC-7],
+// and the summary and detail projections of a capability that list and resolve return.
+import type { RequestOf, ResultOf, ToolName } from "../../_generated/operations.js";
+import type { CapabilitySummary } from "../../_generated/types/list-result.js";
+import type { CapabilityDetail } from "../../_generated/types/resolve-result.js";
 import type { HostConfig } from "../config.js";
-import { filterKey, issueCursor, readCursor } from "../cursor.js";
 import { graphError, type Phase } from "../errors.js";
-import type { CapabilityEntry, DocumentEntry, RelationKind } from "../load.js";
-import { capabilityById, inScope, type Snapshot } from "../snapshot.js";
+import type { Executor } from "../executors/protocol.js";
+import type { JsonPath } from "../json/text.js";
+import type { CapabilityEntry, DocumentEntry } from "../load.js";
+import { inScope, type Snapshot } from "../snapshot.js";
 
-export function describeGraph(
-  snapshot: Snapshot,
-  config: HostConfig,
-  executorName: string | undefined,
-): DescribeResult {
-  return {
-    revision: snapshot.revision,
-    providers: snapshot.scoped.map((provider) => ({
-      providerId: provider.providerId,
-      name: provider.name,
-      version: provider.version,
-      revision: provider.revision,
-      capabilityCount: provider.capabilities.length,
-    })),
-    scope: {
-      providers:
-        snapshot.scope === undefined
-          ? snapshot.providers.map((provider) => provider.providerId).sort()
-          : [...snapshot.scope],
-    },
-    model:
-      executorName === undefined
-        ? { configured: false }
-        : { configured: true, executor: executorName },
-    budgets: { ...config.budgets },
-  };
+/** What one call hands its handler: the graph's state at the call's start and the call's options. */
+export interface OperationContext {
+  /** The snapshot the call reads; a reload during the call does not change it. */
+  readonly snapshot: Snapshot;
+  readonly config: HostConfig;
+  /** The executor of match and its name (undefined when none is configured). */
+  readonly executor: Executor | undefined;
+  readonly executorName: string | undefined;
+  /** When the call started (performance.now()), for the match deadline. */
+  readonly start: number;
+  /** The caller's cancel signal (match only). */
+  readonly signal: AbortSignal | undefined;
+  /** Aborted when the graph closes: a running match ends with CG_GRAPH_CLOSED. */
+  readonly closed: AbortSignal;
+  /** Whether a number of the request was an integer literal beyond +-2^53 ([CG-MSG-13]). */
+  readonly outOfRangeInteger: (path: () => JsonPath, value: number) => boolean;
+  /** Keep a running piece of work until it settles, so that close() waits for it. */
+  track<T>(running: Promise<T>): Promise<T>;
 }
+
+/** The one signature of every operation's handler: its request and result types are its tool's. */
+export type Handler<T extends ToolName> = (
+  context: OperationContext,
+  request: RequestOf<T>,
+) => Promise<ResultOf<T>>;
 
 /**
  * The scope of every named provider, then the existence of every one ([CG-PREC-6],
@@ -68,47 +64,6 @@ export function summaryOf(capability: CapabilityEntry): CapabilitySummary {
   };
 }
 
-export function listCapabilities(
-  snapshot: Snapshot,
-  config: HostConfig,
-  request: ListRequest,
-): ListResult {
-  if (request.providers !== undefined) checkNamedProviders(snapshot, request.providers, "query");
-  const providers = request.providers === undefined ? undefined : new Set(request.providers);
-  const tags = request.tags === undefined ? [] : [...new Set(request.tags)];
-  const selected = snapshot.listing.filter(
-    (capability) =>
-      (providers === undefined || providers.has(capability.providerId)) &&
-      tags.every((tag) => capability.tags.includes(tag)),
-  );
-  const filters = filterKey({ providers: request.providers, tags: request.tags });
-  let offset = 0;
-  if (request.cursor !== undefined) {
-    const position = readCursor(
-      config.cursorKey,
-      request.cursor,
-      snapshot.revision,
-      filters,
-      selected.length,
-    );
-    if (position === undefined) throw graphError("CG_INPUT_INVALID", "query", "cursor");
-    offset = position;
-  }
-  const limit =
-    request.limit ?? (SCHEMA_DEFAULTS["list-request.schema.json#/properties/limit"] as number);
-  const end = offset + limit;
-  const result: ListResult = {
-    status: snapshot.listing.length === 0 ? "empty" : "ok",
-    revision: snapshot.revision,
-    items: selected.slice(offset, end).map(summaryOf),
-  };
-  if (end < selected.length)
-    result.nextCursor = issueCursor(config.cursorKey, snapshot.revision, filters, end);
-  return result;
-}
-
-const ALL_KINDS: readonly RelationKind[] = ["requires", "parent", "specializes", "related"];
-
 export function detailOf(capability: CapabilityEntry): CapabilityDetail {
   return {
     ...summaryOf(capability),
@@ -131,66 +86,4 @@ function documentMetadata(document: DocumentEntry) {
     kind: document.kind,
     ...(document.kind === "url" ? { url: document.url as string } : {}),
   } as CapabilityDetail["documents"][number];
-}
-
-export function resolveCapabilities(snapshot: Snapshot, request: ResolveRequest): ResolveResult {
-  const ids = [...new Set(request.ids)];
-  const providerOf = (id: string) => id.slice(0, id.indexOf("::"));
-  checkNamedProviders(snapshot, ids.map(providerOf), "query");
-  const roots = ids.map((id) => {
-    const capability = capabilityById(snapshot, id);
-    if (capability === undefined) throw graphError("CG_CAPABILITY_NOT_FOUND", "query");
-    return capability;
-  });
-  const kinds = new Set<string>(request.relations?.kinds ?? ALL_KINDS);
-  const depth =
-    request.relations?.depth ??
-    (SCHEMA_DEFAULTS[
-      "resolve-request.schema.json#/$defs/RelationTraversal/properties/depth"
-    ] as number);
-  const returned = new Set(roots.map((capability) => capability.id));
-  const capabilities = [...roots];
-  const edges: ResolveResult["edges"] = [];
-  const unresolved: ResolveResult["unresolved"] = [];
-  let level = roots;
-  for (let step = 1; step <= depth && level.length > 0; step += 1) {
-    const discovered: CapabilityEntry[] = [];
-    for (const capability of level) {
-      for (const relation of capability.relations) {
-        if (!kinds.has(relation.kind)) continue;
-        const targetProvider = providerOf(relation.target);
-        const reason = !inScope(snapshot, targetProvider)
-          ? "out_of_scope"
-          : !snapshot.byId.has(targetProvider)
-            ? "provider_not_loaded"
-            : capabilityById(snapshot, relation.target) === undefined
-              ? "capability_not_found"
-              : undefined;
-        if (reason !== undefined) {
-          unresolved.push({
-            from: capability.id,
-            kind: relation.kind,
-            target: relation.target,
-            reason,
-          });
-          continue;
-        }
-        edges.push({ from: capability.id, kind: relation.kind, to: relation.target });
-        if (!returned.has(relation.target)) {
-          returned.add(relation.target);
-          const target = capabilityById(snapshot, relation.target) as CapabilityEntry;
-          capabilities.push(target);
-          discovered.push(target);
-        }
-      }
-    }
-    level = discovered;
-  }
-  return {
-    status: unresolved.length === 0 ? "ok" : "partial",
-    revision: snapshot.revision,
-    capabilities: capabilities.map(detailOf),
-    edges,
-    unresolved,
-  };
 }

@@ -106,7 +106,7 @@ const PYTHON_CURSOR_FILTERED =
 function runCli(args: readonly string[], cwd: string): { status: number | null; stdout: string } {
   const run = spawnSync(
     process.execPath,
-    [join(packageRoot, "dist", "src", "cli", "main.js"), ...args],
+    [join(packageRoot, "dist", "src", "surfaces", "cli", "main.js"), ...args],
     {
       cwd,
       encoding: "utf8",

@@ -1,7 +1,11 @@
 // The command-line parser of the CLI: one small, table-driven parser for every command, so that the
 // graph commands' options come from the generated operation table and the usage rules are the
 // same everywhere ([CG-CLI-3], [CG-CLI-10]): an unknown option or command, a missing value or a
-// missing argument is a UsageError, whose text never repeats what the caller typed.
+// missing argument is a UsageError, whose text never repeats what the caller typed. Every command
+// (graph commands, call, doctor, explain, mcp, init, mcp-install, mcp-uninstall) is described by
+// one CommandSpec; the maintenance commands word their usage errors and help their own way.
+import path from "node:path";
+import { type MaintenanceIo, USAGE_EXIT } from "../../maintenance/report.js";
 
 /** An option of a command: `--flag VALUE` (or `--flag=VALUE`), or a switch without a value. */
 export interface OptionSpec {
@@ -9,6 +13,12 @@ export interface OptionSpec {
   readonly metavar?: string; // absent for a switch
   readonly help: string;
   readonly repeatable?: boolean;
+  /** Maintenance grammar: the option must be given. */
+  readonly required?: boolean;
+  /** Maintenance grammar: the allowed values, named in a usage error (the CLI's own names). */
+  readonly choices?: readonly string[];
+  /** Maintenance grammar: a rule the value must follow, described without repeating the value. */
+  readonly valid?: { readonly test: (value: string) => boolean; readonly rule: string };
 }
 
 /** A positional argument; a repeatable one takes one or more values, an optional one zero or one. */
@@ -245,4 +255,151 @@ export function commandHelp(spec: CommandSpec): string {
     for (const example of spec.examples) lines.push(`  ${PROGRAM} ${example}`);
   }
   return `${lines.join("\n")}\n`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The grammar of the maintenance commands (init, mcp-install, mcp-uninstall): the same tokens and
+// help rule as above ([CG-CLI-15] .. [CG-CLI-17]) over the same specs, with their own wording of
+// usage errors and help (an option's choices and rule are named; a missing required option is an
+// error), pinned by the maintenance vectors; at most one optional positional argument.
+
+export interface ParsedArgs {
+  readonly values: ReadonlyMap<string, readonly string[]>;
+  readonly switches: ReadonlySet<string>;
+  readonly positional: string | undefined;
+  readonly help: boolean;
+}
+
+/** Parse a maintenance command's arguments; throws UsageError. */
+export function parseArgs(spec: CommandSpec, args: readonly string[]): ParsedArgs {
+  const values = new Map<string, string[]>();
+  const switches = new Set<string>();
+  let positional: string | undefined;
+  // Help wins over every usage error of the command line ([CG-CLI-17]).
+  if (asksForHelp(args)) return { values, switches, positional, help: true };
+  let onlyPositionals = false;
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index] ?? "";
+    if (!onlyPositionals && arg === "--") {
+      onlyPositionals = true;
+      continue;
+    }
+    if (!onlyPositionals && isOptionLike(arg)) {
+      // The grammar of [CG-CLI-15] and [CG-CLI-16], as for every command.
+      const equals = arg.indexOf("=");
+      const flag = equals === -1 ? arg : arg.slice(0, equals);
+      const option = spec.options.find((candidate) => candidate.flag === flag);
+      if (option === undefined) {
+        const flags = ["--help", ...spec.options.map((candidate) => candidate.flag)];
+        throw new UsageError(
+          `unrecognized option${didYouMean(flag, flags)}; the options are ${optionNames(spec)}`,
+        );
+      }
+      if ((values.has(flag) || switches.has(flag)) && option.repeatable !== true) {
+        throw new UsageError(`option ${flag} may be given once`);
+      }
+      if (option.metavar === undefined) {
+        if (equals !== -1) throw new UsageError(`option ${flag} takes no value`);
+        switches.add(flag);
+        continue;
+      }
+      let value: string | undefined;
+      if (equals !== -1) value = arg.slice(equals + 1);
+      else {
+        const next = args[index + 1];
+        if (next !== undefined && !isOptionLike(next)) {
+          value = next;
+          index += 1;
+        }
+      }
+      if (value === undefined)
+        throw new UsageError(`option ${flag} expects a value ${option.metavar}`);
+      if (option.choices !== undefined && !option.choices.includes(value)) {
+        throw new UsageError(
+          `option ${flag}: unknown choice${didYouMean(value, option.choices)}; the choices are ${option.choices.join(", ")}`,
+        );
+      }
+      if (option.valid !== undefined && !option.valid.test(value)) {
+        throw new UsageError(`option ${flag}: ${option.valid.rule}`);
+      }
+      values.set(flag, [...(values.get(flag) ?? []), value]);
+      continue;
+    }
+    if (spec.positionals[0] === undefined || positional !== undefined) {
+      throw new UsageError("unexpected argument");
+    }
+    positional = arg;
+  }
+  for (const option of spec.options) {
+    if (option.required === true && !values.has(option.flag)) {
+      throw new UsageError(`the option ${option.flag} is required`);
+    }
+  }
+  return { values, switches, positional, help: false };
+}
+
+function optionNames(spec: CommandSpec): string {
+  return ["-h", ...spec.options.map((option) => option.flag)].join(", ");
+}
+
+/** The one-line synopsis of a maintenance command. */
+export function maintenanceSynopsis(spec: CommandSpec): string {
+  const parts = [`usage: ${PROGRAM} ${spec.name} [-h]`];
+  for (const option of spec.options) {
+    const text = option.metavar === undefined ? option.flag : `${option.flag} ${option.metavar}`;
+    parts.push(option.required === true ? text : `[${text}]`);
+  }
+  for (const positional of spec.positionals) parts.push(`[${positional.name}]`);
+  return parts.join(" ");
+}
+
+/** The help text of a maintenance command. */
+export function maintenanceHelp(spec: CommandSpec): string {
+  const lines = [maintenanceSynopsis(spec), "", spec.help, ""];
+  for (const positional of spec.positionals) {
+    lines.push("positional arguments:", `  ${positional.name.padEnd(20)} ${positional.help}`, "");
+  }
+  lines.push("options:", `  ${"-h, --help".padEnd(20)} show this help message and exit`);
+  for (const option of spec.options) {
+    const text = option.metavar === undefined ? option.flag : `${option.flag} ${option.metavar}`;
+    lines.push(`  ${text.padEnd(20)} ${option.help}`);
+  }
+  lines.push("", "examples:", ...spec.examples.map((example) => `  ${PROGRAM} ${example}`));
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Parse the arguments, or print help (exit 0) or a usage error (exit 2, usage on stderr,
+ * nothing on stdout, [CG-CLI-3]). Returns the parsed arguments or the exit status.
+ */
+export async function parseOrExit(
+  spec: CommandSpec,
+  args: readonly string[],
+  io: MaintenanceIo,
+): Promise<ParsedArgs | number> {
+  let parsed: ParsedArgs;
+  try {
+    parsed = parseArgs(spec, args);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    await io.stderr(
+      `${maintenanceSynopsis(spec)}\n${PROGRAM} ${spec.name}: error: ${error.message}\n`,
+    );
+    return USAGE_EXIT;
+  }
+  if (parsed.help) {
+    await io.stdout(maintenanceHelp(spec));
+    return 0;
+  }
+  return parsed;
+}
+
+/** The graph configuration of [CG-CLI-1]: --config, else $CAPABILITY_GRAPH_CONFIG, else ./capability-graph.json. */
+export function graphConfigPath(option: string | undefined, io: MaintenanceIo): string {
+  const chosen = option ?? nonEmpty(io.env.CAPABILITY_GRAPH_CONFIG) ?? "capability-graph.json";
+  return path.resolve(io.cwd, chosen);
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === "" ? undefined : value;
 }

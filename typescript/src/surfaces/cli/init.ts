@@ -7,24 +7,23 @@ import path from "node:path";
 import { readBoundedFile } from "../../core/files.js";
 import {
   type Check,
-  type CommandSpec,
   check,
   decodeUtf8,
   emitReport,
   type MaintenanceIo,
-  parseOrExit,
   type Report,
   shownPath,
   writeAtomically,
 } from "../../maintenance/report.js";
+import { type CommandSpec, parseOrExit } from "./arguments.js";
 
 export const INIT_SPEC: CommandSpec = {
   name: "init",
-  summary: "Scaffold a configuration, an example provider and a document.",
+  help: "Scaffold a configuration, an example provider and a document.",
   options: [
     {
       flag: "--config",
-      value: "FILE",
+      metavar: "FILE",
       help: "write the configuration at FILE (default: DIR/capability-graph.json); e.g. --config graph/capability-graph.json",
     },
     { flag: "--json", help: "print the report as JSON; e.g. --json | jq" },
@@ -33,10 +32,14 @@ export const INIT_SPEC: CommandSpec = {
       help: "report what would be written; write nothing; e.g. --dry-run --json",
     },
   ],
-  positional: {
-    name: "DIR",
-    help: "where to write the provider and its document (default: the configuration's folder, else the working folder)",
-  },
+  positionals: [
+    {
+      name: "DIR",
+      metavar: "DIR",
+      optional: true,
+      help: "where to write the provider and its document (default: the configuration's folder, else the working folder)",
+    },
+  ],
   examples: ["init", "init my-graph --dry-run", "init --config graph/capability-graph.json"],
 };
 

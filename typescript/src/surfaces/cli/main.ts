@@ -57,14 +57,14 @@ type MaintenanceCommand = (args: readonly string[], io: MaintenanceIo) => Promis
  */
 const MAINTENANCE_COMMANDS: ReadonlyMap<string, () => Promise<MaintenanceCommand>> = new Map([
   ["init", async () => (await import("./init.js")).runInit],
-  ["mcp-install", async () => (await import("../../maintenance/mcp-install.js")).runMcpInstall],
-  ["mcp-uninstall", async () => (await import("../../maintenance/mcp-install.js")).runMcpUninstall],
+  ["mcp-install", async () => (await import("./mcp-install.js")).runMcpInstall],
+  ["mcp-uninstall", async () => (await import("./mcp-install.js")).runMcpUninstall],
 ]);
 
 async function maintenanceSummaries(): Promise<Array<[string, string]>> {
   const { INIT_SPEC } = await import("./init.js");
-  const { MCP_INSTALL_SPEC, MCP_UNINSTALL_SPEC } = await import("../../maintenance/mcp-install.js");
-  return [INIT_SPEC, MCP_INSTALL_SPEC, MCP_UNINSTALL_SPEC].map((spec) => [spec.name, spec.summary]);
+  const { MCP_INSTALL_SPEC, MCP_UNINSTALL_SPEC } = await import("./mcp-install.js");
+  return [INIT_SPEC, MCP_INSTALL_SPEC, MCP_UNINSTALL_SPEC].map((spec) => [spec.name, spec.help]);
 }
 
 function commandNames(): string[] {

@@ -13,7 +13,7 @@ import {
 import { type Budgets, readFaultCause, type SourceSpec, textFaultCause } from "./config.js";
 import { type GraphError, graphError, pointerError } from "./errors.js";
 import { readBoundedFile } from "./files.js";
-import { revisionOf } from "./json/canonical.js";
+import { compareCodePoints, revisionOf } from "./json/canonical.js";
 import { firstPureFault, integralBeyondRange, isPlainObject } from "./json/pure.js";
 import { type JsonPath, parseJsonBytes, pathKey, type TextFault } from "./json/text.js";
 import {
@@ -361,23 +361,6 @@ export function mediaTypeOf(path: string): "text/markdown" | "text/plain" {
 function urlPath(url: string): string {
   const afterAuthority = url.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/, "");
   return afterAuthority.split(/[?#]/, 1)[0] ?? "";
-}
-
-/** Unicode code point order (ids are ASCII, where it equals UTF-16 order; names may not be). */
-export function compareCodePoints(left: string, right: string): number {
-  // UTF-16 order equals code point order except where a surrogate meets a unit from U+E000 up.
-  const length = Math.min(left.length, right.length);
-  for (let index = 0; index < length; index += 1) {
-    const a = left.charCodeAt(index);
-    const b = right.charCodeAt(index);
-    if (a === b) continue;
-    const aSurrogate = a >= 0xd800 && a <= 0xdfff;
-    const bSurrogate = b >= 0xd800 && b <= 0xdfff;
-    if (aSurrogate && !bSurrogate && b >= 0xe000) return 1;
-    if (bSurrogate && !aSurrogate && a >= 0xe000) return -1;
-    return a - b;
-  }
-  return left.length - right.length;
 }
 
 /** A fault of the text itself (not UTF-8, a byte order mark, not JSON), reported as it is. */

@@ -2,6 +2,7 @@
 // never the offending value nor a member name the caller chose.
 import { CONTRACT_MEMBER_NAMES } from "../_generated/member-names.js";
 import type { ContractValidationError, ContractValidator } from "../_generated/validators.js";
+import { compareCodePoints } from "./json/canonical.js";
 import type { PureFault } from "./json/pure.js";
 import type { JsonPath, TextFault } from "./json/text.js";
 
@@ -223,22 +224,6 @@ function compareRelevance(left: Relevance, right: Relevance): number {
   if (left.combinator !== right.combinator) return left.combinator ? -1 : 1;
   if (left.matchesType !== right.matchesType) return left.matchesType ? -1 : 1;
   return 0;
-}
-
-function compareCodePoints(left: string, right: string): number {
-  // UTF-16 order equals code point order except where a surrogate meets a unit from U+E000 up.
-  const length = Math.min(left.length, right.length);
-  for (let index = 0; index < length; index += 1) {
-    const a = left.charCodeAt(index);
-    const b = right.charCodeAt(index);
-    if (a === b) continue;
-    const aSurrogate = a >= 0xd800 && a <= 0xdfff;
-    const bSurrogate = b >= 0xd800 && b <= 0xdfff;
-    if (aSurrogate && !bSurrogate && b >= 0xe000) return 1;
-    if (bSurrogate && !aSurrogate && a >= 0xe000) return -1;
-    return a - b;
-  }
-  return left.length - right.length;
 }
 
 function bestMatch(

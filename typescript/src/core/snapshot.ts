@@ -3,8 +3,8 @@
 import type { HostConfig } from "./config.js";
 import { type GraphError, graphError, pointerError } from "./errors.js";
 import type { CatalogEntry } from "./executors/protocol.js";
-import { revisionOf } from "./json/canonical.js";
-import { type CapabilityEntry, compareCodePoints, type LoadedProvider } from "./load.js";
+import { compareCodePoints, revisionOf } from "./json/canonical.js";
+import type { CapabilityEntry, LoadedProvider } from "./load.js";
 
 const ACYCLIC_KINDS = ["requires", "parent", "specializes"] as const;
 

@@ -78,3 +78,20 @@ function write(value: unknown, names: Map<string, string>): string {
 export function revisionOf(value: unknown): string {
   return `r:${createHash("sha256").update(canonicalJson(value), "utf8").digest("hex").slice(0, 16)}`;
 }
+
+/** Unicode code point order (ids are ASCII, where it equals UTF-16 order; names may not be). */
+export function compareCodePoints(left: string, right: string): number {
+  // UTF-16 order equals code point order except where a surrogate meets a unit from U+E000 up.
+  const length = Math.min(left.length, right.length);
+  for (let index = 0; index < length; index += 1) {
+    const a = left.charCodeAt(index);
+    const b = right.charCodeAt(index);
+    if (a === b) continue;
+    const aSurrogate = a >= 0xd800 && a <= 0xdfff;
+    const bSurrogate = b >= 0xd800 && b <= 0xdfff;
+    if (aSurrogate && !bSurrogate && b >= 0xe000) return 1;
+    if (bSurrogate && !aSurrogate && a >= 0xe000) return -1;
+    return a - b;
+  }
+  return left.length - right.length;
+}

@@ -1,3 +1,4 @@
+// Over 400 lines: the one class of the SDK (open, the call pipeline, reload, close) keeps its private state together.
 // The SDK class CapabilityGraph ([CG-SDK-1]): open a configuration, answer the five operations
 // through one JSON entry point (`call`) with every check in the order of section 5, reload and
 // close. Surfaces (Tool Adapter, MCP server, CLI) only project what this class returns or throws.

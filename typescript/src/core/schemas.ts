@@ -1,3 +1,4 @@
+// Over 400 lines: the schema validation and the message wording of every fault it reports belong together ([CG-MSG-*]).
 // Pointer messages (spec messages.md, CG-MSG): where a fault is and what the contract expects,
 // never the offending value nor a member name the caller chose.
 import { CONTRACT_MEMBER_NAMES } from "../_generated/member-names.js";

@@ -1,3 +1,4 @@
+// Over 400 lines: reading, splicing (JSON, JSONC, TOML) and writing a client file are one careful edit, kept together.
 // The MCP clients' configuration files for `mcp-install` and `mcp-uninstall` ([CG-MAINT-8],
 // [CG-MAINT-11] .. [CG-MAINT-14]): read a client's file (JSON, JSON with comments, TOML) with its
 // byte order mark, mode and symbolic link, splice one server entry into its text or out of it

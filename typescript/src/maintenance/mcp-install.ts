@@ -1,3 +1,4 @@
+// Over 400 lines: the client table and both runs (install, uninstall) with their ordered checks; the file handling is in client-files.ts.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";

@@ -1,3 +1,4 @@
+// Over 400 lines: one hand-written JSON text parser (duplicate names, big integers, depth, UTF-8) that must stay in one scan.
 // A strict JSON text parser (RFC 8259) for the texts the contract parses itself: configuration
 // files, definition files and request texts. JSON.parse cannot be used for them: it keeps the
 // last of two duplicate member names ([CG-CONV-4], [CG-CONV-5]), silently rounds integer

@@ -1,3 +1,4 @@
+// Over 400 lines: the CLI's one parser, both grammars (graph commands, maintenance commands) over one set of specs.
 // The command-line parser of the CLI: one small, table-driven parser for every command, so that the
 // graph commands' options come from the generated operation table and the usage rules are the
 // same everywhere ([CG-CLI-3], [CG-CLI-10]): an unknown option or command, a missing value or a

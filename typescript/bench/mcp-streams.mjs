@@ -11,7 +11,8 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const [mode, amount, cliArgument] = process.argv.slice(2);
-const cli = cliArgument ?? resolve(fileURLToPath(import.meta.url), "../../dist/src/cli/main.js");
+const cli =
+  cliArgument ?? resolve(fileURLToPath(import.meta.url), "../../dist/src/surfaces/cli/main.js");
 
 const folder = mkdtempSync(join(tmpdir(), "cg-bench-streams-"));
 writeFileSync(

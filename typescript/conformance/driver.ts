@@ -14,12 +14,12 @@
 import { createInterface } from "node:readline";
 import { CONTRACT_VERSION } from "../src/_generated/taxonomy.js";
 import type { HostConfig } from "../src/_generated/types/config.js";
-import { GraphError } from "../src/errors.js";
-import { CapabilityGraph } from "../src/graph.js";
-import { memberText } from "../src/json/spans.js";
-import { parseJsonText } from "../src/json/text.js";
-import { ToolAdapter } from "../src/tools.js";
-import { packageVersion } from "../src/version.js";
+import { GraphError } from "../src/core/errors.js";
+import { CapabilityGraph } from "../src/core/graph.js";
+import { memberText } from "../src/core/json/spans.js";
+import { parseJsonText } from "../src/core/json/text.js";
+import { packageVersion } from "../src/core/version.js";
+import { ToolAdapter } from "../src/surfaces/tools.js";
 
 const PROTOCOL = "1.1";
 const SURFACES = ["sdk", "tool"] as const;

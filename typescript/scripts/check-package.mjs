@@ -23,7 +23,7 @@ const REQUIRED = [
   "bin/capability-graph",
   "dist/src/index.js",
   "dist/src/index.d.ts",
-  "dist/src/cli/main.js",
+  "dist/src/surfaces/cli/main.js",
 ];
 const FORBIDDEN = ["dist/test/", "dist/conformance/", "src/", "test/", "node_modules/"];
 

@@ -78,8 +78,34 @@ function operationsModule() {
     if (tool === undefined) throw new Error(`tools.json lacks ${operation.tool}`);
     return { ...operation, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema };
   });
+  // The request and result types of each tool, named as the types/ modules name them, so that a
+  // handler of the hand-written code is typed by its tool and a missing one is a compile error.
+  const typeOf = (file) => pascalName(file);
+  const moduleOf = (file) => `./types/${file.replace(/\.schema\.json$/, "")}.js`;
+  const typeFiles = [...new Set(operations.flatMap((op) => [op.request, op.result]))];
+  const imports = typeFiles
+    .map((file) => `import type { ${typeOf(file)} } from '${moduleOf(file)}';\n`)
+    .join("");
+  const typeTable = operations
+    .map(
+      (op) =>
+        `  readonly ${op.tool}: { readonly request: ${typeOf(op.request)}; readonly result: ${typeOf(op.result)} };\n`,
+    )
+    .join("");
+  // Keyed by the method's TypeScript name (camelCase of the table's snake_case method name).
+  const camel = (name) => name.replace(/_([a-z])/g, (_, letter) => letter.toUpperCase());
+  const sdkTools = Object.fromEntries(operations.map((op) => [camel(op.sdk.method), op.tool]));
   return (
     `${HEADER}// Source: operations.json, with each tool's input and output schemas from tools.json.\n\n` +
+    imports +
+    "\n/** Each tool of the table with the types of its request and result schemas. */\n" +
+    `export interface OperationTypes {\n${typeTable}}\n\n` +
+    "/** The name of a tool of the table. */\n" +
+    "export type ToolName = keyof OperationTypes;\n" +
+    "export type RequestOf<T extends ToolName> = OperationTypes[T]['request'];\n" +
+    "export type ResultOf<T extends ToolName> = OperationTypes[T]['result'];\n\n" +
+    "/** Each tool by the name of its SDK method (the methods of CapabilityGraph). */\n" +
+    `export const SDK_TOOLS = ${literal(sdkTools)} as const;\n\n` +
     "export interface OperationArgument {\n" +
     "  readonly flag?: string;\n" +
     "  readonly positional?: string;\n" +
@@ -90,7 +116,7 @@ function operationsModule() {
     "  readonly help: string;\n" +
     "}\n\n" +
     "export interface Operation {\n" +
-    "  readonly tool: string;\n" +
+    "  readonly tool: ToolName;\n" +
     "  readonly title: string;\n" +
     "  readonly description: string;\n" +
     "  readonly phase: 'query' | 'match' | 'document';\n" +

@@ -39,38 +39,41 @@ const DOCTOR = { surfaces: ["cli"], patterns: ["cg.cli.*doctor*", "cg.seed.*"] }
 const INSTALL = { surfaces: ["cli"], patterns: ["cg.cli.*mcp-*"] };
 // module -> the part of the suite that can see it; the same choices as python/capability-graph/scripts/mutation.py.
 export const ORACLES = {
-  "src/graph.ts": CORE,
-  "src/queries.ts": CORE,
-  "src/snapshot.ts": CORE,
-  "src/load.ts": CORE,
-  "src/config.ts": CORE,
-  "src/cursor.ts": CORE,
-  "src/tools.ts": CORE,
-  "src/mcp.ts": { surfaces: ["sdk", "mcp"], patterns: [] },
+  "src/core/graph.ts": CORE,
+  "src/core/operations/common.ts": CORE,
+  "src/core/snapshot.ts": CORE,
+  "src/core/load.ts": CORE,
+  "src/core/config.ts": CORE,
+  "src/core/cursor.ts": CORE,
+  "src/surfaces/tools.ts": CORE,
+  "src/surfaces/mcp.ts": { surfaces: ["sdk", "mcp"], patterns: [] },
   // Bodies are read by read_document (and doctor, through the same function); resolve and the
   // budgets name documents too.
-  "src/documents.ts": {
+  "src/core/documents.ts": {
     surfaces: ["sdk", "tool"],
     patterns: ["cg.document.*", "cg.load.*", "cg.budget.*", "cg.query.*"],
   },
   // The bounded read of the configuration file and of definition files.
-  "src/files.ts": {
+  "src/core/files.ts": {
     surfaces: ["sdk", "tool"],
     patterns: ["cg.load.*", "cg.config.*", "cg.budget.*", "cg.lifecycle.*", "cg.document.*"],
   },
   // The lexical ranking runs only for a match whose configuration names it (outcome vectors).
-  "src/executors/lexical.ts": {
+  "src/core/executors/lexical.ts": {
     surfaces: ["sdk", "tool"],
     patterns: ["cg.outcome.*", "cg.model.*", "cg.config.*"],
   },
   // The configuration vectors reach the option checks; the cg.model.openai-* vectors call it
   // against the harness's scripted endpoint (its request, every row of its table).
-  "src/executors/openai.ts": { surfaces: ["sdk", "tool"], patterns: ["cg.config.*", "cg.model.*"] },
-  "src/diagnostics.ts": DOCTOR,
-  "src/cli/doctor.ts": DOCTOR,
+  "src/core/executors/openai.ts": {
+    surfaces: ["sdk", "tool"],
+    patterns: ["cg.config.*", "cg.model.*"],
+  },
+  "src/maintenance/diagnose.ts": DOCTOR,
+  "src/surfaces/cli/doctor.ts": DOCTOR,
   // What init, mcp-install and mcp-uninstall share: the report, the options, atomic writes.
-  "src/cli/maintenance.ts": MAINTENANCE,
-  "src/cli/mcp-install.ts": INSTALL,
+  "src/maintenance/report.ts": MAINTENANCE,
+  "src/maintenance/mcp-install.ts": INSTALL,
 };
 
 function parseArguments(argv) {

@@ -15,20 +15,13 @@ export type { ReloadResult } from "./_generated/types/reload-result.js";
 export type { ResolveRequest } from "./_generated/types/resolve-request.js";
 export type { ResolveResult } from "./_generated/types/resolve-result.js";
 export {
-  type CheckStatus,
-  type DiagnosticCheck,
-  type DiagnosticsOptions,
-  type DiagnosticsReport,
-  diagnose,
-} from "./diagnostics.js";
-export {
   type ErrorCode,
   type ErrorObject,
   GraphError,
   graphError,
   type NextAction,
   type Phase,
-} from "./errors.js";
+} from "./core/errors.js";
 export {
   type CatalogEntry,
   type ContextValue,
@@ -38,7 +31,7 @@ export {
   type ExecutorFactory,
   type ExecutorJob,
   type ModelSection,
-} from "./executors/protocol.js";
+} from "./core/executors/protocol.js";
 export {
   type CallOptions,
   CapabilityGraph,
@@ -46,7 +39,14 @@ export {
   type OpenOptions,
   parseRequestText,
   type RequestTextOutcome,
-} from "./graph.js";
+} from "./core/graph.js";
+export {
+  type CheckStatus,
+  type DiagnosticCheck,
+  type DiagnosticsOptions,
+  type DiagnosticsReport,
+  diagnose,
+} from "./maintenance/diagnose.js";
 export {
   type AnthropicTool,
   anthropicTools,
@@ -59,4 +59,4 @@ export {
   type ToolDefinition,
   type ToolOutcome,
   toolDefinitions,
-} from "./tools.js";
+} from "./surfaces/tools.js";

@@ -5,9 +5,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { cursorKey, issueCursor, readCursor } from "../src/cursor.js";
-import { GraphError } from "../src/errors.js";
-import { CapabilityGraph } from "../src/graph.js";
+import { cursorKey, issueCursor, readCursor } from "../src/core/cursor.js";
+import { GraphError } from "../src/core/errors.js";
+import { CapabilityGraph } from "../src/core/graph.js";
 import { packageRoot } from "./support.js";
 
 const DEFINITION = {
@@ -106,7 +106,7 @@ const PYTHON_CURSOR_FILTERED =
 function runCli(args: readonly string[], cwd: string): { status: number | null; stdout: string } {
   const run = spawnSync(
     process.execPath,
-    [join(packageRoot, "dist", "src", "cli", "main.js"), ...args],
+    [join(packageRoot, "dist", "src", "surfaces", "cli", "main.js"), ...args],
     {
       cwd,
       encoding: "utf8",

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
 import type { HostConfig } from "../src/_generated/types/config.js";
 import { validateMaintenanceReport } from "../src/_generated/validators.js";
-import { diagnose } from "../src/diagnostics.js";
+import { diagnose } from "../src/maintenance/diagnose.js";
 
 let folder: string;
 beforeEach(() => {

@@ -14,8 +14,8 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
-import { readDocumentFile } from "../src/documents.js";
-import { GraphError } from "../src/errors.js";
+import { readDocumentFile } from "../src/core/documents.js";
+import { GraphError } from "../src/core/errors.js";
 
 // Real files, folders, symbolic links, hard links and fifos under a fresh folder:
 //   <top>/outside.md          a file outside the root

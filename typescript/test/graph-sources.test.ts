@@ -7,8 +7,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
-import { GraphError } from "../src/errors.js";
-import { CapabilityGraph } from "../src/graph.js";
+import { GraphError } from "../src/core/errors.js";
+import { CapabilityGraph } from "../src/core/graph.js";
 
 let top: string;
 

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { GraphError } from "../src/errors.js";
-import type { Executor, ExecutorJob } from "../src/executors/protocol.js";
-import { CapabilityGraph, parseRequestText } from "../src/graph.js";
+import { GraphError } from "../src/core/errors.js";
+import type { Executor, ExecutorJob } from "../src/core/executors/protocol.js";
+import { CapabilityGraph, parseRequestText } from "../src/core/graph.js";
 
 const ACME = {
   providerId: "acme",

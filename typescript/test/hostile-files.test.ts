@@ -20,7 +20,7 @@ import { after, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CapabilityGraph } from "../src/index.js";
-import { fakeCodex } from "./executors/fake_codex.js";
+import { fakeCodex } from "./executors/fake-codex.js";
 import { CLI, GUIDE_TEXT, graphFolder, PROVIDER } from "./surface-fixtures.js";
 
 /** A subprocess that has not ended by then is killed: the test then fails, it never hangs. */

@@ -7,7 +7,7 @@ import { test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CallToolResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { argumentsText } from "../src/mcp.js";
+import { argumentsText } from "../src/surfaces/mcp.js";
 import { CLI, contractTools, graphFolder } from "./surface-fixtures.js";
 
 async function connect(config: string): Promise<Client> {

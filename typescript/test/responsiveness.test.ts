@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import type { ModelConfig } from "../src/_generated/types/config.js";
 import { CapabilityGraph, type HostConfig } from "../src/index.js";
-import { fakeCodex, hangWithGrandchild } from "./executors/fake_codex.js";
+import { fakeCodex, hangWithGrandchild } from "./executors/fake-codex.js";
 import { type LoopbackServer, loopbackServer } from "./executors/helpers.js";
 import {
   expected,

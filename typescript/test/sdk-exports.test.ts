@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { CapabilityGraph } from "../src/graph.js";
-import { ToolAdapter } from "../src/tools.js";
+import { CapabilityGraph } from "../src/core/graph.js";
+import { ToolAdapter } from "../src/surfaces/tools.js";
 
 const CONFIG = {
   providers: [

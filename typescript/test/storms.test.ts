@@ -20,7 +20,7 @@ import { performance } from "node:perf_hooks";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { CapabilityGraph, type Executor, type ExecutorJob } from "../src/index.js";
-import { fakeCodex } from "./executors/fake_codex.js";
+import { fakeCodex } from "./executors/fake-codex.js";
 import { generator } from "./random.js";
 import { expected, outcomeOf, undefinedErrorProblem } from "./reliability.js";
 import { scaled } from "./scale.js";

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 
 /** typescript/ (the compiled tests live in typescript/dist/test/). */
 export const PACKAGE_ROOT = resolve(fileURLToPath(import.meta.url), "..", "..", "..");
-export const CLI = join(PACKAGE_ROOT, "dist", "src", "cli", "main.js");
+export const CLI = join(PACKAGE_ROOT, "dist", "src", "surfaces", "cli", "main.js");
 /** The package's `capability-graph` command: the POSIX launcher in front of the CLI. */
 export const LAUNCHER = join(PACKAGE_ROOT, "bin", "capability-graph");
 export const TOOLS_JSON = join(PACKAGE_ROOT, "..", "spec", "capability-graph", "tools.json");

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CapabilityGraph } from "../src/graph.js";
+import { CapabilityGraph } from "../src/core/graph.js";
 import {
   anthropicTools,
   openAIChatTools,
   openAIResponsesTools,
   ToolAdapter,
   toolDefinitions,
-} from "../src/tools.js";
+} from "../src/surfaces/tools.js";
 import { contractTools, graphFolder } from "./surface-fixtures.js";
 
 test("the tool definitions equal the entries of tools.json, in order, every member included", () => {

@@ -2,8 +2,8 @@
 // section ([CG-MSG-18]) and of a null match context ([CG-CTX-5]), through the public API.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { GraphError } from "../src/errors.js";
-import { CapabilityGraph } from "../src/graph.js";
+import { GraphError } from "../src/core/errors.js";
+import { CapabilityGraph } from "../src/core/graph.js";
 
 const SECRET_KEY = "zz-secret-7f3a";
 const UNKNOWN = { status: "unknown", candidates: [] };

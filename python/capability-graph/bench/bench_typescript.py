@@ -3,7 +3,7 @@
     python bench/bench_typescript.py [--runs 15] [--calls 300] [--size 100000] [--json]
                                            [--no-python]
 
-* CLI cold start: ``node dist/src/cli/main.js describe`` on the quickstart configuration vs
+* CLI cold start: ``node dist/src/surfaces/cli/main.js describe`` on the quickstart configuration vs
   ``node -e ""`` (Python: ``capability-graph describe`` vs ``python -c "import pydantic"``).
 * MCP initialize: spawn -> ``initialize`` answered, ``capability-graph mcp`` vs a bare low-level
   ``@modelcontextprotocol/sdk`` server (``typescript/bench/bare-mcp-server.mjs``) serving the same

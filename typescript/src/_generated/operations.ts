@@ -2,6 +2,40 @@
 // and run `npm run codegen`.
 // Source: operations.json, with each tool's input and output schemas from tools.json.
 
+import type { DescribeRequest } from './types/describe-request.js';
+import type { DescribeResult } from './types/describe-result.js';
+import type { ListRequest } from './types/list-request.js';
+import type { ListResult } from './types/list-result.js';
+import type { ResolveRequest } from './types/resolve-request.js';
+import type { ResolveResult } from './types/resolve-result.js';
+import type { MatchRequest } from './types/match-request.js';
+import type { MatchResult } from './types/match-result.js';
+import type { ReadDocumentRequest } from './types/read-document-request.js';
+import type { ReadDocumentResult } from './types/read-document-result.js';
+
+/** Each tool of the table with the types of its request and result schemas. */
+export interface OperationTypes {
+  readonly describe_graph: { readonly request: DescribeRequest; readonly result: DescribeResult };
+  readonly list_capabilities: { readonly request: ListRequest; readonly result: ListResult };
+  readonly resolve_capabilities: { readonly request: ResolveRequest; readonly result: ResolveResult };
+  readonly match_capabilities: { readonly request: MatchRequest; readonly result: MatchResult };
+  readonly read_document: { readonly request: ReadDocumentRequest; readonly result: ReadDocumentResult };
+}
+
+/** The name of a tool of the table. */
+export type ToolName = keyof OperationTypes;
+export type RequestOf<T extends ToolName> = OperationTypes[T]['request'];
+export type ResultOf<T extends ToolName> = OperationTypes[T]['result'];
+
+/** Each tool by the name of its SDK method (the methods of CapabilityGraph). */
+export const SDK_TOOLS = {
+  "describe": "describe_graph",
+  "list": "list_capabilities",
+  "resolve": "resolve_capabilities",
+  "match": "match_capabilities",
+  "readDocument": "read_document"
+} as const;
+
 export interface OperationArgument {
   readonly flag?: string;
   readonly positional?: string;
@@ -13,7 +47,7 @@ export interface OperationArgument {
 }
 
 export interface Operation {
-  readonly tool: string;
+  readonly tool: ToolName;
   readonly title: string;
   readonly description: string;
   readonly phase: 'query' | 'match' | 'document';

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { parse as parseToml, TomlDate } from "smol-toml";
-import { runMcpInstall, runMcpUninstall } from "../../src/cli/mcp-install.js";
+import { runMcpInstall, runMcpUninstall } from "../../src/surfaces/cli/mcp-install.js";
 import { scaled } from "../scale.js";
 import { generator, integer, layout, pick, randomDocument } from "./client-file-generators.js";
 import { captureIo, type ReportJson, reportOf } from "./maintenance-helpers.js";

@@ -3,9 +3,15 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { test } from "node:test";
-import { surrogateEscaped } from "../../src/cli/argv.js";
-import { didYouMean, isOptionLike, isText, parseCommand, UsageError } from "../../src/cli/parse.js";
-import { GRAPH_COMMANDS, graphCommandSpec, requestText } from "../../src/cli/requests.js";
+import {
+  didYouMean,
+  isOptionLike,
+  isText,
+  parseCommand,
+  UsageError,
+} from "../../src/surfaces/cli/arguments.js";
+import { surrogateEscaped } from "../../src/surfaces/cli/argv.js";
+import { GRAPH_COMMANDS, graphCommandSpec, requestText } from "../../src/surfaces/cli/requests.js";
 import { CLI, graphFolder } from "../surface-fixtures.js";
 
 function request(command: string, argv: string[]): string {

@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { runInit } from "../../src/cli/init.js";
-import { CapabilityGraph } from "../../src/graph.js";
+import { CapabilityGraph } from "../../src/core/graph.js";
+import { runInit } from "../../src/surfaces/cli/init.js";
 import { captureIo, freshFolder, read, reportOf } from "./maintenance-helpers.js";
 
 async function init(cwd: string, ...args: string[]) {

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import type { MaintenanceIo } from "../../src/cli/maintenance.js";
+import type { MaintenanceIo } from "../../src/maintenance/report.js";
 
 export const REPOSITORY = path.resolve(
   path.dirname(new URL(import.meta.url).pathname),

@@ -7,9 +7,9 @@ import assert from "node:assert/strict";
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { runInit } from "../../src/cli/init.js";
-import type { MaintenanceIo } from "../../src/cli/maintenance.js";
-import { runMcpInstall, runMcpUninstall } from "../../src/cli/mcp-install.js";
+import type { MaintenanceIo } from "../../src/maintenance/report.js";
+import { runInit } from "../../src/surfaces/cli/init.js";
+import { runMcpInstall, runMcpUninstall } from "../../src/surfaces/cli/mcp-install.js";
 import { captureIo, freshFolder, REPOSITORY, reportOf } from "./maintenance-helpers.js";
 
 const COMMANDS: Readonly<

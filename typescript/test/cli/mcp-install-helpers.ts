@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { CLI_MODULE, runMcpInstall, runMcpUninstall } from "../../src/cli/mcp-install.js";
+import { CLI_MODULE, runMcpInstall, runMcpUninstall } from "../../src/surfaces/cli/mcp-install.js";
 import {
   type CapturedIo,
   captureIo,

@@ -8,7 +8,7 @@ import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { parse as parseJsonc } from "jsonc-parser";
-import { CLI_MODULE, runMcpInstall, runMcpUninstall } from "../../src/cli/mcp-install.js";
+import { CLI_MODULE, runMcpInstall, runMcpUninstall } from "../../src/surfaces/cli/mcp-install.js";
 import { scaled } from "../scale.js";
 import {
   generator,

@@ -20,7 +20,7 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import { parse as parseJsonc } from "jsonc-parser";
 import { parse as parseToml } from "smol-toml";
-import { CLI_MODULE } from "../../src/cli/mcp-install.js";
+import { CLI_MODULE } from "../../src/surfaces/cli/mcp-install.js";
 import { freshFolder, read, reportOf } from "./maintenance-helpers.js";
 import {
   assertUsageError,

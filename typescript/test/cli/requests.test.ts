@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { OPERATIONS } from "../../src/_generated/operations.js";
-import { parseCommand, UsageError } from "../../src/cli/parse.js";
-import { GRAPH_COMMANDS, graphCommandSpec, requestText } from "../../src/cli/requests.js";
+import { parseCommand, UsageError } from "../../src/surfaces/cli/arguments.js";
+import { GRAPH_COMMANDS, graphCommandSpec, requestText } from "../../src/surfaces/cli/requests.js";
 
 function request(command: string, argv: string[]): string {
   const operation = GRAPH_COMMANDS.get(command);

@@ -17,10 +17,10 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { OPERATIONS } from "../../src/_generated/operations.js";
 import * as validators from "../../src/_generated/validators.js";
-import { GraphError } from "../../src/errors.js";
-import { CapabilityGraph } from "../../src/graph.js";
-import { memberText } from "../../src/json/spans.js";
-import { parseJsonText } from "../../src/json/text.js";
+import { GraphError } from "../../src/core/errors.js";
+import { CapabilityGraph } from "../../src/core/graph.js";
+import { memberText } from "../../src/core/json/spans.js";
+import { parseJsonText } from "../../src/core/json/text.js";
 import { conformanceRoot } from "../support.js";
 
 export interface Vector {

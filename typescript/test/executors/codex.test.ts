@@ -6,18 +6,18 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { describe, test } from "node:test";
-import { CodexExecutor, codexExecutorFactory, meetsFloor } from "../../src/executors/codex.js";
-import { MATCH_INSTRUCTIONS } from "../../src/executors/model_prompt.js";
-import { processIsRunning } from "../../src/executors/process_tree.js";
-import { ExecutorError } from "../../src/executors/protocol.js";
-import { executorFactory } from "../../src/executors/registry.js";
+import { CodexExecutor, codexExecutorFactory, meetsFloor } from "../../src/core/executors/codex.js";
+import { processIsRunning } from "../../src/core/executors/process-tree.js";
+import { MATCH_INSTRUCTIONS } from "../../src/core/executors/prompt.js";
+import { ExecutorError } from "../../src/core/executors/protocol.js";
+import { executorFactory } from "../../src/core/executors/registry.js";
 import {
   answerWith,
   type FakeCodex,
   type FakeCodexOptions,
   fakeCodex,
   hangWithGrandchild,
-} from "./fake_codex.js";
+} from "./fake-codex.js";
 import { makeJob } from "./helpers.js";
 
 const MATCHED = {

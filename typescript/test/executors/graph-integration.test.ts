@@ -3,9 +3,9 @@
 // 2-4, 9, 10). The loopback server and the fake codex program are real; so is the graph.
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
-import { processIsRunning } from "../../src/executors/process_tree.js";
-import { CapabilityGraph } from "../../src/graph.js";
-import { fakeCodex, hangWithGrandchild } from "./fake_codex.js";
+import { processIsRunning } from "../../src/core/executors/process-tree.js";
+import { CapabilityGraph } from "../../src/core/graph.js";
+import { fakeCodex, hangWithGrandchild } from "./fake-codex.js";
 import { answerJson, completion, type LoopbackServer, loopbackServer } from "./helpers.js";
 
 const KEY = "sk-graph-SECRET-987654321";

@@ -3,7 +3,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
-import type { ExecutorJob } from "../../src/executors/protocol.js";
+import type { ExecutorJob } from "../../src/core/executors/protocol.js";
 
 export const CATALOG = [
   {

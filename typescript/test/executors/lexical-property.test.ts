@@ -3,9 +3,9 @@
 // JSON text parser reads back every JSON text it is given and rejects what is not JSON.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { rank } from "../../src/executors/lexical.js";
-import type { CatalogEntry } from "../../src/executors/protocol.js";
-import { parseJsonText } from "../../src/json/text.js";
+import { rank } from "../../src/core/executors/lexical.js";
+import type { CatalogEntry } from "../../src/core/executors/protocol.js";
+import { parseJsonText } from "../../src/core/json/text.js";
 import { generator } from "../random.js";
 
 const SEEDS = Array.from({ length: 200 }, (_, index) => 1000 + index);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { rank, tokenize } from "../../src/executors/lexical.js";
-import type { CatalogEntry } from "../../src/executors/protocol.js";
+import { rank, tokenize } from "../../src/core/executors/lexical.js";
+import type { CatalogEntry } from "../../src/core/executors/protocol.js";
 
 // The catalog of the worked example of the executor annex (section 8.3).
 const CATALOG: CatalogEntry[] = [

@@ -5,10 +5,10 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { performance } from "node:perf_hooks";
 import { after, describe, test } from "node:test";
-import { STRICT_OUTPUT_SCHEMA } from "../../src/executors/model_prompt.js";
-import { OpenAIExecutor, openaiExecutorFactory } from "../../src/executors/openai.js";
-import { ExecutorError } from "../../src/executors/protocol.js";
-import { executorFactory } from "../../src/executors/registry.js";
+import { OpenAIExecutor, openaiExecutorFactory } from "../../src/core/executors/openai.js";
+import { STRICT_OUTPUT_SCHEMA } from "../../src/core/executors/prompt.js";
+import { ExecutorError } from "../../src/core/executors/protocol.js";
+import { executorFactory } from "../../src/core/executors/registry.js";
 import {
   answerJson,
   CATALOG,

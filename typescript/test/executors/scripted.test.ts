@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ScriptedStep } from "../../src/_generated/types/config.js";
-import { GraphError } from "../../src/errors.js";
-import { CapabilityGraph } from "../../src/graph.js";
+import { GraphError } from "../../src/core/errors.js";
+import { CapabilityGraph } from "../../src/core/graph.js";
 
 function nested(levels: number): ScriptedStep {
   let step: ScriptedStep = { return: { status: "unknown", candidates: [] } };

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import * as jcs from "canonicalize";
-import { canonicalJson } from "../../src/json/canonical.js";
-import { compactByteLength, integralBeyondRange } from "../../src/json/pure.js";
+import { canonicalJson } from "../../src/core/json/canonical.js";
+import { compactByteLength, integralBeyondRange } from "../../src/core/json/pure.js";
 
 const reference = jcs.default as unknown as (input: unknown) => string | undefined;
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseJsonBytes, parseJsonText, pathKey, TOO_DEEP } from "../../src/json/text.js";
+import { parseJsonBytes, parseJsonText, pathKey, TOO_DEEP } from "../../src/core/json/text.js";
 
 test("a duplicate member name is a fault at the path of its object, never last-wins", () => {
   const outcome = parseJsonText('{"tags": [{"a": 1, "a": 2}]}');

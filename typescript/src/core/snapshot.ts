@@ -1,0 +1,172 @@
+// A snapshot: the complete, validated set of loaded providers answering queries, with its scope
+// and revision. Steps 5 to 8 of open ([CG-OPEN-1]) judge the providers together.
+import type { HostConfig } from "./config.js";
+import { type GraphError, graphError, pointerError } from "./errors.js";
+import type { CatalogEntry } from "./executors/protocol.js";
+import { compareCodePoints, revisionOf } from "./json/canonical.js";
+import type { CapabilityEntry, LoadedProvider } from "./load.js";
+
+const ACYCLIC_KINDS = ["requires", "parent", "specializes"] as const;
+
+export interface Snapshot {
+  /** Loaded providers in source order. */
+  readonly providers: readonly LoadedProvider[];
+  readonly byId: ReadonlyMap<string, LoadedProvider>;
+  /** The configured scope (undefined: every loaded provider is in scope, [CG-SCOPE-1]). */
+  readonly scope: readonly string[] | undefined;
+  /** In-scope providers sorted by provider id. */
+  readonly scoped: readonly LoadedProvider[];
+  /** The graph revision over the in-scope providers ([CG-REV-2]). */
+  readonly revision: string;
+  /** Every in-scope capability in listing order ([CG-LIST-1]). */
+  readonly listing: readonly CapabilityEntry[];
+  /**
+   * The listing as match catalog entries ([CG-MATCH-1]), frozen so executors may cache per
+   * entry; built on the first match, since static queries never need it.
+   */
+  readonly catalog: () => readonly CatalogEntry[];
+}
+
+/** Whether a provider id is in scope: not excluded by a configured scope ([CG-SCOPE-1]). */
+export function inScope(snapshot: Snapshot, providerId: string): boolean {
+  return snapshot.scope === undefined || snapshot.scope.includes(providerId);
+}
+
+export function capabilityById(snapshot: Snapshot, fullId: string): CapabilityEntry | undefined {
+  const separator = fullId.indexOf("::");
+  if (separator < 0) return undefined;
+  return snapshot.byId.get(fullId.slice(0, separator))?.byLocalId.get(fullId.slice(separator + 2));
+}
+
+export type Assembly =
+  | { readonly ok: true; readonly snapshot: Snapshot }
+  | { readonly ok: false; readonly error: GraphError; readonly step: 5 | 6 | 7 | 8 };
+
+/** Steps 5 to 8 over providers loaded from every source, in source order. */
+export function assembleSnapshot(
+  providers: readonly LoadedProvider[],
+  config: HostConfig,
+): Assembly {
+  const byId = new Map<string, LoadedProvider>();
+  for (const provider of providers) {
+    if (byId.has(provider.providerId)) {
+      return {
+        ok: false,
+        step: 5,
+        error: pointerError(
+          "CG_CONFIG_INVALID",
+          "config",
+          `/providers/${provider.sourceIndex} repeats a providerId`,
+        ),
+      };
+    }
+    byId.set(provider.providerId, provider);
+  }
+  const total = providers.reduce((sum, provider) => sum + provider.capabilities.length, 0);
+  if (total > config.budgets.maxCapabilities) {
+    return { ok: false, step: 6, error: graphError("CG_CATALOG_TOO_LARGE", "load") };
+  }
+  if (hasAcyclicKindCycle(byId))
+    return { ok: false, step: 7, error: graphError("CG_RELATION_CYCLE", "load") };
+  for (const [index, providerId] of (config.scope ?? []).entries()) {
+    if (!byId.has(providerId)) {
+      return {
+        ok: false,
+        step: 8,
+        error: pointerError(
+          "CG_CONFIG_INVALID",
+          "config",
+          `/scope/providers/${index} names a provider that is not loaded`,
+        ),
+      };
+    }
+  }
+  const scope = config.scope;
+  const scopedProviders = [...byId.values()]
+    .filter((provider) => scope === undefined || scope.includes(provider.providerId))
+    .sort((left, right) => compareCodePoints(left.providerId, right.providerId));
+  const scoped = scopedProviders;
+  const listing = scoped.flatMap((provider) => provider.capabilities);
+  return {
+    ok: true,
+    snapshot: {
+      providers,
+      byId,
+      scope,
+      scoped,
+      revision: revisionOf(
+        Object.fromEntries(scoped.map((provider) => [provider.providerId, provider.revision])),
+      ),
+      listing,
+      catalog: memoize(() => listing.map(catalogEntryOf)),
+    },
+  };
+}
+
+/**
+ * A cycle of one acyclic kind among loaded capabilities ([CG-REL-2]): an iterative depth-first
+ * search per kind; a capability finished from anywhere is never searched again, and edges to
+ * targets that are not loaded are ignored.
+ */
+function hasAcyclicKindCycle(byId: ReadonlyMap<string, LoadedProvider>): boolean {
+  const lookup = (fullId: string) => {
+    const separator = fullId.indexOf("::");
+    return byId.get(fullId.slice(0, separator))?.byLocalId.get(fullId.slice(separator + 2));
+  };
+  for (const kind of ACYCLIC_KINDS) {
+    const state = new Map<string, "open" | "done">();
+    for (const provider of byId.values()) {
+      for (const start of provider.capabilities) {
+        if (state.has(start.id) || !start.relations.some((relation) => relation.kind === kind))
+          continue;
+        const stack: Array<{ capability: CapabilityEntry; next: number }> = [
+          { capability: start, next: 0 },
+        ];
+        state.set(start.id, "open");
+        while (stack.length > 0) {
+          const frame = stack.at(-1) as { capability: CapabilityEntry; next: number };
+          const relations = frame.capability.relations;
+          let pushed = false;
+          while (frame.next < relations.length) {
+            const relation = relations[frame.next] as { kind: string; target: string };
+            frame.next += 1;
+            if (relation.kind !== kind) continue;
+            const target = lookup(relation.target);
+            if (target === undefined) continue;
+            const seen = state.get(target.id);
+            if (seen === "open") return true;
+            if (seen === "done") continue;
+            state.set(target.id, "open");
+            stack.push({ capability: target, next: 0 });
+            pushed = true;
+            break;
+          }
+          if (!pushed) {
+            state.set(frame.capability.id, "done");
+            stack.pop();
+          }
+        }
+      }
+    }
+  }
+  return false;
+}
+
+function catalogEntryOf(capability: CapabilityEntry): CatalogEntry {
+  return Object.freeze({
+    id: capability.id,
+    providerId: capability.providerId,
+    name: capability.name,
+    description: capability.description,
+    tags: Object.freeze([...capability.tags]),
+    ...(capability.whenToUse === undefined ? {} : { whenToUse: capability.whenToUse }),
+  });
+}
+
+function memoize<T>(compute: () => T): () => T {
+  let value: { readonly computed: T } | undefined;
+  return () => {
+    value ??= { computed: compute() };
+    return value.computed;
+  };
+}

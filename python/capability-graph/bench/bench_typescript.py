@@ -34,7 +34,7 @@ from bench_surfaces import Server, alternate, median_ms, round_trips, timed_run
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 PACKAGE = ROOT / "typescript"
-CLI = PACKAGE / "dist" / "src" / "cli" / "main.js"
+CLI = PACKAGE / "dist" / "src" / "surfaces" / "cli" / "main.js"
 BARE_SERVER = PACKAGE / "bench" / "bare-mcp-server.mjs"
 OPEN_CHILD = PACKAGE / "bench" / "open-child.mjs"
 QUICKSTART = ROOT / "examples" / "quickstart" / "capability-graph.json"

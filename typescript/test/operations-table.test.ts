@@ -12,7 +12,7 @@ import { HANDLERS } from "../src/core/operations/index.js";
 import { packageRoot } from "./support.js";
 
 /** The modules of core/operations/ that are no operation's handler. */
-const SHARED = new Set(["index", "common", "requests"]);
+const SHARED = new Set(["index", "common", "requests", "handlers"]);
 
 const moduleName = (method: string) => method.replaceAll("_", "-");
 

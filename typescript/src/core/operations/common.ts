@@ -37,6 +37,9 @@ export type Handler<T extends ToolName> = (
   request: RequestOf<T>,
 ) => Promise<ResultOf<T>>;
 
+/** Every tool's handler, keyed by tool name; each entry typed by its own tool. */
+export type HandlerRecord = { readonly [T in ToolName]: Handler<T> };
+
 /**
  * The scope of every named provider, then the existence of every one ([CG-PREC-6],
  * [CG-PREC-7]); the first failing id in request order decides within each row.

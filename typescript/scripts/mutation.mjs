@@ -37,10 +37,19 @@ const CORE = { surfaces: ["sdk", "tool"], patterns: [] };
 const MAINTENANCE = { surfaces: ["cli"], patterns: ["cg.cli.*", "cg.seed.*"] };
 const DOCTOR = { surfaces: ["cli"], patterns: ["cg.cli.*doctor*", "cg.seed.*"] };
 const INSTALL = { surfaces: ["cli"], patterns: ["cg.cli.*mcp-*"] };
-// module -> the part of the suite that can see it; the same choices as python/capability-graph/scripts/mutation.py.
+// module -> the part of the suite that can see it; the same choices as
+// python/capability-graph/scripts/mutation.py.
 export const ORACLES = {
   "src/core/graph.ts": CORE,
+  // The operation handlers, one module each, and what runs around them (as Python's
+  // _core/operations package).
   "src/core/operations/common.ts": CORE,
+  "src/core/operations/requests.ts": CORE,
+  "src/core/operations/describe.ts": CORE,
+  "src/core/operations/list.ts": CORE,
+  "src/core/operations/resolve.ts": CORE,
+  "src/core/operations/match.ts": CORE,
+  "src/core/operations/read-document.ts": CORE,
   "src/core/snapshot.ts": CORE,
   "src/core/load.ts": CORE,
   "src/core/config.ts": CORE,
@@ -74,6 +83,8 @@ export const ORACLES = {
   // What init, mcp-install and mcp-uninstall share: the report, the options, atomic writes.
   "src/maintenance/report.ts": MAINTENANCE,
   "src/maintenance/mcp-install.ts": INSTALL,
+  "src/maintenance/client-files.ts": INSTALL,
+  "src/surfaces/cli/mcp-install.ts": INSTALL,
 };
 
 function parseArguments(argv) {

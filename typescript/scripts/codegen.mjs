@@ -287,7 +287,19 @@ function validatorModule(schemas) {
     "// @ts-nocheck\n" +
     `${[...imports.values()].join("\n")}\n` +
     `${code}\n` +
-    validatorTypes(Object.keys(exported))
+    validatorTypes(Object.keys(exported)) +
+    schemaValidators([...schemas.keys()])
+  );
+}
+
+// Each schema file's validator by file name, so that a new operation's request schema is checked
+// without a hand-written line.
+function schemaValidators(files) {
+  const entries = files.map((file) => `  ${JSON.stringify(file)}: validate${pascalName(file)},\n`);
+  return (
+    "\n/** The validator of each schema file, by file name. */\n" +
+    "export const SCHEMA_VALIDATORS: Readonly<Record<string, ContractValidator>> = {\n" +
+    `${entries.join("")}};\n`
   );
 }
 

@@ -12011,3 +12011,37 @@ export const VALIDATOR_NAMES = [
   "validateCapabilityId",
   "validateRelationKind"
 ] as const;
+
+/** The validator of each schema file, by file name. */
+export const SCHEMA_VALIDATORS: Readonly<Record<string, ContractValidator>> = {
+  "budgets.schema.json": validateBudgets,
+  "capability-detail.schema.json": validateCapabilityDetail,
+  "capability-summary.schema.json": validateCapabilitySummary,
+  "cli-error.schema.json": validateCliError,
+  "config.schema.json": validateConfig,
+  "context.schema.json": validateContext,
+  "definition.schema.json": validateDefinition,
+  "describe-request.schema.json": validateDescribeRequest,
+  "describe-result.schema.json": validateDescribeResult,
+  "document-metadata.schema.json": validateDocumentMetadata,
+  "enums.schema.json": validateEnums,
+  "error.schema.json": validateError,
+  "executor-output.schema.json": validateExecutorOutput,
+  "ids.schema.json": validateIds,
+  "list-request.schema.json": validateListRequest,
+  "list-result.schema.json": validateListResult,
+  "maintenance-report.schema.json": validateMaintenanceReport,
+  "match-candidate.schema.json": validateMatchCandidate,
+  "match-request.schema.json": validateMatchRequest,
+  "match-result.schema.json": validateMatchResult,
+  "mcp-tool-result.schema.json": validateMcpToolResult,
+  "read-document-request.schema.json": validateReadDocumentRequest,
+  "read-document-result.schema.json": validateReadDocumentResult,
+  "reload-request.schema.json": validateReloadRequest,
+  "reload-result.schema.json": validateReloadResult,
+  "resolve-request.schema.json": validateResolveRequest,
+  "resolve-result.schema.json": validateResolveResult,
+  "sdk-error.schema.json": validateSdkError,
+  "tool-outcome.schema.json": validateToolOutcome,
+  "tools.schema.json": validateTools,
+};

@@ -9,28 +9,15 @@ import {
   type ToolName,
 } from "../../_generated/operations.js";
 import {
-  type ContractValidator,
+  SCHEMA_VALIDATORS,
   validateContextKey,
   validateContextValue,
-  validateDescribeRequest,
-  validateListRequest,
-  validateMatchRequest,
-  validateReadDocumentRequest,
-  validateResolveRequest,
 } from "../../_generated/validators.js";
 import { type GraphError, pointerError } from "../errors.js";
 import type { ContextValue } from "../executors/protocol.js";
 import { firstPureFault, hasLoneSurrogate, isPlainObject } from "../json/pure.js";
 import { type JsonPath, parseJsonBytes, parseJsonText, REQUEST_TEXT } from "../json/text.js";
 import { pureFaultMessage, schemaFaultMessage, textFaultMessage } from "../schemas.js";
-
-const REQUEST_VALIDATORS: Readonly<Record<string, ContractValidator>> = {
-  "describe-request.schema.json": validateDescribeRequest,
-  "list-request.schema.json": validateListRequest,
-  "resolve-request.schema.json": validateResolveRequest,
-  "match-request.schema.json": validateMatchRequest,
-  "read-document-request.schema.json": validateReadDocumentRequest,
-};
 
 /** Rows "shape" of section 5.1: an object, the pure-JSON rules (not inside `context`), the request schema. */
 export function checkRequestShape<T extends ToolName>(
@@ -47,7 +34,7 @@ export function checkRequestShape<T extends ToolName>(
   });
   if (pure !== undefined)
     throw pointerError("CG_INPUT_INVALID", phase, pureFaultMessage(request, pure));
-  const validate = REQUEST_VALIDATORS[operation.request];
+  const validate = SCHEMA_VALIDATORS[operation.request];
   if (validate === undefined) throw new Error(`no validator for ${operation.request}`);
   if (!validate(request))
     throw pointerError(

@@ -4,7 +4,9 @@
 // The layout and the key are normative, so a cursor crosses implementations. The length is
 // checked before decoding and the MAC is verified before the payload is parsed.
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import { canonicalJson } from "./json/canonical.js";
+// Filters hold no lone surrogate (the pure-JSON rules refuse one first), so the code-point order
+// of compareCodePoints is the order of their code points.
+import { canonicalJson, compareCodePoints } from "./json/canonical.js";
 
 const MAC_BYTES = 16;
 const PAYLOAD_VERSION = 2;
@@ -26,7 +28,7 @@ export interface CursorFilters {
  * empty, `tags` [] when absent ([CG-CUR-5]).
  */
 export function filterKey(filters: CursorFilters): string {
-  const asSortedSet = (items: readonly string[]) => [...new Set(items)].sort(byCodePoint);
+  const asSortedSet = (items: readonly string[]) => [...new Set(items)].sort(compareCodePoints);
   const providers =
     filters.providers === undefined || filters.providers.length === 0
       ? null
@@ -36,17 +38,6 @@ export function filterKey(filters: CursorFilters): string {
     tags: asSortedSet(filters.tags ?? []),
   });
   return createHash("sha256").update(canonical).digest("hex").slice(0, 16);
-}
-
-/** Code point order (the default sort compares UTF-16 code units). */
-function byCodePoint(a: string, b: string): number {
-  const left = [...a];
-  const right = [...b];
-  for (let i = 0; i < Math.min(left.length, right.length); i++) {
-    const difference = (left[i]?.codePointAt(0) ?? 0) - (right[i]?.codePointAt(0) ?? 0);
-    if (difference !== 0) return difference;
-  }
-  return left.length - right.length;
 }
 
 /**

@@ -30,18 +30,11 @@ import {
 import { programArguments } from "./argv.js";
 import { CALL_SPEC, callCommand } from "./call.js";
 import { DOCTOR_SPEC, reportJson, reportText } from "./doctor.js";
-import { docsSite, EXPLAIN_SPEC, explain } from "./explain.js";
+import { EXPLAIN_SPEC, explainCommand } from "./explain.js";
 import { callTool, configPath, failure, Interrupt, openGraph } from "./graph.js";
 import { EXIT, Io, StreamFailure } from "./io.js";
+import { MCP_SPEC, mcpCommand } from "./mcp.js";
 import { GRAPH_COMMANDS, graphCommandSpec, RAW_OPTION, requestText, takesRaw } from "./requests.js";
-
-const MCP_SPEC: CommandSpec = {
-  name: "mcp",
-  help: "Serve the graph over MCP on stdin/stdout.",
-  options: [CONFIG_OPTION],
-  positionals: [],
-  examples: ["mcp --config graph/capability-graph.json"],
-};
 
 /** What a defect of this implementation prints, whatever it was ([CG-CLI-5]). */
 const DEFECT_LINE = `${PROGRAM}: internal error (a defect of this implementation)\n`;
@@ -157,39 +150,6 @@ async function doctorCommand(args: string[], io: Io): Promise<number> {
   await io.out(parsed.options.has("--json") ? reportJson(report) : reportText(report));
   if (report.configError !== undefined) await io.envelope(report.configError.toJSON());
   return report.status === "ok" ? EXIT.ok : EXIT.graphError;
-}
-
-async function explainCommand(args: string[], io: Io): Promise<number> {
-  const parsed = parseCommand(EXPLAIN_SPEC, args);
-  if (parsed.help) {
-    await io.out(commandHelp(EXPLAIN_SPEC));
-    return EXIT.ok;
-  }
-  const code = parsed.positionals.get("code")?.[0];
-  await io.out(explain(code, parsed.options.has("--json"), docsSite(process.env)));
-  return EXIT.ok;
-}
-
-async function mcpCommand(args: string[], io: Io): Promise<number> {
-  const parsed = parseCommand(MCP_SPEC, args);
-  if (parsed.help) {
-    await io.out(commandHelp(MCP_SPEC));
-    return EXIT.ok;
-  }
-  // A stdout closed when the server starts ends it at once with exit 74, before the configuration
-  // is read and whether or not a client ever asks anything ([CG-CLI-7]): the package's launcher
-  // leaves such a descriptor open read-only, where even an empty write fails.
-  await io.out("");
-  let graph: CapabilityGraph;
-  try {
-    graph = await openGraph(parsed);
-  } catch (error) {
-    // Nothing on stdout, the envelope on stderr, exit 1 ([CG-MCP-3]).
-    if (error instanceof GraphError) return failure(io, error);
-    throw error;
-  }
-  const { serveMcp } = await import("../mcp.js");
-  return serveMcp(graph, { stdin: io.stdin, stdout: io.stdout });
 }
 
 async function runMaintenance(

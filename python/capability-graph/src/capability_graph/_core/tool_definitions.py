@@ -13,20 +13,22 @@ from typing import Any
 
 from .schemas import load_schema
 
-__all__ = ["tool_definitions", "tool_names"]
+__all__ = ["tool_definitions", "tool_documents", "tool_names"]
 
 
 @cache
-def _tools() -> tuple[Mapping[str, Any], ...]:
+def tool_documents() -> tuple[Mapping[str, Any], ...]:
+    """The tools of the contract, read once and shared: never modify them (copy what you hand
+    out)."""
     document = load_schema("tools.json")
     return tuple(document["tools"])
 
 
 def tool_definitions() -> list[dict[str, Any]]:
     """The tools of the contract (a fresh deep copy: callers may modify it)."""
-    return [copy.deepcopy(dict(tool)) for tool in _tools()]
+    return [copy.deepcopy(dict(tool)) for tool in tool_documents()]
 
 
 def tool_names() -> tuple[str, ...]:
     """The names of the tools, in the contract's order."""
-    return tuple(tool["name"] for tool in _tools())
+    return tuple(tool["name"] for tool in tool_documents())

@@ -74,7 +74,7 @@ from .._core.json import (
 )
 from .._core.json.spans import member_spans
 from .._core.operations import invalid_arguments_text
-from .._core.tool_definitions import tool_definitions
+from .._core.tool_definitions import tool_definitions, tool_names
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -168,7 +168,7 @@ async def call_cancellably(graph: CapabilityGraph, name: str, arguments: Any) ->
 
 
 def _tool_names() -> frozenset[str]:
-    return frozenset(d["name"] for d in tool_definitions())
+    return frozenset(tool_names())
 
 
 _ARGUMENTS: Final = "/params/arguments"

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .._core.errors import GraphError
-from .._core.tool_definitions import tool_definitions, tool_names
+from .._core.tool_definitions import tool_definitions, tool_documents, tool_names
 
 if TYPE_CHECKING:
     # The function-calling forms are typed as the official SDKs' own parameter types, so that
@@ -112,7 +112,7 @@ class _Exports:
         OpenAI delivers a call's arguments as JSON text: pass ``json.loads(arguments)`` to
         ``call`` (text that is not JSON is the caller's protocol problem, not a tool input).
         """
-        return [_openai(tool) for tool in tool_definitions()]
+        return [_openai(tool) for tool in tool_documents()]
 
     def openai_responses_tools(self) -> list[OpenAIResponsesTool]:
         """The tools in the OpenAI Responses API format:
@@ -123,7 +123,7 @@ class _Exports:
         pass ``json.loads(arguments)`` to ``call`` and answer with a ``function_call_output``
         item carrying the same ``call_id``.
         """
-        return [_openai_responses(tool) for tool in tool_definitions()]
+        return [_openai_responses(tool) for tool in tool_documents()]
 
     def anthropic_tools(self) -> list[AnthropicTool]:
         """The tools in the Anthropic Messages format: ``{"name", "description", "input_schema"}``,
@@ -131,7 +131,7 @@ class _Exports:
 
         A ``tool_use`` block's ``input`` is passed to ``call`` as it is.
         """
-        return [_anthropic(tool) for tool in tool_definitions()]
+        return [_anthropic(tool) for tool in tool_documents()]
 
 
 class ToolAdapter(_Exports):

@@ -23,13 +23,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol, runtime_checkable
 
-from ..._generated.defaults import DEFAULT_BUDGETS, MAX_TIMEOUT_MS, MODEL_TIMEOUT_MS
+from ..._generated.defaults import DEFAULT_BUDGETS, MODEL_TIMEOUT_MS
 
 __all__ = [
     "DEFAULT_MAX_OUTPUT_BYTES",
     "DEFAULT_TIMEOUT_MS",
-    "EXECUTOR_NAMES",
-    "MAX_TIMEOUT_MS",
     "Executor",
     "MatchJob",
     "build_executor",
@@ -41,10 +39,6 @@ __all__ = [
 DEFAULT_TIMEOUT_MS: Final = MODEL_TIMEOUT_MS
 #: The default of ``budgets.maxModelOutputBytes``.
 DEFAULT_MAX_OUTPUT_BYTES: Final = DEFAULT_BUDGETS["maxModelOutputBytes"]
-
-#: The built-in executors, by the name ``model.executor`` gives (their modules are imported by
-#: :func:`..lazy.executor_class` when one is built).
-EXECUTOR_NAMES: Final = ("scripted", "lexical", "openai", "codex")
 
 
 _SAFE_NAME: Final = re.compile(r"[a-z][a-z0-9._-]{0,63}")  # ids.schema.json#/$defs/ExecutorName

@@ -65,7 +65,6 @@ _AUTH_TEXT: Final = re.compile(
     r"log ?in|logged|auth|unauthori[sz]ed|\b401\b|\b403\b|api[ _-]?key|credential", re.I
 )
 _CONTEXT_TEXT: Final = re.compile(r"context[ _-]?(length|window)|maximum context", re.I)
-_MODEL_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}")
 
 
 def _error(code: ErrorCode, action: NextAction | None = None) -> GraphError:

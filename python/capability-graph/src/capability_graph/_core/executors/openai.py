@@ -39,16 +39,8 @@ __all__ = ["OpenAICompatExecutor"]
 
 T = TypeVar("T")
 
-_ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
-# config.schema.json#/$defs/BaseUrl and OpenAIExecutorConfig.model, verbatim.
-_BASE_URL: Final = re.compile(
-    r"[hH][tT][tT][pP][sS]?://(?:[^\x00-\x20\x7f-\x9f/?#@\\\[\]:]+|\[[0-9A-Fa-f:.]+\])"
-    r"(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?"
-    r"(?:/[^\x00-\x20\x7f-\x9f?#]*)?"
-)
 # An API key goes into an HTTP header: only visible ASCII can be sent unchanged (executors.md 9).
 _HEADER_SAFE_KEY: Final = re.compile(r"[\x21-\x7e]+")
-_MODEL_NAME: Final = re.compile(r"[^\x00-\x1f\x7f-\x9f]+")
 # The HTTP body around the answer (JSON escaping, ids, usage) may exceed the answer itself.
 _TRANSPORT_FACTOR: Final = 4
 _TRANSPORT_SLACK: Final = 65_536

@@ -25,8 +25,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from ..._generated.taxonomy import ErrorCode, Phase
+from ..errors import GraphError
 from . import MatchJob
-from .config import config_error
 
 __all__ = ["ScriptedExecutor", "ScriptedExecutorError"]
 
@@ -97,7 +98,11 @@ def _step(value: Mapping[str, Any], where: str, depth: int) -> _Step:
     # The one rule of the model section that no JSON Schema can say: how deep ``then`` nests
     # (a recursive reference has no depth bound), with its message ([CG-MSG-18]).
     if depth > MAX_NESTING:
-        raise config_error(f"{where} nests sleepMs steps more than {MAX_NESTING} deep")
+        raise GraphError(
+            ErrorCode.CG_CONFIG_INVALID,
+            Phase.CONFIG,
+            f"{where} nests sleepMs steps more than {MAX_NESTING} deep",
+        )
     if "return" in value:
         return _Step("return", copy.deepcopy(value["return"]))
     if "raise" in value:

@@ -24,9 +24,9 @@ def dump_bytes(value: Any) -> bytes:
     """The compact serialization (spec/capability-graph/spec/01-conventions.md): UTF-8, no
     whitespace, members in the order the value holds them, RFC 8785 escapes and numbers.
 
-    A lone surrogate, which orjson refuses, is written as its six-byte ``\\uXXXX`` escape with
-    lowercase hex: only the size check of a request meets one (CG-BUD-1), before the pure-JSON
-    rules refuse it.
+    A lone surrogate, which orjson refuses, is written as its six-byte ``\\u`` escape with
+    lowercase hex (``\\ud800``): only the size check of a request meets one (CG-BUD-1), before the
+    pure-JSON rules refuse it.
     """
     if type(value) is float:
         return _ecmascript_number(value).encode("ascii")

@@ -48,10 +48,11 @@ from generate.base import GenerationError, Repo, Step
 from generate.blocking import BLOCKING
 from generate.defaults import DEFAULTS
 from generate.lexical_unicode import LEXICAL_UNICODE
-from generate.models import MODELS, TYPEDDICTS
+from generate.models import MODELS
 from generate.operations import HANDLERS, OPERATIONS, TOOLS
 from generate.registry import ENUMS, TAXONOMY
 from generate.validators import VALIDATORS
+from generate.views import VIEWS
 
 
 def _docs(repo: Repo) -> dict[Path, str]:
@@ -69,7 +70,7 @@ def _docs_owned(repo: Repo) -> list[Path]:
 STEPS: tuple[Step, ...] = (
     ENUMS,
     MODELS,
-    TYPEDDICTS,
+    VIEWS,
     TOOLS,
     TAXONOMY,
     OPERATIONS,

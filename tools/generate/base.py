@@ -76,10 +76,6 @@ class Repo:
         return self.generated / "models"
 
     @property
-    def typeddicts(self) -> Path:
-        return self.generated / "typeddicts"
-
-    @property
     def validators(self) -> Path:
         return self.generated / "validators"
 

@@ -3,7 +3,7 @@ public type and back (``test_public_types.py`` runs the suite's ``sdk`` surface 
 
 A ``call`` that returns goes through the public type of its operation's result (the generated
 type the operation table names, which the SDK methods return: a model, validated and dumped, or
-for resolve a ``TypedDict``, validated by a ``TypeAdapter``), and ``reload`` through
+for resolve a view, every attribute read back into its JSON form), and ``reload`` through
 ``ReloadResult``. The observation reported is the JSON form the public type gives back, so every
 vector's expectations are checked against it; a JSON text that differs by one byte from the
 core's is reported as a failure of the step. Each checked result adds a line to the file named
@@ -17,12 +17,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import MISSING, BaseModel, TypeAdapter
 
 import capability_graph
 from capability_graph import ReloadResult
 from capability_graph._core.json import dumps
 from capability_graph._generated.operations import OPERATION_TABLE
+from capability_graph._testing import ContractView
 
 sys.path.insert(0, sys.argv[1])  # the folder of the reference driver
 import python_reference_driver as reference
@@ -40,7 +41,9 @@ def through_public_type(kind: str, value: Any) -> dict[str, Any]:
     public_type = PUBLIC_TYPES[kind]
     if isinstance(public_type, type) and issubclass(public_type, BaseModel):
         back = public_type.model_validate(value).to_json()
-    else:  # a union of models (reload) or a TypedDict (resolve)
+    elif isinstance(public_type, type) and issubclass(public_type, ContractView):
+        back = read_whole(public_type(value))
+    else:  # a union of models (reload)
         adapter: TypeAdapter[Any] = TypeAdapter(public_type)
         back = adapter.dump_python(adapter.validate_python(value), mode="json", by_alias=True)
     if dumps(back) != dumps(value):
@@ -48,6 +51,17 @@ def through_public_type(kind: str, value: Any) -> dict[str, Any]:
     with Path(os.environ["CG_ROUNDTRIP_LOG"]).open("a", encoding="utf-8") as log:
         log.write(f"{kind}\n")
     return reference.returned(back)
+
+
+def read_whole(value: Any) -> Any:
+    """Every attribute of a view, read as a user reads it, back in its JSON form."""
+    if isinstance(value, list):
+        return [read_whole(item) for item in value]
+    if not isinstance(value, ContractView):
+        return value
+    names, keys = type(value)._members
+    read = {key: read_whole(getattr(value, name)) for name, key in zip(names, keys, strict=True)}
+    return {key: member for key, member in read.items() if member is not MISSING}
 
 
 class RoundTripDriver(reference.Driver):

@@ -64,4 +64,4 @@ async def main() -> None:
 asyncio.run(main())
 with BlockingCapabilityGraph.open(CONFIG) as blocking:
     resolved = blocking.resolve(ids=["acme::route.validation"])
-    print("blocking", resolved["status"], resolved["capabilities"][0]["providerId"])
+    print("blocking", resolved.status, resolved.capabilities[0].provider_id)

@@ -49,7 +49,7 @@ def test_a_second_resolve_returns_the_untouched_detail() -> None:
         first = graph.call("resolve_capabilities", {"ids": ["acme::a"]})["capabilities"][0]
         with pytest.raises(TypeError):
             first["tags"].append("x")
-        assert graph.resolve(ids=["acme::a"])["capabilities"][0]["tags"] == ["t"]
+        assert graph.resolve(ids=["acme::a"]).capabilities[0].tags == ["t"]
 
 
 def test_deepcopy_gives_a_plain_mutable_copy(detail: Any) -> None:

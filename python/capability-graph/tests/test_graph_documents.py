@@ -242,7 +242,7 @@ def test_a_byte_order_mark_and_upper_case_suffixes_are_kept_as_they_are(tmp_path
     path.write_text(json.dumps({"providers": [{"path": "acme.json"}]}), encoding="utf-8")
     with BlockingCapabilityGraph.open(path) as graph:
         read = graph.read_document(capability_id="acme::a", document_id="bom").to_json()
-        detail = graph.resolve(ids=["acme::a"])["capabilities"][0]
+        detail = graph.resolve(ids=["acme::a"]).to_json()["capabilities"][0]
     assert read["text"] == "\ufeff# Title\r\n"
     assert (read["bytes"], read["sha256"]) == (len(body), hashlib.sha256(body).hexdigest())
     assert [(d["id"], d["mediaType"]) for d in detail["documents"]] == [

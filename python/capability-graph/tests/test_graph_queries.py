@@ -253,7 +253,7 @@ def test_unknown_tool_is_input_invalid_in_phase_query(graph: BlockingCapabilityG
 def test_resolve_depth_one_follows_every_kind_and_reports_edges(
     graph: BlockingCapabilityGraph,
 ) -> None:
-    result = graph.resolve(ids=["acme::route.validation"])
+    result = graph.resolve(ids=["acme::route.validation"]).to_json()
     assert [c["id"] for c in result["capabilities"]] == [
         "acme::route.validation", "acme::schema.request", "billing::invoice.create",
     ]  # fmt: skip
@@ -268,7 +268,7 @@ def test_resolve_depth_one_follows_every_kind_and_reports_edges(
 def test_resolve_detail_carries_document_metadata_without_paths(
     graph: BlockingCapabilityGraph,
 ) -> None:
-    result = graph.resolve(ids=["acme::route.validation"], relations={"depth": 0})
+    result = graph.resolve(ids=["acme::route.validation"], relations={"depth": 0}).to_json()
     detail = result["capabilities"][0]
     assert detail["documents"] == [
         {
@@ -299,7 +299,7 @@ def test_resolve_reaching_a_provider_out_of_scope_is_partial_not_an_error(
 ) -> None:
     result = graph.resolve(
         ids=["acme::route.validation"], relations={"kinds": ["requires"], "depth": 8}
-    )
+    ).to_json()
     assert result["status"] == "partial"
     assert result["unresolved"] == [
         {
@@ -317,7 +317,7 @@ def test_resolve_reaching_a_provider_out_of_scope_is_partial_not_an_error(
 def test_resolve_reaching_a_provider_not_loaded_is_partial() -> None:
     definition = provider("acme", capability("a", relations=[rel("requires", "ghost::x")]))
     with BlockingCapabilityGraph.open(inline(definition)) as graph:
-        assert graph.resolve(ids=["acme::a"])["unresolved"] == [
+        assert graph.resolve(ids=["acme::a"]).to_json()["unresolved"] == [
             {
                 "from": "acme::a",
                 "kind": "requires",
@@ -330,11 +330,13 @@ def test_resolve_reaching_a_provider_not_loaded_is_partial() -> None:
 def test_resolve_reaching_a_missing_capability_of_a_loaded_provider_is_partial() -> None:
     acme = provider("acme", capability("a", relations=[rel("requires", "billing::gone")]))
     with BlockingCapabilityGraph.open(inline(acme, BILLING)) as graph:
-        assert graph.resolve(ids=["acme::a"])["unresolved"][0]["reason"] == "capability_not_found"
+        assert graph.resolve(ids=["acme::a"]).unresolved[0].reason == "capability_not_found"
 
 
 def test_resolve_depth_zero_returns_only_the_roots(graph: BlockingCapabilityGraph) -> None:
-    result = graph.resolve(ids=["acme::route.validation", "acme::orphan"], relations={"depth": 0})
+    result = graph.resolve(
+        ids=["acme::route.validation", "acme::orphan"], relations={"depth": 0}
+    ).to_json()
     assert [c["id"] for c in result["capabilities"]] == ["acme::route.validation", "acme::orphan"]
     assert result["edges"] == []
 

@@ -91,7 +91,7 @@ def test_reload_failing_a_cross_provider_rule_publishes_nothing(sources: Path) -
         result = graph.reload()
         assert result.ok is False
         assert {p.error.code for p in result.providers} == {"CG_RELATION_CYCLE"}
-        assert graph.resolve(ids=["acme::a"])["capabilities"][0]["relations"] == []
+        assert graph.resolve(ids=["acme::a"]).capabilities[0].relations == []
 
 
 def test_reload_of_named_providers_rereads_only_them(sources: Path) -> None:

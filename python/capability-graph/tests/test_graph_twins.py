@@ -86,7 +86,7 @@ def test_list(graph: Any) -> None:
 
 
 def test_resolve(graph: Any) -> None:
-    assert graph.resolve(ids=["acme::b"])["status"] == "ok"
+    assert graph.resolve(ids=["acme::b"]).status == "ok"
 
 
 def test_match(graph: Any) -> None:

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from pydantic import TypeAdapter, ValidationError
+from pydantic import MISSING
 
 import capability_graph
 from capability_graph import (
@@ -63,28 +63,37 @@ def test_every_sdk_model_result_gives_back_the_json_that_call_returns() -> None:
         assert dumps(public.model_dump(mode="json", by_alias=True)) == dumps(json_result)
 
 
-def test_resolve_returns_the_json_result_that_call_returns() -> None:
+def test_resolve_gives_back_the_json_result_that_call_returns() -> None:
     with BlockingCapabilityGraph.open(CONFIG) as graph:
         typed = graph.resolve(ids=["acme::a"], relations={"depth": 2})
         json_result = graph.call(
             "resolve_capabilities", {"ids": ["acme::a"], "relations": {"depth": 2}}
         )
-    assert dumps(typed) == dumps(json_result)
-    assert typed["capabilities"][0]["providerId"] == "acme"
+    assert isinstance(typed, ResolveResult)
+    assert dumps(typed.to_json()) == dumps(json_result)
 
 
-def test_the_resolve_result_type_is_closed_and_typed_for_a_validator() -> None:
-    # The TypedDicts are generated closed (no other keys) with the schema's member types, so
-    # a validator built from them refuses what the schema refuses.
+def test_resolve_is_read_with_the_attributes_of_every_other_result() -> None:
+    with BlockingCapabilityGraph.open(CONFIG) as graph:
+        result = graph.resolve(ids=["acme::a"], relations={"depth": 2})
+    first = result.capabilities[0]
+    assert (first.id, first.provider_id, first.relations[0].kind) == ("acme::a", "acme", "requires")
+    assert first.when_to_use is MISSING
+    assert (result.edges[0].from_, result.edges[0].to) == ("acme::a", "acme::b")
+
+
+def test_a_resolve_view_is_read_only_and_its_json_form_a_copy() -> None:
     with BlockingCapabilityGraph.open(CONFIG) as graph:
         result = graph.resolve(ids=["acme::c"])
-    adapter: TypeAdapter[ResolveResult] = TypeAdapter(ResolveResult)
-    assert adapter.validate_python(result) == result
-    with pytest.raises(ValidationError, match="extra_forbidden"):
-        adapter.validate_python({**result, "extra": 1})
-    detail = {**result["capabilities"][0], "providerId": 5}
-    with pytest.raises(ValidationError, match="string_type"):
-        adapter.validate_python({**result, "capabilities": [detail]})
+        again = graph.resolve(ids=["acme::c"])
+    with pytest.raises(AttributeError):
+        result.status = "partial"  # type: ignore[misc]
+    copy = result.to_json()
+    copy["capabilities"].clear()
+    assert len(result.capabilities) == 1
+    assert result == again
+    assert repr(result).startswith("ResolveResult(status='ok', revision='r:")
+    assert repr(result).endswith("capabilities=[1 item], edges=[0 items], unresolved=[0 items])")
 
 
 def test_attributes_are_snake_case_and_the_json_form_camel_case() -> None:
@@ -169,8 +178,8 @@ def test_resolve_accepts_a_relation_traversal_as_its_json_form() -> None:
         as_dict = graph.resolve(ids=["acme::a"], relations={"depth": 2})
         kinds = graph.resolve(ids=["acme::a"], relations=RelationTraversal(kinds=["related"]))
     assert typed == as_dict
-    assert [c["id"] for c in typed["capabilities"]] == ["acme::a", "acme::b", "acme::c"]
-    assert [c["id"] for c in kinds["capabilities"]] == ["acme::a"]
+    assert [c.id for c in typed.capabilities] == ["acme::a", "acme::b", "acme::c"]
+    assert [c.id for c in kinds.capabilities] == ["acme::a"]
 
 
 def test_a_misspelled_relation_option_in_a_dict_is_input_invalid() -> None:
@@ -188,16 +197,16 @@ from capability_graph import BlockingCapabilityGraph, RelationTraversal
 
 with BlockingCapabilityGraph.open({"providers": []}) as graph:
     result = graph.resolve(ids=["acme::a"], relations=RelationTraversal(dept=2))
-    print(result["capabilities"][0]["providerId"], result["capabilities"][0]["provider_id"])
+    print(result.capabilities[0].provider_id, result.capabilities[0].providerId)
     page = graph.list()
     print(page.items[0].provider_id, page.items[0].providerId)
-    result["capabilities"][0]["tags"].append("x")
+    result.status = "partial"
     print(graph.resolve(ids=["acme::a"], relations=RelationTraversal(kinds=["requires"])))
 """
 
 
 @pytest.mark.slow
-def test_mypy_strict_catches_a_misspelled_option_key_attribute_and_a_write_to_a_shared_list(
+def test_mypy_strict_catches_a_misspelled_option_an_attribute_and_a_write_to_a_result(
     tmp_path: Path,
 ) -> None:
     script = tmp_path / "user.py"
@@ -216,9 +225,9 @@ def test_mypy_strict_catches_a_misspelled_option_key_attribute_and_a_write_to_a_
     assert errors == [
         'Unexpected keyword argument "dept" for "RelationTraversal"; did you mean "depth"?  '
         "[call-arg]",
-        'TypedDict "CapabilityDetail" has no key "provider_id"  [typeddict-item]',
+        '"CapabilityDetail" has no attribute "providerId"; maybe "provider_id"?  [attr-defined]',
         '"CapabilitySummary" has no attribute "providerId"; maybe "provider_id"?  [attr-defined]',
-        '"Sequence[str]" has no attribute "append"  [attr-defined]',
+        'Property "status" defined in "ResolveResult" is read-only  [misc]',
     ]  # and a relation kind is its string, as in the JSON form
 
 
@@ -237,7 +246,7 @@ def test_async_resolve_returns_what_the_blocking_twin_returns() -> None:
 #: imports, each with its reason.
 UNIMPORTED_ALLOWED: dict[str, str] = {}
 #: The packages of generated types, checked here.
-TYPE_PACKAGES = ("models", "typeddicts")
+TYPE_PACKAGES = ("models",)
 
 
 def _imported_types(tree: ast.Module) -> set[str]:
@@ -255,7 +264,7 @@ def _imported_types(tree: ast.Module) -> set[str]:
             isinstance(target, ast.Name) and target.id == "_LAZY_MODELS" for target in node.targets
         ):
             value = ast.literal_eval(node.value)
-            found.update(value.values())
+            found.update(module for module in value.values() if "." in module)
     return found
 
 
@@ -300,46 +309,23 @@ def _undescribed_fields(path: Path) -> list[str]:
     generator writes a property's schema ``description`` as the docstring under the field)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     missing = []
-    for position, node in enumerate(tree.body):
-        if _is_functional_typeddict(node):
-            # Name = TypedDict("Name", {"from": ...}): its docstring describes each key.
-            after = tree.body[position + 1] if position + 1 < len(tree.body) else None
-            text = _docstring(after)
-            assert isinstance(node, ast.Assign)
-            assert isinstance(node.value, ast.Call)
-            name, members = node.targets[0], node.value.args[1]
-            assert isinstance(name, ast.Name)
-            assert isinstance(members, ast.Dict)
-            keys = [key.value for key in members.keys if isinstance(key, ast.Constant)]
-            missing += [f"{name.id}.{key}" for key in keys if f"- ``{key}``: " not in text]
-            continue
+    for node in tree.body:
         if not isinstance(node, ast.ClassDef):
             continue
         body = node.body
         for index, statement in enumerate(body):
+            if isinstance(statement, ast.FunctionDef):  # a view's property
+                if not _docstring(statement.body[0]).strip():
+                    missing.append(f"{node.name}.{statement.name}")
+                continue
             if not isinstance(statement, ast.AnnAssign) or not isinstance(
                 statement.target, ast.Name
             ):
                 continue
             after = body[index + 1] if index + 1 < len(body) else None
-            described = (
-                isinstance(after, ast.Expr)
-                and isinstance(after.value, ast.Constant)
-                and isinstance(after.value.value, str)
-                and after.value.value.strip() != ""
-            )
-            if not described:
+            if not _docstring(after).strip():
                 missing.append(f"{node.name}.{statement.target.id}")
     return missing
-
-
-def _is_functional_typeddict(node: ast.stmt) -> bool:
-    return (
-        isinstance(node, ast.Assign)
-        and isinstance(node.value, ast.Call)
-        and isinstance(node.value.func, ast.Name)
-        and node.value.func.id == "TypedDict"
-    )
 
 
 def _docstring(node: ast.stmt | None) -> str:
@@ -356,8 +342,7 @@ def test_every_field_of_the_public_models_has_a_description() -> None:
     public = capability_graph._core.results._LAZY_MODELS  # the table of public models
     missing = []
     for module in sorted(set(public.values())):
-        package, _, name = module.partition(".")
-        missing += _undescribed_fields(GENERATED / package / f"{name}.py")
+        missing += _undescribed_fields(GENERATED / f"{module.replace('.', '/')}.py")
     assert missing == []
 
 

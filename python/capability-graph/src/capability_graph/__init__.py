@@ -71,18 +71,17 @@ if TYPE_CHECKING:
         ReloadSucceeded,
     )
     from ._generated.models.resolve_request import RelationTraversal
-    from ._generated.typeddicts.capability_detail import CapabilityDetail, Relation
-    from ._generated.typeddicts.document_metadata import (
+    from ._generated.views import (
+        CapabilityDetail,
         DocumentMetadata,
-        FileDocumentMetadata,
-        UrlDocumentMetadata,
-    )
-    from ._generated.typeddicts.resolve_result import (
         Edge,
+        FileDocumentMetadata,
+        Relation,
         ResolveResult,
         ResolveStatus,
         UnresolvedReason,
         UnresolvedRelation,
+        UrlDocumentMetadata,
     )
 
 

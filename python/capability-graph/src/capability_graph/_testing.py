@@ -12,6 +12,7 @@ from __future__ import annotations
 from ._core.documents import DocumentRoot, read_document_file
 from ._core.executors import MatchJob
 from ._core.executors.lexical import tokenize
+from ._core.model import ContractView
 from ._core.results import _LAZY_MODELS as LAZY_MODELS
 from ._core.schemas import contract_files, load_schema
 from ._generated.taxonomy import NEXT_ACTION_TEXT, PHASE_TEXT, REGISTRY
@@ -29,6 +30,7 @@ __all__ = [
     "NEXT_ACTION_TEXT",
     "PHASE_TEXT",
     "REGISTRY",
+    "ContractView",
     "DocumentRoot",
     "MatchJob",
     "contract_files",

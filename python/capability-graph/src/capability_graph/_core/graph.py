@@ -25,7 +25,7 @@ import os
 from collections.abc import Coroutine, Generator, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
 
 from .._generated.taxonomy import ErrorCode, Phase
 from . import results as public
@@ -285,21 +285,18 @@ class CapabilityGraph:
         asks (a [RelationTraversal][capability_graph.RelationTraversal], or its JSON form
         ``{"depth", "kinds"}``); unknown targets are listed in ``unresolved``.
 
-        The result is the JSON result itself (as ``call`` returns it), typed by
-        [ResolveResult][capability_graph.ResolveResult] and the other ``TypedDict``s generated
-        from its schema: keys are the JSON names (``result["capabilities"][0]["providerId"]``).
-        A closure holds thousands of objects, which models would cost many times the resolve to
-        build. The capabilities are shared with the graph and read-only (``copy.deepcopy`` gives
-        a mutable copy).
+        The result reads like every other result (``result.capabilities[0].provider_id``,
+        ``to_json()``), but is a read-only view over the JSON result
+        ([ResolveResult][capability_graph.ResolveResult]), built in constant time: a closure
+        holds thousands of objects, which models would cost many times the resolve to validate.
         """
         arguments = _request(ids=ids, relations=relations)
-        result = await self.call(TOOL_OF_METHOD["resolve"], arguments)
-        return cast("ResolveResult", result)
+        return public.ResolveResult(await self.call(TOOL_OF_METHOD["resolve"], arguments))
 
     async def match(
         self,
-        *,
         request: str,
+        *,
         context: Mapping[str, Any] | None = None,
         providers: Strings | None = None,
         limit: int | None = None,

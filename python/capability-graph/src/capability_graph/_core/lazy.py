@@ -22,7 +22,7 @@ __all__ = ["executor_class", "generated_module"]
 
 def generated_module(name: str) -> ModuleType:
     """The generated module ``_generated/<name>.py`` of the public types (``models.config``,
-    ``typeddicts.resolve_result``, ...)."""
+    ``views``, ...)."""
     module: ModuleType
     match name:
         case "models.budgets":
@@ -51,12 +51,8 @@ def generated_module(name: str) -> ModuleType:
             from .._generated.models import reload_result as module
         case "models.resolve_request":
             from .._generated.models import resolve_request as module
-        case "typeddicts.capability_detail":
-            from .._generated.typeddicts import capability_detail as module
-        case "typeddicts.document_metadata":
-            from .._generated.typeddicts import document_metadata as module
-        case "typeddicts.resolve_result":
-            from .._generated.typeddicts import resolve_result as module
+        case "views":
+            from .._generated import views as module
         case _:
             raise LookupError(f"no generated module {name!r}")
     return module

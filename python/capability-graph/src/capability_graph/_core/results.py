@@ -4,9 +4,10 @@ accepts, the host configuration and provider definitions -- all generated from
 
 - the Pydantic models of ``_generated/models`` (see ``model.ContractModel``): snake_case
   attributes, the JSON form from ``to_json()``;
-- the ``TypedDict``s of ``_generated/typeddicts`` for the resolve result and every object in it:
-  ``resolve`` returns the JSON result as it is (camelCase keys), because validating its thousands
-  of objects into models would cost many times the resolve itself.
+- the read-only views of ``_generated/views.py`` (see ``model.ContractView``) for the resolve
+  result and every object in it: the same attributes and ``to_json()``, built over the JSON
+  result in constant time, because validating its thousands of objects into models would cost
+  many times the resolve itself.
 
 They are imported on first use (``results.ListResult``, through :mod:`.lazy`), not with this
 module: importing the models imports Pydantic, which the JSON path (``call``, used by the CLI
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from .._generated.models.read_document_result import ReadDocumentResult
     from .._generated.models.reload_result import ReloadResult
     from .._generated.models.resolve_request import RelationTraversal
-    from .._generated.typeddicts.resolve_result import ResolveResult
+    from .._generated.views import ResolveResult
 
 __all__ = [
     "DescribeResult",
@@ -47,20 +48,20 @@ __all__ = [
 _LAZY_MODELS = {
     "Budgets": "models.budgets",
     "Capability": "models.definition",
-    "CapabilityDetail": "typeddicts.capability_detail",
+    "CapabilityDetail": "views",
     "CapabilitySummary": "models.capability_summary",
     "CodexExecutorConfig": "models.config",
     "DocumentBodies": "models.config",
     "DocumentBodiesMode": "models.config",
     "DescribeResult": "models.describe_result",
     "DocumentDeclaration": "models.definition",
-    "DocumentMetadata": "typeddicts.document_metadata",
+    "DocumentMetadata": "views",
     "DocumentPolicy": "models.config",
-    "Edge": "typeddicts.resolve_result",
+    "Edge": "views",
     "EffectiveBudgets": "models.budgets",
     "ErrorObject": "models.error",
     "FileDocumentDeclaration": "models.definition",
-    "FileDocumentMetadata": "typeddicts.document_metadata",
+    "FileDocumentMetadata": "views",
     "FileProviderSource": "models.config",
     "HostConfig": "models.config",
     "InlineProviderSource": "models.config",
@@ -81,15 +82,15 @@ _LAZY_MODELS = {
     "ProviderReloaded": "models.reload_result",
     "ProviderSource": "models.config",
     "ReadDocumentResult": "models.read_document_result",
-    "Relation": "typeddicts.capability_detail",
+    "Relation": "views",
     "RelationDeclaration": "models.definition",
     "RelationKind": "models.definition",
     "RelationTraversal": "models.resolve_request",
     "ReloadFailed": "models.reload_result",
     "ReloadResult": "models.reload_result",
     "ReloadSucceeded": "models.reload_result",
-    "ResolveResult": "typeddicts.resolve_result",
-    "ResolveStatus": "typeddicts.resolve_result",
+    "ResolveResult": "views",
+    "ResolveStatus": "views",
     "Scope": "models.config",
     "ScriptedExecutorConfig": "models.config",
     "ScriptedRaise": "models.config",
@@ -98,10 +99,10 @@ _LAZY_MODELS = {
     "ScriptedReturnStep": "models.config",
     "ScriptedSleepStep": "models.config",
     "ScriptedStep": "models.config",
-    "UnresolvedReason": "typeddicts.resolve_result",
-    "UnresolvedRelation": "typeddicts.resolve_result",
+    "UnresolvedReason": "views",
+    "UnresolvedRelation": "views",
     "UrlDocumentDeclaration": "models.definition",
-    "UrlDocumentMetadata": "typeddicts.document_metadata",
+    "UrlDocumentMetadata": "views",
 }
 
 

@@ -83,12 +83,10 @@ class BlockingCapabilityGraph(BlockingGraphRunner):
         asks (a [RelationTraversal][capability_graph.RelationTraversal], or its JSON form
         ``{"depth", "kinds"}``); unknown targets are listed in ``unresolved``.
 
-        The result is the JSON result itself (as ``call`` returns it), typed by
-        [ResolveResult][capability_graph.ResolveResult] and the other ``TypedDict``s generated
-        from its schema: keys are the JSON names (``result["capabilities"][0]["providerId"]``).
-        A closure holds thousands of objects, which models would cost many times the resolve to
-        build. The capabilities are shared with the graph and read-only (``copy.deepcopy`` gives
-        a mutable copy).
+        The result reads like every other result (``result.capabilities[0].provider_id``,
+        ``to_json()``), but is a read-only view over the JSON result
+        ([ResolveResult][capability_graph.ResolveResult]), built in constant time: a closure
+        holds thousands of objects, which models would cost many times the resolve to validate.
 
         The blocking form of [CapabilityGraph.resolve][capability_graph.CapabilityGraph.resolve].
         """
@@ -96,8 +94,8 @@ class BlockingCapabilityGraph(BlockingGraphRunner):
 
     def match(
         self,
-        *,
         request: str,
+        *,
         context: Mapping[str, Any] | None = None,
         providers: Strings | None = None,
         limit: int | None = None,
@@ -113,7 +111,7 @@ class BlockingCapabilityGraph(BlockingGraphRunner):
 
         The blocking form of [CapabilityGraph.match][capability_graph.CapabilityGraph.match].
         """
-        return self._run(lambda: self._graph.match(request=request, context=context, providers=providers, limit=limit, timeout_ms=timeout_ms, cancel=cancel))
+        return self._run(lambda: self._graph.match(request, context=context, providers=providers, limit=limit, timeout_ms=timeout_ms, cancel=cancel))
 
     def read_document(
         self,

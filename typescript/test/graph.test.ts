@@ -347,3 +347,20 @@ test("Symbol.asyncDispose closes the graph, as close() does (await using)", asyn
   assert.equal((error as { code: string }).code, "CG_GRAPH_CLOSED");
   await graph[Symbol.asyncDispose](); // idempotent, as close() is
 });
+
+test("match takes the request text alone, never as JSON text", async () => {
+  const graph = await CapabilityGraph.open({
+    providers: [{ definition: ACME }],
+    model: { executor: "lexical" },
+  });
+  try {
+    const byText = await graph.match("validate input tomorrow");
+    const byObject = await graph.match({ request: "validate input tomorrow" });
+    assert.deepEqual(byText, byObject);
+    assert.equal(byText.status, "matched");
+    const jsonLooking = '{"request": "validate"}';
+    assert.deepEqual(await graph.match(jsonLooking), await graph.match({ request: jsonLooking }));
+  } finally {
+    await graph.close();
+  }
+});

@@ -2,7 +2,7 @@
 SDKs, as their documentation shows, and runs the tool calls the models ask for.
 
 The typing session checks it with ``mypy --strict`` against the SDKs' own parameter types
-(``tools=adapter.openai_tools()`` and its two siblings must need no cast), and
+(``tools=adapter.openai_chat_tools()`` and its two siblings must need no cast), and
 ``test_adapter_sdks.py`` runs it: each SDK sends its request to an in-process transport that
 records the ``tools`` the SDK serialized and answers with one tool call, which the program runs
 through the adapter. It prints one line per API.
@@ -114,7 +114,7 @@ async def main() -> None:
         adapter = ToolAdapter(graph)
         sent: list[Any] = []
         chat = openai.OpenAI(api_key="k", http_client=http_client(CHAT_ANSWER, sent))
-        tools = adapter.openai_tools()
+        tools = adapter.openai_chat_tools()
         completion = chat.chat.completions.create(
             model="m", messages=[{"role": "user", "content": "what can you do?"}], tools=tools
         )

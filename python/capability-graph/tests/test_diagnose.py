@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from capability_graph import BlockingCapabilityGraph, GraphError, Report, diagnose
+from capability_graph import BlockingCapabilityGraph, Check, GraphError, Report, diagnose
 from capability_graph_testing.common import capability, inline, provider
 
 GOOD = provider("acme", capability("a"))
@@ -20,7 +20,7 @@ CYCLE = provider(
 
 
 def failed(report: Report) -> list[tuple[str, str]]:
-    return [(c["id"], c["message"]) for c in report.checks if c["status"] == "fail"]
+    return [(c.id, c.message) for c in report.checks if c.status == "fail"]
 
 
 def test_a_missing_source_and_a_bad_inline_source_are_both_reported(tmp_path: Path) -> None:
@@ -33,7 +33,7 @@ def test_a_missing_source_and_a_bad_inline_source_are_both_reported(tmp_path: Pa
 
 
 def listed(report: Report) -> list[tuple[str, str]]:
-    return [(c["id"], c["status"]) for c in report.checks]
+    return [(c.id, c.status) for c in report.checks]
 
 
 def test_every_check_is_listed_in_one_order_after_a_source_fails(tmp_path: Path) -> None:
@@ -55,7 +55,7 @@ def test_every_check_is_listed_in_one_order_after_a_source_fails(tmp_path: Path)
         ("open", "skip"),
     ]
     # [CG-MAINT-16]: an inline source without documentRoot cannot serve a path document.
-    assert "notes::a/d CG_DOCUMENT_ROOT_REQUIRED" in report.checks[5]["message"]
+    assert "notes::a/d CG_DOCUMENT_ROOT_REQUIRED" in report.checks[5].message
 
 
 def test_an_invalid_configuration_lists_only_config_and_sources() -> None:
@@ -126,6 +126,4 @@ def test_it_can_be_called_while_an_event_loop_runs(monkeypatch: pytest.MonkeyPat
 
     report = asyncio.run(main())
     assert report.status == "ok"
-    assert {"id": "executor", "status": "ok", "message": "The openai executor is configured"} in (
-        report.checks
-    )
+    assert Check("executor", "ok", "The openai executor is configured") in report.checks

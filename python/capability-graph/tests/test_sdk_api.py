@@ -51,6 +51,7 @@ def test_public_api_is_pinned() -> None:
         "CapabilityDetail",
         "CapabilityGraph",
         "CapabilitySummary",
+        "Check",
         "CodexExecutorConfig",
         "DescribeResult",
         "DocumentBodies",
@@ -113,7 +114,11 @@ def test_public_api_is_pinned() -> None:
         "UnresolvedRelation",
         "UrlDocumentDeclaration",
         "UrlDocumentMetadata",
+        "anthropic_tools",
         "diagnose",
+        "openai_chat_tools",
+        "openai_responses_tools",
+        "tool_definitions",
     ]
     for name in capability_graph.__all__:
         assert getattr(capability_graph, name) is not None

@@ -26,7 +26,7 @@ SDK_TYPES: dict[str, Any] = {
     "anthropic": ToolParam,
 }
 EXPORTS: dict[str, Callable[[BlockingToolAdapter], list[dict[str, Any]]]] = {
-    "chat_completions": BlockingToolAdapter.openai_tools,
+    "chat_completions": BlockingToolAdapter.openai_chat_tools,
     "responses": BlockingToolAdapter.openai_responses_tools,
     "anthropic": BlockingToolAdapter.anthropic_tools,
 }
@@ -46,7 +46,7 @@ def adapter() -> Any:
 def test_chat_completions_export_is_the_openai_sdk_chat_completion_tool_param(
     adapter: BlockingToolAdapter,
 ) -> None:
-    exported = adapter.openai_tools()
+    exported = adapter.openai_chat_tools()
     assert sdk_validator(ChatCompletionToolParam).validate_python(exported) == exported
 
 

@@ -68,7 +68,7 @@ def test_tools_are_fresh_copies(adapter: BlockingToolAdapter) -> None:
 
 
 def test_openai_export_is_chat_completions_function_tools(adapter: BlockingToolAdapter) -> None:
-    exported = adapter.openai_tools()
+    exported = adapter.openai_chat_tools()
     assert exported == [
         {
             "type": "function",
@@ -81,7 +81,7 @@ def test_openai_export_is_chat_completions_function_tools(adapter: BlockingToolA
         for tool in TOOLS
     ]
     exported[0]["function"]["parameters"]["type"] = "mutated"
-    assert adapter.openai_tools()[0]["function"]["parameters"]["type"] == "object"
+    assert adapter.openai_chat_tools()[0]["function"]["parameters"]["type"] == "object"
 
 
 def test_openai_responses_export_is_responses_function_tools(adapter: BlockingToolAdapter) -> None:
@@ -124,14 +124,14 @@ def test_async_and_blocking_adapters_export_the_same(adapter: BlockingToolAdapte
             tools = ToolAdapter(graph)
             return (
                 tools.tools,
-                tools.openai_tools(),
+                tools.openai_chat_tools(),
                 tools.openai_responses_tools(),
                 tools.anthropic_tools(),
             )
 
     assert asyncio.run(exports()) == (
         adapter.tools,
-        adapter.openai_tools(),
+        adapter.openai_chat_tools(),
         adapter.openai_responses_tools(),
         adapter.anthropic_tools(),
     )

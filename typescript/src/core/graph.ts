@@ -149,8 +149,14 @@ export class CapabilityGraph {
     return this.#invoke(SDK_TOOLS.resolve, request);
   }
 
-  async match(request: MatchRequest, options?: CallOptions): Promise<MatchResult> {
-    return this.#invoke(SDK_TOOLS.match, request, options);
+  /**
+   * Ask the model executor which capabilities fit a request in natural language: the match
+   * request object, or the request text alone (`graph.match("validate the body")`, as Python's
+   * `graph.match("validate the body")`). Unlike `call`, a string here is never JSON text.
+   */
+  async match(request: MatchRequest | string, options?: CallOptions): Promise<MatchResult> {
+    const asked = typeof request === "string" ? { request } : request;
+    return this.#invoke(SDK_TOOLS.match, asked, options);
   }
 
   async readDocument(request: ReadDocumentRequest): Promise<ReadDocumentResult> {

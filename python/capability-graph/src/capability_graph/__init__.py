@@ -18,9 +18,16 @@ from ._core.graph import CapabilityGraph, GraphOpening
 from ._core.results import _LAZY_MODELS
 from ._generated.taxonomy import CONTRACT_VERSION, ErrorCode, NextAction, Phase
 from ._maintenance.diagnose import diagnose
-from ._maintenance.report import Report
+from ._maintenance.report import Check, Report
 from ._surfaces.sdk.blocking_graph import BlockingCapabilityGraph
-from ._surfaces.tools import BlockingToolAdapter, ToolAdapter
+from ._surfaces.tools import (
+    BlockingToolAdapter,
+    ToolAdapter,
+    anthropic_tools,
+    openai_chat_tools,
+    openai_responses_tools,
+    tool_definitions,
+)
 
 if TYPE_CHECKING:
     from ._generated.models.budgets import Budgets, EffectiveBudgets
@@ -108,6 +115,7 @@ __all__ = [
     "CapabilityDetail",
     "CapabilityGraph",
     "CapabilitySummary",
+    "Check",
     "CodexExecutorConfig",
     "DescribeResult",
     "DocumentBodies",
@@ -170,7 +178,11 @@ __all__ = [
     "UnresolvedRelation",
     "UrlDocumentDeclaration",
     "UrlDocumentMetadata",
+    "anthropic_tools",
     "diagnose",
+    "openai_chat_tools",
+    "openai_responses_tools",
+    "tool_definitions",
 ]
 
 

@@ -12,7 +12,7 @@ from typing import Any, Final, Literal
 
 from .._core.errors import GraphError
 
-__all__ = ["CheckStatus", "Report", "ReportStatus", "counted", "safe_text"]
+__all__ = ["Check", "CheckStatus", "Report", "ReportStatus", "counted", "safe_text"]
 
 CheckStatus = Literal["ok", "warn", "fail", "skip"]
 ReportStatus = Literal["planned", "ok", "conflict", "failed"]
@@ -31,13 +31,28 @@ def counted(number: int, singular: str, plural: str | None = None) -> str:
     return f"{number} {singular if number == 1 else plural or singular + 's'}"
 
 
+@dataclass(frozen=True)
+class Check:
+    """One check of a [Report][capability_graph.Report]: its id (``config``, ``source.0``, ...),
+    its status and a message (one line of printable text)."""
+
+    id: str
+    status: CheckStatus
+    message: str
+
+    def to_json(self) -> dict[str, str]:
+        """The check's JSON form in the ``maintenance-report``: ``{"id", "status", "message"}``."""
+        return {"id": self.id, "status": self.status, "message": self.message}
+
+
 @dataclass
 class Report:
-    """A list of checks (``ok``, ``warn``, ``fail`` or ``skip``, each with a message), warnings
-    and an overall ``status``; ``to_json()`` is its ``maintenance-report`` form."""
+    """A list of [checks][capability_graph.Check] (``ok``, ``warn``, ``fail`` or ``skip``, each
+    with a message), warnings and an overall ``status``; ``to_json()`` is its
+    ``maintenance-report`` form."""
 
     status: ReportStatus = "ok"
-    checks: list[dict[str, str]] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     #: Next steps for a person (``hint:`` lines of the text report; not part of ``--json``).
     hints: list[str] = field(default_factory=list)
@@ -48,7 +63,7 @@ class Report:
 
     def check(self, check_id: str, status: CheckStatus, message: str) -> None:
         """Record a check: its id, its status and a message (one line of printable text)."""
-        self.checks.append({"id": check_id, "status": status, "message": safe_text(message)})
+        self.checks.append(Check(check_id, status, safe_text(message)))
 
     def warn(self, message: str) -> None:
         """Record a warning (one line of printable text)."""
@@ -60,8 +75,9 @@ class Report:
 
     def failed(self) -> bool:
         """True when a check failed."""
-        return any(c["status"] == "fail" for c in self.checks)
+        return any(check.status == "fail" for check in self.checks)
 
     def to_json(self) -> dict[str, Any]:
         """The ``maintenance-report`` JSON: ``{"status", "checks", "warnings"}``."""
-        return {"status": self.status, "checks": self.checks, "warnings": self.warnings}
+        checks = [check.to_json() for check in self.checks]
+        return {"status": self.status, "checks": checks, "warnings": list(self.warnings)}

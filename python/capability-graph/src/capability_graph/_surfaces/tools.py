@@ -28,9 +28,9 @@ from .._core.tool_definitions import tool_definitions, tool_documents, tool_name
 
 if TYPE_CHECKING:
     # The function-calling forms are typed as the official SDKs' own parameter types, so that
-    # ``tools=adapter.openai_tools()`` passes ``mypy --strict`` (a TypedDict of our own would have
-    # to repeat every key of the SDK's, and break with each SDK release that adds one). Only the
-    # type checker imports them: without the SDK installed, the forms are typed ``Any``.
+    # ``tools=adapter.openai_chat_tools()`` passes ``mypy --strict`` (a TypedDict of our own
+    # would have to repeat every key of the SDK's, and break with each SDK release that adds
+    # one). Only the type checker imports them: without the SDK installed, they are ``Any``.
     from anthropic.types import ToolParam as AnthropicTool
     from openai.types.chat import ChatCompletionFunctionToolParam as OpenAIChatTool
     from openai.types.responses import FunctionToolParam as OpenAIResponsesTool
@@ -38,7 +38,15 @@ if TYPE_CHECKING:
     from .._core.cancel import CancelToken
     from .._core.graph import CapabilityGraph
 
-__all__ = ["BlockingToolAdapter", "ToolAdapter", "tool_definitions", "tool_names"]
+__all__ = [
+    "BlockingToolAdapter",
+    "ToolAdapter",
+    "anthropic_tools",
+    "openai_chat_tools",
+    "openai_responses_tools",
+    "tool_definitions",
+    "tool_names",
+]
 
 
 class BlockingGraph(Protocol):
@@ -95,8 +103,40 @@ def _failure(error: GraphError) -> dict[str, Any]:
     return {"ok": False, "error": error.to_json()}
 
 
+def openai_chat_tools() -> list[OpenAIChatTool]:
+    """The tools in the OpenAI Chat Completions format:
+    ``{"type": "function", "function": {"name", "description", "parameters"}}``, typed as the
+    openai SDK's ``ChatCompletionFunctionToolParam`` (pass them as ``tools=``).
+
+    OpenAI delivers a call's arguments as JSON text: pass it to ``call`` as it is.
+    """
+    return [_openai(tool) for tool in tool_documents()]
+
+
+def openai_responses_tools() -> list[OpenAIResponsesTool]:
+    """The tools in the OpenAI Responses API format:
+    ``{"type": "function", "name", "description", "parameters", "strict": false}``, typed as
+    the openai SDK's ``FunctionToolParam``.
+
+    A ``function_call`` output item's ``arguments`` is JSON text, as in Chat Completions: pass it
+    to ``call`` as it is and answer with a ``function_call_output`` item carrying the same
+    ``call_id``.
+    """
+    return [_openai_responses(tool) for tool in tool_documents()]
+
+
+def anthropic_tools() -> list[AnthropicTool]:
+    """The tools in the Anthropic Messages format: ``{"name", "description", "input_schema"}``,
+    typed as the anthropic SDK's ``ToolParam``.
+
+    A ``tool_use`` block's ``input`` is passed to ``call`` as it is.
+    """
+    return [_anthropic(tool) for tool in tool_documents()]
+
+
 class _Exports:
-    """The tool lists, shared by both adapters."""
+    """The tool lists, shared by both adapters (the same as the module's functions, which need
+    no graph)."""
 
     @property
     def tools(self) -> list[dict[str, Any]]:
@@ -104,34 +144,20 @@ class _Exports:
         ``annotations`` (a fresh copy on each access)."""
         return tool_definitions()
 
-    def openai_tools(self) -> list[OpenAIChatTool]:
-        """The tools in the OpenAI Chat Completions format:
-        ``{"type": "function", "function": {"name", "description", "parameters"}}``, typed as the
-        openai SDK's ``ChatCompletionFunctionToolParam`` (pass them as ``tools=``).
-
-        OpenAI delivers a call's arguments as JSON text: pass ``json.loads(arguments)`` to
-        ``call`` (text that is not JSON is the caller's protocol problem, not a tool input).
-        """
-        return [_openai(tool) for tool in tool_documents()]
+    def openai_chat_tools(self) -> list[OpenAIChatTool]:
+        """The tools in the OpenAI Chat Completions format (see
+        [openai_chat_tools][capability_graph.openai_chat_tools])."""
+        return openai_chat_tools()
 
     def openai_responses_tools(self) -> list[OpenAIResponsesTool]:
-        """The tools in the OpenAI Responses API format:
-        ``{"type": "function", "name", "description", "parameters", "strict": false}``, typed as
-        the openai SDK's ``FunctionToolParam``.
-
-        A ``function_call`` output item's ``arguments`` is JSON text, as in Chat Completions:
-        pass ``json.loads(arguments)`` to ``call`` and answer with a ``function_call_output``
-        item carrying the same ``call_id``.
-        """
-        return [_openai_responses(tool) for tool in tool_documents()]
+        """The tools in the OpenAI Responses API format (see
+        [openai_responses_tools][capability_graph.openai_responses_tools])."""
+        return openai_responses_tools()
 
     def anthropic_tools(self) -> list[AnthropicTool]:
-        """The tools in the Anthropic Messages format: ``{"name", "description", "input_schema"}``,
-        typed as the anthropic SDK's ``ToolParam``.
-
-        A ``tool_use`` block's ``input`` is passed to ``call`` as it is.
-        """
-        return [_anthropic(tool) for tool in tool_documents()]
+        """The tools in the Anthropic Messages format (see
+        [anthropic_tools][capability_graph.anthropic_tools])."""
+        return anthropic_tools()
 
 
 class ToolAdapter(_Exports):

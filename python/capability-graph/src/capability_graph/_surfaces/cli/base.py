@@ -177,7 +177,7 @@ def write_report(command: str, report: Report, stdout: TextIO, *, as_json: bool)
         stdout.write(dumps(report.to_json()) + "\n")
     else:
         lines = [f"{PROG} {command}: {report.status}"]
-        lines += [f"  [{_MARKS[c['status']]}] {c['id']}: {c['message']}" for c in report.checks]
+        lines += [f"  [{_MARKS[c.status]}] {c.id}: {c.message}" for c in report.checks]
         lines += [f"  warning: {w}" for w in report.warnings]
         lines += [f"  hint: {h}" for h in report.hints]
         stdout.write("\n".join(lines) + "\n")

@@ -29,9 +29,9 @@ const provider = (providerId: string, documents: unknown[] = []) => ({
 
 async function report(configPath: string) {
   const result = await diagnose(configPath);
-  const { configError, ...json } = result;
+  const { error, ...json } = result;
   assert.ok(validateMaintenanceReport(json), "the report is a valid MaintenanceReport");
-  return { ...json, configError: configError?.toJSON() };
+  return { ...json, error: error?.toJSON() };
 }
 
 test("an unreadable configuration fails the config check, names the cause for the host and carries the unreadable error", async () => {
@@ -46,7 +46,7 @@ test("an unreadable configuration fails the config check, names the cause for th
     result.checks.slice(1).map((check) => check.status),
     ["skip"],
   );
-  assert.deepEqual(result.configError, {
+  assert.deepEqual(result.error, {
     code: "CG_CONFIG_INVALID",
     phase: "config",
     message: "Cannot read a valid bounded JSON configuration file",
@@ -75,7 +75,7 @@ test("every source is checked even after one fails, and the checks that cannot r
       ["open", "skip"],
     ],
   );
-  assert.equal(result.configError, undefined);
+  assert.equal(result.error, undefined);
 });
 
 test("a declared document that cannot be read fails its documents check", async () => {

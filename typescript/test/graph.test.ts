@@ -364,3 +364,11 @@ test("match takes the request text alone, never as JSON text", async () => {
     await graph.close();
   }
 });
+
+test("closed is false while open and true once close() was called", async () => {
+  const graph = await CapabilityGraph.open({ providers: [{ definition: ACME }] });
+  assert.equal(graph.closed, false);
+  const closing = graph.close();
+  assert.equal(graph.closed, true);
+  await closing;
+});

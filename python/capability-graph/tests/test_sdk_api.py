@@ -52,6 +52,7 @@ def test_public_api_is_pinned() -> None:
         "CapabilityGraph",
         "CapabilitySummary",
         "Check",
+        "CheckStatus",
         "CodexExecutorConfig",
         "DescribeResult",
         "DocumentBodies",

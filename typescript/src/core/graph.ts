@@ -383,6 +383,11 @@ export class CapabilityGraph {
     };
   }
 
+  /** True once `close()` was called (Python's `closed`). */
+  get closed(): boolean {
+    return this.#closed !== undefined;
+  }
+
   /**
    * Close the graph ([CG-LIFE-8], [CG-LIFE-9]): idempotent, never throws. Running matches end with
    * CG_GRAPH_CLOSED once their executor stopped; then the executor is released.

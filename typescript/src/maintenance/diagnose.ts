@@ -26,7 +26,7 @@ export interface DiagnosticsReport {
    * Set when the configuration could not be read at all ([CG-MAINT-10]): the error the CLI writes
    * as its envelope on stderr (CG_CONFIG_INVALID, `unreadable` message).
    */
-  configError?: GraphError;
+  error?: GraphError;
 }
 
 export interface DiagnosticsOptions {
@@ -70,11 +70,11 @@ export async function diagnose(
   const warnings: string[] = [];
   const add = (id: string, status: CheckStatus, message: string) =>
     checks.push({ id, status, message: reportText(message) });
-  const finish = (configError?: GraphError): DiagnosticsReport => ({
+  const finish = (error?: GraphError): DiagnosticsReport => ({
     status: checks.some((check) => check.status === "fail") ? "failed" : "ok",
     checks,
     warnings: warnings.map(reportText),
-    ...(configError === undefined ? {} : { configError }),
+    ...(error === undefined ? {} : { error }),
   });
 
   // A path is read as open reads it; an object is judged as it is ([CG-MAINT-1]).

@@ -18,7 +18,7 @@ from ._core.graph import CapabilityGraph, GraphOpening
 from ._core.results import _LAZY_MODELS
 from ._generated.taxonomy import CONTRACT_VERSION, ErrorCode, NextAction, Phase
 from ._maintenance.diagnose import diagnose
-from ._maintenance.report import Check, Report
+from ._maintenance.report import Check, CheckStatus, Report
 from ._surfaces.sdk.blocking_graph import BlockingCapabilityGraph
 from ._surfaces.tools import (
     BlockingToolAdapter,
@@ -116,6 +116,7 @@ __all__ = [
     "CapabilityGraph",
     "CapabilitySummary",
     "Check",
+    "CheckStatus",
     "CodexExecutorConfig",
     "DescribeResult",
     "DocumentBodies",

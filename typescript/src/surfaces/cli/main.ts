@@ -148,7 +148,7 @@ async function doctorCommand(args: string[], io: Io): Promise<number> {
   const { diagnose } = await import("../../maintenance/diagnose.js");
   const report = await diagnose(configPath(parsed), { cwd: process.cwd() });
   await io.out(parsed.options.has("--json") ? reportJson(report) : reportText(report));
-  if (report.configError !== undefined) await io.envelope(report.configError.toJSON());
+  if (report.error !== undefined) await io.envelope(report.error.toJSON());
   return report.status === "ok" ? EXIT.ok : EXIT.graphError;
 }
 

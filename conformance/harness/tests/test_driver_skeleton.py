@@ -127,6 +127,11 @@ def test_the_skeleton_answers_each_line_with_one_line_of_the_protocol(schemas: S
     ]
 
 
+def test_the_implementers_page_includes_the_skeleton_rather_than_a_copy() -> None:
+    page = (REPO / "docs" / "implementers.md").read_text(encoding="utf-8")
+    assert '--8<-- "conformance/implementations/driver_skeleton.py"' in page
+
+
 # -- the harness on the skeleton -------------------------------------------------------------------
 
 

@@ -208,6 +208,8 @@ def typing(session: nox.Session) -> None:
         "python/capability-graph/src/capability_graph",
         "conformance/harness/src/capability_graph_conformance",
         "conformance/implementations/python_reference_driver.py",
+        # the driver an implementer copies: plain Python, strict too
+        "conformance/implementations/driver_skeleton.py",
         # a user's program on the public API: it must type-check strictly too
         "python/capability-graph/tests/sdk_user_script.py",
         # the Tool Adapter's exports handed to the openai and anthropic SDKs, no cast

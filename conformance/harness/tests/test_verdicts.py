@@ -13,7 +13,7 @@ import pytest
 from capability_graph_conformance.baseline import BaselineOutcome
 from capability_graph_conformance.cases import CaseResult
 from capability_graph_conformance.manifest import Manifest
-from capability_graph_conformance.reports import surface_verdicts, verdict_text
+from capability_graph_conformance.reports import driver_self_report, surface_verdicts, verdict_text
 from capability_graph_conformance.runner import RunOptions, run_suite
 from capability_graph_conformance.schemas import SchemaSet
 from capability_graph_conformance.suite import Suite, Vector
@@ -179,6 +179,58 @@ def test_an_implementation_without_mcp_is_not_certified_on_mcp_in_any_format(
         "--strict",
     )
     assert status == 1
+
+
+#: What the summary and the console say when the driver's self-report is not the manifest's.
+FAKE_SELF_REPORT = (
+    "The driver reports itself as fake-none 0 (Python); this report names the implementation as "
+    "its manifest does."
+)
+
+
+@pytest.mark.slow
+def test_every_format_names_the_implementation_by_its_manifest_not_the_drivers_self_report(
+    harness: Any, fixture_suite_root: Path, tmp_path: Path, no_mcp_manifest: Path
+) -> None:
+    """The manifest says fake-without-mcp; its driver (the fake's) says fake-none of itself."""
+    reports = tmp_path / "reports"
+    status, out, _ = harness(
+        "run", "--suite-root", str(fixture_suite_root), "--no-progress", "--report-dir",
+        str(reports), "-i", str(no_mcp_manifest), "-k", "cg.query.capability-not-found",
+        "--write-baseline", str(tmp_path / "baseline.json"),
+    )  # fmt: skip
+    assert status == 0
+    report = json.loads((reports / "report.json").read_text(encoding="utf-8"))
+    assert {k: v for k, v in report["implementation"].items() if k != "driver"} == {
+        "name": "fake-without-mcp",
+        "language": "Python",
+        "version": "0",
+    }
+    assert report["implementation"]["driver"]["implementation"] == {
+        "name": "fake-none",
+        "language": "Python",
+        "version": "0",
+    }
+    summary = (reports / "summary.md").read_text(encoding="utf-8").splitlines()
+    assert summary[0] == "# Conformance: fake-without-mcp 0 (Python)"
+    assert summary[3:6] == ["", FAKE_SELF_REPORT, ""]
+    assert "\n# Conformance: fake-without-mcp 0 (Python)\n" in out  # after "wrote 0 ..."
+    assert f"\n{FAKE_SELF_REPORT}\n" in out
+    junit = ET.fromstring((reports / "junit.xml").read_text(encoding="utf-8"))
+    assert junit.get("name") == "cg-conformance fake-without-mcp"
+    html = (reports / "matrix.html").read_text(encoding="utf-8")
+    assert "<title>Conformance matrix: fake-without-mcp</title>" in html
+    baseline = json.loads((tmp_path / "baseline.json").read_text(encoding="utf-8"))
+    assert baseline["implementation"] == "fake-without-mcp"
+
+
+def test_the_drivers_self_report_is_a_line_only_when_it_is_not_the_manifests() -> None:
+    manifest = {"name": "fake-without-mcp", "language": "Python", "version": "0"}
+    told = {"name": "fake-none", "language": "Python", "version": "0"}
+    started = {"type": "started", "protocol": "1.1", "implementation": told, "surfaces": ["sdk"]}
+    assert driver_self_report({**manifest, "driver": started}) == FAKE_SELF_REPORT
+    assert driver_self_report({**told, "driver": started}) == ""  # the same: nothing to say
+    assert driver_self_report(manifest) == ""  # no driver (a CLI-only manifest)
 
 
 @pytest.mark.slow

@@ -27,6 +27,7 @@ from .suite import SURFACES, Suite
 __all__ = [
     "add_report_arguments",
     "build_report",
+    "driver_self_report",
     "html_matrix",
     "junit_xml",
     "markdown_summary",
@@ -287,6 +288,9 @@ def markdown_summary(report: dict[str, Any]) -> str:
         f"driver protocol {suite['driverProtocol']}, {report['durationMs'] / 1000:.1f} s",
         "",
     ]
+    note = driver_self_report(impl)
+    if note:
+        lines += [note, ""]
     if report["reasons"]:
         lines += [f"- {reason}" for reason in report["reasons"]] + [""]
     lines += [
@@ -311,6 +315,23 @@ def markdown_summary(report: dict[str, Any]) -> str:
             reason = str(case.get("reason", "")).replace("|", "\\|").replace("\n", " ")[:300]
             lines.append(f"| `{case['vector']}` | {case['surface']} | {outcome} | {reason} |")
     return "\n".join(lines) + "\n"
+
+
+def driver_self_report(implementation: dict[str, Any]) -> str:
+    """A line on what the driver says of itself in ``started``, when that is not what the
+    manifest says (the report names the implementation by its manifest); else ""."""
+    started = implementation.get("driver")
+    told = started.get("implementation") if isinstance(started, dict) else None
+    if not isinstance(told, dict):
+        return ""
+    keys = ("name", "version", "language")
+    if all(told.get(k) == implementation.get(k) for k in keys):
+        return ""
+    name, version, language = (told.get(k) for k in keys)
+    return (
+        f"The driver reports itself as {name} {version} ({language}); this report names the "
+        "implementation as its manifest does."
+    )
 
 
 def _surface_label(entry: dict[str, Any]) -> str:

@@ -80,13 +80,9 @@ async def _start_driver(session: RunSession) -> tuple[DriverClient | None, str]:
     except DriverError as error:
         await driver.kill()
         return None, f"{error}"
-    info = started.get("implementation", {})
-    session.implementation = {
-        "name": info.get("name", manifest.name),
-        "language": info.get("language", manifest.language),
-        "version": info.get("version", manifest.version),
-        "driver": started,
-    }
+    # The report names the implementation by its manifest (what the user wrote); the driver's
+    # own 'started' message is kept beside it, as its self-report.
+    session.implementation["driver"] = started
     return driver, ""
 
 

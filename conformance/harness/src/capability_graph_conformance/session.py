@@ -59,7 +59,8 @@ class RunSession:
     options: RunOptions
     vectors: list[Vector]
     progress: Progress = _no_progress
-    #: What the report names: the manifest's, then what the driver says of itself.
+    #: What the report names: the manifest's name, language and version, always; once a driver
+    #: has started, ``driver`` holds its ``started`` message (its self-report).
     implementation: dict[str, Any] = field(init=False)
     slots: asyncio.Semaphore = field(init=False)
     stopped: bool = field(default=False, init=False)  # --exit-first: a case failed, start no other

@@ -195,3 +195,21 @@ def test_the_contents_check_rejects_a_wheel_without_license_or_py_typed(
 def test_the_contents_check_rejects_another_license_text(tmp_path: Path) -> None:
     with pytest.raises(check_dists.Failure, match="LICENSE differs from the repository's"):
         check_dists.check_wheel(wheel(tmp_path, license_text=b"MIT License\n"), FLOWCAST)
+
+
+# A link or image on a package index page resolves against the index, not the repository: a
+# relative one is a dead link there.
+_LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)[^)]*\)|<(https?://[^>]+)>")
+
+
+@pytest.mark.parametrize("dist", DISTRIBUTIONS, ids=lambda d: d.name)
+def test_every_long_description_links_absolutely_and_says_how_to_use_it(
+    dist: check_dists.Distribution,
+) -> None:
+    readme_name = project(dist)["project"]["readme"]
+    text = (ROOT / dist.folder / readme_name).read_text(encoding="utf-8")
+    targets = [a or b for a, b in _LINK.findall(text)]
+    relative = [t for t in targets if not t.startswith(("https://", "http://", "#", "mailto:"))]
+    assert relative == []
+    assert "```sh\npip install " in text  # the first command a user types
+    assert len(text.splitlines()) >= 15  # a page, not a line

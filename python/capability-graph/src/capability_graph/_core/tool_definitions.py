@@ -25,7 +25,8 @@ def tool_documents() -> tuple[Mapping[str, Any], ...]:
 
 
 def tool_definitions() -> list[dict[str, Any]]:
-    """The tools of the contract (a fresh deep copy: callers may modify it)."""
+    """The tools of the contract (`tools.json`): `name`, `title`, `description`, `inputSchema`,
+    `outputSchema`, `annotations` (a fresh deep copy: callers may modify it)."""
     return [copy.deepcopy(dict(tool)) for tool in tool_documents()]
 
 

@@ -36,13 +36,13 @@ def _install_test_support(session: nox.Session) -> None:
     session.install("--editable", "./python/capability-graph-testing")
 
 
-def _npm(session: nox.Session, *steps: tuple[str, ...]) -> None:
-    """In typescript/: ``npm ci``, then ``npm STEP...`` for each step. Node 20+ and npm must be on
+def _npm(session: nox.Session, *steps: tuple[str, ...], folder: str = "typescript") -> None:
+    """In ``folder``: ``npm ci``, then ``npm STEP...`` for each step. Node 20+ and npm must be on
     PATH: the session never installs them."""
     for program in ("node", "npm"):
         if shutil.which(program) is None:
             session.error(f"the {session.name} session needs {program} (Node 20 or later) on PATH")
-    with session.chdir("typescript"):
+    with session.chdir(folder):
         session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
         for step in steps:
             session.run("npm", *step, external=True)
@@ -249,7 +249,10 @@ def demo(session: nox.Session) -> None:
 @nox.session(default=False)
 def docs(session: nox.Session) -> None:
     """Build the site strictly (generated pages in sync, the conformance verdicts from a run of
-    the suite against both implementations), then open it in headless Chromium."""
+    the suite against both implementations, the CJK web font installed from npm in
+    tools/site-font and shipped with the site), then open it in headless Chromium (console
+    errors, the Chinese text drawn with the shipped font, search). Needs Node 20+ and npm on
+    PATH. Arguments go to tools/check_site.py (e.g. --screenshot FILE)."""
     _install_packages(session)
     session.install("./conformance/harness")  # the requirement coverage page
     session.install(*_group("docs"))
@@ -257,6 +260,9 @@ def docs(session: nox.Session) -> None:
     # The conformance page's verdicts and matrices come from a run in this build, against both
     # implementations: the TypeScript one is built first.
     _npm(session, ("run", "build"))
+    # Noto Sans SC for the Chinese text, pinned by tools/site-font/package-lock.json; the mkdocs
+    # hook tools/site_font.py copies it into the site (and fails the build without it).
+    _npm(session, folder="tools/site-font")
     session.run("python", "tools/site_conformance.py")
     session.run(
         "mkdocs", "build", "--strict", "--site-dir", "site", env={"NO_MKDOCS_2_WARNING": "1"}

@@ -1,6 +1,6 @@
 """Open the built documentation site in headless Chromium and check it (the ``docs`` session).
 
-    python tools/check_site.py [--site site]
+    python tools/check_site.py [--site site] [--screenshot FILE]
 
 1. Chromium: the first of ``chromium``, ``chromium-browser``, ``google-chrome`` on PATH. This
    script never installs anything: without a browser it prints the command that installs one
@@ -11,7 +11,25 @@
    client, no new dependency). Each main page is loaded; console errors (``console.error``,
    uncaught exceptions, failed resource loads, i.e. ``Log.entryAdded`` at level error) fail
    the check.
-4. Search: ``search/search_index.json`` must contain ``CG_MODEL_REFUSED`` with its page, and the
+4. The Chinese text is drawn with a real glyph, from the font the site ships (Noto Sans SC,
+   ``tools/site_font.py``), on any machine, CJK font installed or not.
+
+   - On the bilingual page ``errors/CG_GRAPH_CLOSED/``, loaded first and with the browser cache
+     off, once ``document.fonts.ready`` has resolved:
+     ``document.fonts.load('16px "Noto Sans SC"', <the page's Han characters>)`` must give a
+     non-empty list of faces of that family, all ``loaded``, and ``document.fonts.check`` of the
+     same must be true; no font face may have failed (``error``) and no font request may have
+     failed (``Network.loadingFailed`` or an HTTP status outside 2xx). It prints the woff2
+     slices the page downloaded and their bytes. ``--screenshot FILE`` saves a PNG of the top
+     of that page (``Page.captureScreenshot``), to look at.
+   - On every page, by what the renderer says it drew each element's own text with
+     (``CSS.getPlatformFontsForNode``): every laid-out element of the article that holds CJK
+     characters (of the ranges the font covers) must have had exactly that many glyphs drawn by
+     the web font -- fewer means a system font drew the others, as empty boxes where there is
+     no CJK font -- and, on the bilingual page, no element of Latin text without CJK any (Latin
+     text keeps the system fonts). Font loading alone does not prove it: with the family placed
+     after the theme's Helvetica and Arial, every slice loaded and Chromium still drew boxes.
+5. Search: ``search/search_index.json`` must contain ``CG_MODEL_REFUSED`` with its page, and the
    home page opened with ``?q=CG_MODEL_REFUSED`` must show a search result linking to
    ``errors/CG_MODEL_REFUSED/`` (read from the live DOM after the search worker answered).
 
@@ -21,6 +39,7 @@ Exit status: 0 passed, 1 failed (or no browser).
 from __future__ import annotations
 
 import argparse
+import base64
 import contextlib
 import fcntl
 import functools
@@ -37,6 +56,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import site_font  # the font the site ships: its family, the characters it draws
 
 ROOT = Path(__file__).resolve().parent.parent
 SEARCH_CODE = "CG_MODEL_REFUSED"
@@ -75,6 +96,9 @@ FLAGS = (
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 LOAD_TIMEOUT = 30.0
 SEARCH_TIMEOUT = 30.0
+#: The bilingual page whose Chinese text must be drawn with the shipped font.
+FONT_PAGE = "errors/CG_GRAPH_CLOSED/"
+FONT_FAMILY = site_font.FAMILY
 
 
 # -- Chromium ------------------------------------------------------------------------------------
@@ -264,12 +288,250 @@ def check_search_index(site: Path) -> list[str]:
     return []
 
 
+# -- the shipped CJK font ------------------------------------------------------------------------
+
+#: After the fonts have settled (and two frames were drawn): marks every element of the page's
+#: article that is laid out and holds CJK characters (of the ranges the shipped font covers) in
+#: its own text nodes, which ``CSS.getPlatformFontsForNode`` reports on -- and, with ``latinToo``,
+#: every one that holds Latin letters -- and answers them with their counts, and the page's
+#: distinct Han characters.
+_FONT_MARK_JS = r"""(async (cjkClass, latinToo) => {
+  await document.fonts.ready;
+  await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+  const root = document.querySelector('article') || document.body;
+  const cjk = new RegExp(cjkClass, 'gu'), han = /\p{Script=Han}/gu, latin = /[A-Za-z]/g;
+  const marked = [];
+  for (const element of root.querySelectorAll('*')) {
+    if (!element.getClientRects().length) continue;
+    let own = '';
+    for (const node of element.childNodes) if (node.nodeType === Node.TEXT_NODE) own += node.data;
+    const counts = {cjk: (own.match(cjk) || []).length, latin: (own.match(latin) || []).length};
+    if (!counts.cjk && !(latinToo && counts.latin)) continue;
+    element.setAttribute('data-cg-font-check', String(marked.length));
+    marked.push({...counts, text: own.trim().replace(/\s+/g, ' ').slice(0, 50)});
+  }
+  const chars = [...new Set(root.innerText.match(han) || [])].join('');
+  return JSON.stringify({marked, chars});
+})(%s, %s)"""
+
+
+def cjk_class() -> str:
+    """``site_font.CJK_RANGES`` as a character class of a JavaScript regular expression (u)."""
+    return "[" + "".join(f"\\u{{{a:x}}}-\\u{{{b:x}}}" for a, b in site_font.CJK_RANGES) + "]"
+
+
+#: Loads the family for the page's Han characters, as the brief of the check says: the faces
+#: ``document.fonts.load`` gives, ``document.fonts.check``, and the faces that failed to load.
+_FONT_LOAD_JS = """(async (family, chars) => {
+  const font = `16px "${family}"`;
+  const faces = await document.fonts.load(font, chars);
+  return JSON.stringify({
+    faces: faces.map(f => ({family: f.family.replace(/^["']|["']$/g, ''), weight: f.weight,
+                            status: f.status})),
+    check: document.fonts.check(font, chars),
+    failed: Array.from(document.fonts).filter(f => f.status === 'error').map(
+      f => `${f.family} ${f.weight} ${f.unicodeRange.slice(0, 60)}`),
+  });
+})(%s, %s)"""
+
+#: The page across its width, from its article's title to the article's first code block, in
+#: page coordinates.
+_CLIP_JS = """(() => {
+  const article = document.querySelector('article'), title = article.querySelector('h1');
+  const end = article.querySelector('.highlight, pre');
+  const top = title.getBoundingClientRect().top - 16;
+  const bottom = end ? end.getBoundingClientRect().top : article.getBoundingClientRect().bottom;
+  return JSON.stringify({x: 0, y: top + scrollY, width: document.documentElement.clientWidth,
+                         height: Math.min(bottom - top, 2000), scale: 1});
+})()"""
+
+FONT_SUFFIXES = (".woff2", ".woff", ".ttf", ".otf")
+
+
+def font_requests(
+    events: list[dict[str, Any]], session: str
+) -> tuple[list[tuple[str, int, int]], list[str]]:
+    """The font requests among the Network events of ``session``: (url, HTTP status, bytes
+    received) for each that finished, and a message for each that failed."""
+    urls: dict[str, str] = {}
+    status: dict[str, int] = {}
+    finished: list[tuple[str, int, int]] = []
+    failed: list[str] = []
+    for event in events:
+        if event.get("sessionId") != session:
+            continue
+        params = event.get("params", {})
+        request = params.get("requestId")
+        method = event.get("method")
+        if method == "Network.requestWillBeSent":
+            url = params.get("request", {}).get("url", "")
+            if params.get("type") == "Font" or url.split("?")[0].endswith(FONT_SUFFIXES):
+                urls[request] = url
+        elif request not in urls:
+            continue
+        elif method == "Network.responseReceived":
+            status[request] = int(params.get("response", {}).get("status", 0))
+        elif method == "Network.loadingFinished":
+            code = status.get(request, 0)
+            finished.append((urls[request], code, int(params.get("encodedDataLength", 0))))
+            if not 200 <= code < 300:
+                failed.append(f"font request answered {code}: {urls[request]}")
+        elif method == "Network.loadingFailed":
+            failed.append(f"font request failed ({params.get('errorText')}): {urls[request]}")
+    return finished, failed
+
+
+def glyph_problems(marked: list[dict[str, Any]], fonts: list[list[dict[str, Any]]]) -> list[str]:
+    """What ``CSS.getPlatformFontsForNode`` says against the shipped font, element by element
+    (``marked[i]`` and ``fonts[i]``): the web font must have drawn exactly as many glyphs as the
+    element has CJK characters -- fewer, and a system font drew the others, which on a machine
+    without a CJK font are empty boxes -- and none in an element without CJK characters (Latin
+    text keeps the system fonts). The web font's own name for itself is the family's with a
+    style ("Noto Sans SC Thin"), hence the prefix."""
+    problems: list[str] = []
+    for element, used in zip(marked, fonts, strict=True):
+        shipped = sum(
+            int(font.get("glyphCount", 0))
+            for font in used
+            if font.get("isCustomFont") and str(font.get("familyName", "")).startswith(FONT_FAMILY)
+        )
+        if shipped == element["cjk"]:
+            continue
+        drawn = ", ".join(
+            f"{font.get('familyName')}{' (web font)' if font.get('isCustomFont') else ''}: "
+            f"{font.get('glyphCount')}"
+            for font in used
+        )
+        what = f"{element['cjk']} CJK characters" if element["cjk"] else "no CJK character"
+        problems.append(
+            f"{what}, {shipped} glyphs drawn with {FONT_FAMILY} (glyphs by font: "
+            f"{drawn or 'none'}): {element['text']!r}"
+        )
+    return problems
+
+
+def drawn_with_font(
+    browser: DevTools, session: str, *, latin: bool
+) -> tuple[dict[str, Any], list[str]]:
+    """The loaded page's marked elements and Han characters (``_FONT_MARK_JS``), and what
+    ``glyph_problems`` finds in them. Needs the DOM and CSS domains enabled."""
+    page: dict[str, Any] = evaluate(
+        browser, session, _FONT_MARK_JS % (json.dumps(cjk_class()), json.dumps(latin))
+    )
+    root = browser.send("DOM.getDocument", {"depth": 0}, session=session)["root"]["nodeId"]
+    nodes = browser.send(
+        "DOM.querySelectorAll",
+        {"nodeId": root, "selector": "[data-cg-font-check]"},
+        session=session,
+    )["nodeIds"]
+    fonts: list[list[dict[str, Any]]] = [[] for _ in page["marked"]]
+    for node in nodes:
+        pairs = browser.send("DOM.getAttributes", {"nodeId": node}, session=session)["attributes"]
+        index = int(pairs[pairs.index("data-cg-font-check") + 1])
+        fonts[index] = browser.send(
+            "CSS.getPlatformFontsForNode", {"nodeId": node}, session=session
+        )["fonts"]
+    return page, glyph_problems(page["marked"], fonts)
+
+
+def evaluate(browser: DevTools, session: str, expression: str) -> Any:
+    """The JSON value of an expression (awaited if it is a promise) evaluated in the page."""
+    answer = browser.send(
+        "Runtime.evaluate",
+        {"expression": expression, "awaitPromise": True, "returnByValue": True},
+        session=session,
+    )
+    if "exceptionDetails" in answer:
+        details = answer["exceptionDetails"]
+        raise RuntimeError(details.get("exception", {}).get("description") or details["text"])
+    return json.loads(answer["result"]["value"])
+
+
+def check_font(
+    browser: DevTools, session: str, base: str, site: Path, screenshot: Path | None
+) -> list[str]:
+    """Item 4 of the module's docstring, on FONT_PAGE."""
+    url = base + FONT_PAGE
+    browser.send("Network.setCacheDisabled", {"cacheDisabled": True}, session=session)
+    browser.send(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 1280, "height": 1000, "deviceScaleFactor": 1, "mobile": False},
+        session=session,
+    )
+    browser.events.clear()
+    browser.send("Page.navigate", {"url": url}, session=session)
+    browser.wait_for("Page.loadEventFired", session, LOAD_TIMEOUT)
+    page, glyphs = drawn_with_font(browser, session, latin=True)
+    browser.pump(0.5)
+    # What the page itself downloaded, before the check asks for more.
+    downloaded, failed = font_requests(browser.events, session)
+    problems = [f"{url}: {message}" for message in failed]
+    problems += [f"{url}: {problem}" for problem in glyphs]
+    if screenshot is not None:
+        clip = evaluate(browser, session, _CLIP_JS)
+        image = browser.send(
+            "Page.captureScreenshot",
+            {"format": "png", "clip": clip, "captureBeyondViewport": True},
+            session=session,
+        )["data"]
+        screenshot.write_bytes(base64.b64decode(image))
+        print(f"  {url}  screenshot: {screenshot}", flush=True)
+    chars = page["chars"]
+    faces: list[dict[str, Any]] = []
+    if not chars:
+        problems.append(f"{url}: no Han character in the page's article (is it bilingual?)")
+    else:
+        loaded = evaluate(
+            browser, session, _FONT_LOAD_JS % (json.dumps(FONT_FAMILY), json.dumps(chars))
+        )
+        faces = loaded["faces"]
+        if not faces:
+            problems.append(
+                f"{url}: document.fonts.load('16px \"{FONT_FAMILY}\"') found no font face for "
+                f"the page's Han characters (is the font's stylesheet in extra_css?)"
+            )
+        problems += [
+            f"{url}: a {FONT_FAMILY} face is {face['family']} {face['weight']}, {face['status']}"
+            for face in faces
+            if face["family"] != FONT_FAMILY or face["status"] != "loaded"
+        ]
+        if not loaded["check"]:
+            problems.append(f"{url}: document.fonts.check('16px \"{FONT_FAMILY}\"') is false")
+        problems += [f"{url}: font face failed to load: {face}" for face in loaded["failed"]]
+    slices = [request for request in downloaded if request[0].endswith(".woff2")]
+    files = sum(_site_size(site, base, request[0]) for request in slices)
+    received = sum(request[2] for request in slices)
+    cjk = sum(element["cjk"] for element in page["marked"])
+    print(
+        f"  {url}  {FONT_FAMILY}: {len(chars)} distinct Han characters, {cjk} CJK characters "
+        f"in {sum(1 for e in page['marked'] if e['cjk'])} elements, {len(glyphs)} not drawn "
+        f"with it; {len(faces)} faces loaded for them; downloads: {len(slices)} woff2 slices, "
+        f"{files} bytes of files ({received} bytes received with headers)",
+        flush=True,
+    )
+    problems += [f"{url}: {error}" for error in console_errors(browser.events, session)]
+    browser.send("Emulation.clearDeviceMetricsOverride", session=session)
+    browser.send("Network.setCacheDisabled", {"cacheDisabled": False}, session=session)
+    return problems
+
+
+def _site_size(site: Path, base: str, url: str) -> int:
+    path = site / url.removeprefix(base).split("?")[0]
+    return path.stat().st_size if path.is_file() else 0
+
+
 _RESULTS_JS = """JSON.stringify(Array.from(
   document.querySelectorAll('.md-search-result__item a, .md-search-result__link'),
   a => a.getAttribute('href')))"""
 
 
-def check_pages(executable: str, base: str, pages: tuple[str, ...]) -> list[str]:
+def check_pages(
+    executable: str,
+    base: str,
+    pages: tuple[str, ...],
+    site: Path,
+    screenshot: Path | None = None,
+) -> list[str]:
     problems: list[str] = []
     with tempfile.TemporaryDirectory(prefix="cg-chromium-") as profile:
         browser = DevTools(executable, profile)
@@ -278,21 +540,28 @@ def check_pages(executable: str, base: str, pages: tuple[str, ...]) -> list[str]
             session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})[
                 "sessionId"
             ]
-            for domain in ("Page", "Runtime", "Log"):
+            for domain in ("Page", "Runtime", "Log", "Network", "DOM", "CSS"):
                 browser.send(f"{domain}.enable", session=session)
+            # First, with the cache off, so that its font downloads are its own.
+            problems += check_font(browser, session, base, site, screenshot)
             for page in pages:
                 url = base + page
                 browser.events.clear()
                 browser.send("Page.navigate", {"url": url}, session=session)
                 browser.wait_for("Page.loadEventFired", session, LOAD_TIMEOUT)
+                page_font, glyphs = drawn_with_font(browser, session, latin=False)
                 browser.pump(0.5)
                 errors = console_errors(browser.events, session)
                 title = browser.send(
                     "Runtime.evaluate", {"expression": "document.title"}, session=session
                 )["result"].get("value", "")
                 status = "ok" if not errors else f"{len(errors)} console error(s)"
+                cjk = sum(element["cjk"] for element in page_font["marked"])
+                if cjk:
+                    status += f"; {cjk} CJK characters, {len(glyphs)} elements not in {FONT_FAMILY}"
                 print(f"  {url}  [{title}]  {status}", flush=True)
                 problems += [f"{url}: {error}" for error in errors]
+                problems += [f"{url}: {problem}" for problem in glyphs]
             # Search through the UI: ?q= opens the search with the query; the worker answers.
             url = f"{base}?q={SEARCH_CODE}"
             browser.events.clear()
@@ -321,6 +590,11 @@ def check_pages(executable: str, base: str, pages: tuple[str, ...]) -> list[str]
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--site", default=str(ROOT / "site"), help="the built site (mkdocs -d)")
+    parser.add_argument(
+        "--screenshot",
+        type=Path,
+        help=f"save a PNG of the top of {FONT_PAGE} (its Chinese text) to this file",
+    )
     args = parser.parse_args(argv)
     site = Path(args.site).resolve()
     if not (site / "index.html").is_file():
@@ -338,12 +612,15 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(f"check_site: {executable} on {site}", flush=True)
     with serve(site) as base:
-        problems += check_pages(executable, base, PAGES)
+        problems += check_pages(executable, base, PAGES, site, args.screenshot)
     if problems:
         print("check_site: FAILED")
         print("\n".join(f"  {problem}" for problem in problems))
         return 1
-    print(f"check_site: {len(PAGES)} pages without console errors; search finds {SEARCH_CODE}")
+    print(
+        f"check_site: {len(PAGES)} pages without console errors, their Chinese text drawn "
+        f"with {FONT_FAMILY} ({FONT_PAGE}: loaded, no failed request); search finds {SEARCH_CODE}"
+    )
     return 0
 
 

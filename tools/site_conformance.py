@@ -8,7 +8,9 @@ writes, untracked:
 
 - ``docs/conformance/latest-run.md``: the two result boxes, included by ``docs/conformance.md``
   (a snippet: the strict build fails when it is missing);
-- ``docs/conformance/matrix.html`` and ``docs/conformance/matrix-typescript.html``.
+- ``docs/conformance/matrix.html`` and ``docs/conformance/matrix-typescript.html``: the
+  harness's matrices, standalone pages outside the theme, with the site's CJK font put first in
+  their font stacks (``with_site_font``; their vector titles hold Chinese text).
 
 Exit 1 when a run does not pass: the site never shows a verdict the suite did not give.
 
@@ -25,6 +27,8 @@ import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+
+import site_font
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "conformance"
@@ -48,6 +52,24 @@ RUNS: tuple[tuple[str, list[str], str, str, str], ...] = (
         "`typescript/conformance/driver.ts`)",
     ),
 )
+
+
+#: What the site's copy of a matrix gets after the harness's stylesheet: the font's stylesheet
+#: (the site's assets/, one folder up) and the harness's two font stacks with the family first,
+#: as docs/stylesheets/fonts.css does for the theme's.
+SITE_FONT = (
+    f'<link rel=stylesheet href="../{site_font.STYLESHEET}"><style>'
+    f'body{{font-family:"{site_font.FAMILY}",system-ui,sans-serif}}'
+    f'.v{{font-family:"{site_font.FAMILY}",ui-monospace,monospace}}</style>'
+)
+
+
+def with_site_font(html: str) -> str:
+    """The harness's matrix page with SITE_FONT after its stylesheet."""
+    head, found, rest = html.partition("</style>")
+    if not found:
+        raise SystemExit("site_conformance: the harness's matrix has no </style> any more")
+    return head + found + "\n" + SITE_FONT + rest
 
 
 def run_suite(name: str, manifest: list[str], reports: Path) -> dict[str, Any]:
@@ -96,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
                 print("site_conformance: typescript/dist is not built", file=sys.stderr)
                 return 1
             report = run_suite(name, manifest, reports)
-            (DOCS / matrix).write_bytes((reports / name / "matrix.html").read_bytes())
+            page = (reports / name / "matrix.html").read_text(encoding="utf-8")
+            (DOCS / matrix).write_text(with_site_font(page), encoding="utf-8")
             boxes.append(box(title, reached, report, matrix))
             print(f"site_conformance: {name}: {report['verdictText']}")
             if report["verdict"] != "pass":

@@ -9,6 +9,8 @@
   Python, Rust and RE2 engines agree); every ``$defs`` entry has its key as ``title``; titles are
   unique across the spec (they name the generated classes);
 - every ``$ref`` in every schema resolves (through a registry of all schemas);
+- a ``discriminator`` annotation stands exactly beside each ``oneOf`` that has a discriminator by
+  [CG-MSG-21] (a member every branch requires with a ``const`` of its own), naming it;
 - every example under ``examples/<schema stem>/{valid,invalid}/`` is accepted or rejected as
   labelled, and every schema with a root of its own has at least one of each;
 - ``tools.json`` is valid against ``tools.schema.json``, names the five tools in order, and each
@@ -26,6 +28,7 @@ The registry <-> enums agreement is checked by ``tools/codegen.py --check`` (its
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from collections.abc import Iterable, Iterator
@@ -161,6 +164,62 @@ def _lint_pattern(pattern: Any) -> Iterator[str]:
             yield f"pattern {pattern!r} uses {what}; write explicit character classes"
     if re.search(r"\\[1-9]", pattern.replace("\\\\", "")):
         yield f"pattern {pattern!r} uses a backreference"
+
+
+def _follow(node: Any, resolver: Any) -> tuple[Any, Any]:
+    """``node`` read through its ``$ref`` (and the resolver of the resource it is in)."""
+    while isinstance(node, dict) and isinstance(node.get("$ref"), str):
+        resolved = resolver.lookup(node["$ref"])
+        node, resolver = resolved.contents, resolved.resolver
+    return node, resolver
+
+
+def derived_discriminator(branches: Any, resolver: Any) -> str | None:
+    """The discriminator of a ``oneOf`` of ``branches`` by [CG-MSG-21]: a member name that every
+    branch, read through its ``$ref``, an object schema, requires and gives a ``const``, the
+    consts pairwise different; the first such name of the first branch's ``properties``."""
+    if not isinstance(branches, list) or len(branches) < 2:
+        return None
+    resolved = [_follow(branch, resolver) for branch in branches]
+    if not all(isinstance(b, dict) and b.get("type") == "object" for b, _ in resolved):
+        return None
+    for name in resolved[0][0].get("properties", {}):
+        values: list[str] = []
+        for branch, where in resolved:
+            member, _ = _follow(branch.get("properties", {}).get(name), where)
+            if name not in branch.get("required", []):
+                break
+            if not isinstance(member, dict) or "const" not in member:
+                break
+            values.append(json.dumps(member["const"], sort_keys=True))
+        else:
+            if len(set(values)) == len(values):
+                return name
+    return None
+
+
+def check_discriminators(
+    schemas: dict[str, dict[str, Any]], reg: referencing.Registry[Any]
+) -> Iterator[str]:
+    """A ``discriminator`` annotation stands beside exactly the ``oneOf`` that has a discriminator
+    by [CG-MSG-21] (messages.md), and names it: the annotation records the derivation."""
+    for name, schema in schemas.items():
+        resolver = reg.resolver(base_uri=str(schema.get("$id") or BASE_URI + name))
+        for pointer, subschema in iter_subschemas(schema):
+            annotation = subschema.get("discriminator")
+            annotated = annotation.get("propertyName") if isinstance(annotation, dict) else None
+            try:
+                derived = derived_discriminator(subschema.get("oneOf"), resolver)
+            except _BROKEN_SCHEMA:
+                continue  # reported by check_refs
+            if annotation is not None and derived is None:
+                yield f"{name}#{pointer}: a discriminator annotation on a oneOf without one"
+            elif derived is not None and annotated != derived:
+                yield (
+                    f"{name}#{pointer}: the oneOf has the discriminator {derived!r} "
+                    '(CG-MSG-21): annotate it {"discriminator": {"propertyName": '
+                    f'"{derived}"}}}}'
+                )
 
 
 def check_refs(schemas: dict[str, dict[str, Any]], reg: referencing.Registry[Any]) -> Iterator[str]:
@@ -337,6 +396,7 @@ def check_all(
     reg = registry(schemas)
     problems += check_schema_files(schemas)
     problems += check_refs(schemas, reg)
+    problems += check_discriminators(schemas, reg)
     meta = Draft202012Validator(Draft202012Validator.META_SCHEMA)
     invalid = [name for name, schema in schemas.items() if not meta.is_valid(schema)]
     if invalid:

@@ -329,3 +329,57 @@ def test_checker_reports_missing_examples(spec_copy: Path) -> None:
     assert problems == [
         "reload-request.schema.json: no invalid example in examples/reload-request/invalid/"
     ]
+
+
+def test_checker_derives_the_discriminators_the_schemas_annotate() -> None:
+    """[CG-MSG-21]: the oneOfs with a discriminator, derived from the branches alone."""
+    reg = _spec.registry(_SCHEMAS)
+    derived = {
+        subschema["title"]: check_spec.derived_discriminator(
+            subschema["oneOf"], reg.resolver(base_uri=_spec.BASE_URI + name)
+        )
+        for name, schema in _SCHEMAS.items()
+        for _, subschema in _spec.iter_subschemas(schema)
+        if "oneOf" in subschema
+    }
+    assert derived == {
+        "ModelConfig": "executor",
+        "ScriptedStep": None,
+        "ProviderSource": None,
+        "DocumentDeclaration": None,
+        "DocumentMetadata": "kind",
+        "McpToolResult": None,
+        "ReloadResult": "ok",
+        "ProviderReloadOutcome": "ok",
+        "ToolOutcome": "ok",
+        "ToolResult": None,
+    }
+
+
+def test_checker_reports_a_discriminator_annotation_that_is_not_derived(spec_copy: Path) -> None:
+    def change(schema: dict[str, Any]) -> None:
+        del schema["$defs"]["ModelConfig"]["discriminator"]
+        schema["$defs"]["ProviderSource"]["discriminator"] = {"propertyName": "path"}
+
+    _edit(spec_copy / "schemas/config.schema.json", change)
+    problems = _problems(spec_copy)
+    assert (
+        "config.schema.json#/$defs/ModelConfig: the oneOf has the discriminator 'executor'"
+        ' (CG-MSG-21): annotate it {"discriminator": {"propertyName": "executor"}}'
+    ) in problems
+    assert (
+        "config.schema.json#/$defs/ProviderSource:"
+        " a discriminator annotation on a oneOf without one"
+    ) in problems
+
+
+def test_checker_reports_a_discriminator_annotation_naming_another_member(
+    spec_copy: Path,
+) -> None:
+    def change(schema: dict[str, Any]) -> None:
+        schema["$defs"]["ModelConfig"]["discriminator"] = {"propertyName": "timeoutMs"}
+
+    _edit(spec_copy / "schemas/config.schema.json", change)
+    assert any(
+        "ModelConfig: the oneOf has the discriminator 'executor'" in p for p in _problems(spec_copy)
+    )

@@ -268,6 +268,14 @@ function validatorModule(schemas) {
     validateRelationKind: "definition.schema.json#/$defs/RelationKind",
   };
   for (const [name, ref] of Object.entries(fragments)) exported[name] = `${SCHEMA_BASE}${ref}`;
+  const unions = discriminatedUnions(schemas);
+  for (const union of unions) {
+    for (const branch of union.branches) {
+      if (Object.hasOwn(exported, branch.validator) && exported[branch.validator] !== branch.uri)
+        throw new Error(`${branch.validator} would name two validators`);
+      exported[branch.validator] = branch.uri;
+    }
+  }
   let code = standaloneCode.default(ajv, exported);
   // Ajv's standalone ESM output still requires its runtime helpers; bind them with imports.
   const imports = new Map();
@@ -288,7 +296,125 @@ function validatorModule(schemas) {
     `${[...imports.values()].join("\n")}\n` +
     `${code}\n` +
     validatorTypes(Object.keys(exported)) +
-    schemaValidators([...schemas.keys()])
+    schemaValidators([...schemas.keys()]) +
+    unionTable(unions)
+  );
+}
+
+// The `oneOf`s with a discriminator ([CG-MSG-21]), derived from the schemas as the spec says: every
+// branch, read through its `$ref`, is an object schema that requires a member P and gives it a
+// `const`, the consts pairwise different (P: the first such name of the first branch). Each with
+// the title of the schema holding it (by which a failed `oneOf` finds it), P, and each branch's
+// const and the name of its validator, exported above.
+function discriminatedUnions(schemas) {
+  const resolve = (node, base) => {
+    let schema = node;
+    let uri = base;
+    while (schema !== null && typeof schema === "object" && typeof schema.$ref === "string") {
+      const target = new URL(schema.$ref, uri);
+      const fragment = decodeURIComponent(target.hash.slice(1));
+      target.hash = "";
+      uri = target.href;
+      const file = uri.slice(SCHEMA_BASE.length);
+      if (!uri.startsWith(SCHEMA_BASE) || !schemas.has(file)) throw new Error(`$ref ${uri}`);
+      schema = schemas.get(file);
+      for (const token of fragment.split("/").slice(1))
+        schema = schema[token.replaceAll("~1", "/").replaceAll("~0", "~")];
+      uri = `${uri}#${fragment}`;
+    }
+    return { schema, uri };
+  };
+  const found = [];
+  const titles = new Set();
+  const visit = (node, base) => {
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item, base);
+      return;
+    }
+    if (node === null || typeof node !== "object") return;
+    if (Array.isArray(node.oneOf)) {
+      const union = discriminatorOf(node.oneOf, base, resolve);
+      if (union !== undefined) {
+        if (typeof node.title !== "string" || titles.has(node.title))
+          throw new Error(`a oneOf with a discriminator needs a title of its own (${base})`);
+        titles.add(node.title);
+        found.push({ title: node.title, ...union });
+      }
+    }
+    for (const [key, value] of Object.entries(node))
+      if (!DATA_KEYWORDS.has(key)) visit(value, base);
+  };
+  for (const [file, schema] of schemas) visit(schema, `${SCHEMA_BASE}${file}`);
+  return found;
+}
+
+const DATA_KEYWORDS = new Set(["const", "enum", "default", "examples", "discriminator"]);
+
+function discriminatorOf(oneOf, base, resolve) {
+  if (oneOf.length < 2) return undefined;
+  const branches = oneOf.map((branch) => resolve(branch, base));
+  const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+  if (!branches.every(({ schema }) => isObject(schema) && schema.type === "object"))
+    return undefined;
+  for (const name of Object.keys(branches[0].schema.properties ?? {})) {
+    const values = [];
+    for (const { schema, uri } of branches) {
+      const member = schema.properties?.[name];
+      const resolved = isObject(member) ? resolve(member, uri).schema : undefined;
+      if (!(schema.required ?? []).includes(name) || !isObject(resolved)) break;
+      if (!Object.hasOwn(resolved, "const")) break;
+      values.push(resolved.const);
+    }
+    if (values.length !== branches.length) continue;
+    const distinct = values.every((value, index) =>
+      values.slice(index + 1).every((other) => !jsonEqual(value, other)),
+    );
+    if (!distinct) continue;
+    return {
+      propertyName: name,
+      branches: branches.map(({ schema, uri }, index) => {
+        if (typeof schema.title !== "string") throw new Error(`an untitled branch at ${uri}`);
+        return { value: values[index], validator: `validate${schema.title}`, uri };
+      }),
+    };
+  }
+  return undefined;
+}
+
+function jsonEqual(left, right) {
+  if (left === right) return true;
+  if (left === null || right === null || typeof left !== "object" || typeof right !== "object")
+    return false;
+  if (Array.isArray(left) !== Array.isArray(right)) return false;
+  const keys = Object.keys(left);
+  if (keys.length !== Object.keys(right).length) return false;
+  return keys.every((key) => Object.hasOwn(right, key) && jsonEqual(left[key], right[key]));
+}
+
+function unionTable(unions) {
+  const entries = unions.map(
+    (union) =>
+      `  ${JSON.stringify(union.title)}: {\n` +
+      `    propertyName: ${JSON.stringify(union.propertyName)},\n` +
+      "    branches: [\n" +
+      union.branches
+        .map(
+          (branch) =>
+            `      { value: ${JSON.stringify(branch.value)}, validate: ${branch.validator} },\n`,
+        )
+        .join("") +
+      "    ],\n" +
+      "  },\n",
+  );
+  return (
+    "\n/** A `oneOf` with a discriminator ([CG-MSG-21]): the member, and each branch's const and validator. */\n" +
+    "export interface DiscriminatedUnion {\n" +
+    "  readonly propertyName: string;\n" +
+    "  readonly branches: readonly { readonly value: unknown; readonly validate: ContractValidator }[];\n" +
+    "}\n" +
+    "/** The `oneOf`s with a discriminator, derived from the schemas, by the title of the schema holding each. */\n" +
+    "export const DISCRIMINATED_UNIONS: Readonly<Record<string, DiscriminatedUnion>> = {\n" +
+    `${entries.join("")}};\n`
   );
 }
 

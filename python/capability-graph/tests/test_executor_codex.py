@@ -395,10 +395,10 @@ def test_flowcast_error_projection(exc: BaseException, expected: Any) -> None:
 @pytest.mark.parametrize(
     ("model", "message"),
     [
-        ({"executor": "codex", "model": ""}, "/model does not match any allowed shape"),
+        ({"executor": "codex", "model": ""}, "/model/model does not have the required format"),
         (
             {"executor": "codex", "model": "--dangerously-bypass-approvals-and-sandbox"},
-            "/model does not match any allowed shape",
+            "/model/model does not have the required format",
         ),
         (
             {"executor": "codex", "model": None},

@@ -11,6 +11,8 @@ import re
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from capability_graph import BlockingCapabilityGraph, GraphError
 from capability_graph._core.schemas import FORMATS, pointer_message
@@ -299,3 +301,236 @@ def test_a_null_context_is_the_null_rule_of_the_request_not_a_context_fault() ->
     assert error == expected(
         "CG_INPUT_INVALID", "match", "/context must not be null (omit the key instead)"
     )
+
+
+# -- a oneOf with a discriminator ([CG-MSG-21]) ---------------------------------------------------
+
+EXECUTORS = '"scripted", "lexical", "openai", "codex"'
+#: One valid section of each executor, every option given.
+VALID_MODELS: dict[str, dict[str, Any]] = {
+    "scripted": {"executor": "scripted", "steps": [{"return": UNKNOWN_STEP}], "timeoutMs": 1000},
+    "lexical": {"executor": "lexical", "timeoutMs": 1000},
+    "openai": {
+        "executor": "openai",
+        "baseUrl": "https://api.example.com/v1",
+        "model": "gpt-x",
+        "apiKeyEnv": "CG_KEY",
+        "timeoutMs": 1000,
+    },
+    "codex": {"executor": "codex", "model": "o4-mini", "timeoutMs": 1000},
+}
+REQUIRED = {"scripted": ["executor", "steps"], "lexical": ["executor"], "codex": ["executor"]}
+REQUIRED["openai"] = ["executor", "baseUrl", "model", "apiKeyEnv"]
+
+
+def test_the_discriminators_are_derived_from_the_schemas() -> None:
+    """[CG-MSG-21]: derived from the branches (a required member with a const in each)."""
+    from capability_graph._core.schemas import Discriminator, discriminators
+
+    assert discriminators() == {
+        "ModelConfig": Discriminator("executor", ("scripted", "lexical", "openai", "codex")),
+        "DocumentMetadata": Discriminator("kind", ("file", "url")),
+        "ReloadResult": Discriminator("ok", (True, False)),
+        "ProviderReloadOutcome": Discriminator("ok", (True, False)),
+        "ToolOutcome": Discriminator("ok", (True, False)),
+    }
+
+
+@pytest.mark.parametrize(
+    ("model", "message"),
+    [
+        ({"executor": "openai", "model": "gpt-x"}, "/model requires the key baseUrl"),
+        (
+            {"executor": "openai", "baseUrl": "https://a.example/v1", "model": "m"},
+            "/model requires the key apiKeyEnv",
+        ),
+        ({"executor": "scripted", "timeoutMs": 5}, "/model requires the key steps"),
+        (
+            {**VALID_MODELS["openai"], "model": 5},
+            "/model/model must be a string",
+        ),
+        ({**VALID_MODELS["openai"], "apiKeyEnv": ["K"]}, "/model/apiKeyEnv must be a string"),
+        ({"executor": "codex", "model": "a b"}, "/model/model does not have the required format"),
+        ({"executor": "codex", "timeoutMs": "5000"}, "/model/timeoutMs must be an integer"),
+        ({"executor": "lexical", "timeoutMs": 0}, "/model/timeoutMs must be at least 1"),
+        ({"executor": "scripted", "steps": {}}, "/model/steps must be an array"),
+        (
+            {"executor": "scripted", "steps": [{"return": UNKNOWN_STEP}], "timeoutMs": 600001},
+            "/model/timeoutMs must be at most 600000",
+        ),
+        (
+            {**VALID_MODELS["openai"], "baseUrl": "ftp://x"},
+            "/model/baseUrl does not have the required format"
+            " (expected: an absolute http or https URL without query or fragment)",
+        ),
+        # Faults below the branch keep the rules of the oneOf they are in ([CG-MSG-14]).
+        (
+            {"executor": "scripted", "steps": [{"sleepMs": -1, "then": {"return": 1}}]},
+            "/model/steps/0/sleepMs must be at least 0",
+        ),
+        (
+            {"executor": "scripted", "steps": [{"sleepMs": 5}]},
+            "/model/steps/0 does not match any allowed shape",
+        ),
+        # An unknown key names the keys of the executor chosen ([CG-MSG-4]).
+        (
+            {"executor": "codex", SECRET_KEY: 1},
+            "/model has a key that is not allowed (allowed: executor, model, timeoutMs)",
+        ),
+    ],
+    ids=[
+        "openai-without-base-url",
+        "openai-without-api-key-env",
+        "scripted-without-steps",
+        "openai-model-number",
+        "openai-api-key-env-array",
+        "codex-model-format",
+        "codex-timeout-string",
+        "lexical-timeout-zero",
+        "scripted-steps-object",
+        "scripted-timeout-too-long",
+        "openai-base-url-format",
+        "step-below",
+        "step-of-no-kind",
+        "unknown-key",
+    ],
+)
+def test_a_fault_of_the_executor_chosen_is_named_in_its_terms(
+    model: dict[str, Any], message: str
+) -> None:
+    """[CG-MSG-21] step 4: the value judged by the branch its executor selects."""
+    assert _open_error({"providers": [], "model": model}) == expected(
+        "CG_CONFIG_INVALID", "config", message
+    )
+
+
+@pytest.mark.parametrize(
+    ("model", "message"),
+    [
+        ({"executor": "oracle"}, f"/model/executor must be one of: {EXECUTORS}"),
+        ({"executor": "OpenAI", "model": "gpt-x"}, f"/model/executor must be one of: {EXECUTORS}"),
+        ({"executor": 5}, f"/model/executor must be one of: {EXECUTORS}"),
+        ({"executor": True}, f"/model/executor must be one of: {EXECUTORS}"),
+        ({"executor": ["openai"]}, f"/model/executor must be one of: {EXECUTORS}"),
+        ({"model": "gpt-x", "baseUrl": "https://a.example/v1"}, "/model requires the key executor"),
+        ({}, "/model requires the key executor"),
+        ({SECRET_KEY: "openai"}, "/model requires the key executor"),
+        ("openai", "/model must be an object"),
+        ([{"executor": "openai"}], "/model must be an object"),
+        (5, "/model must be an object"),
+    ],
+    ids=[
+        "unknown",
+        "case",
+        "number",
+        "boolean",
+        "array",
+        "missing",
+        "empty",
+        "secret-key",
+        "string",
+        "array-section",
+        "number-section",
+    ],
+)
+def test_a_model_section_that_selects_no_executor_names_the_discriminator(
+    model: Any, message: str
+) -> None:
+    """[CG-MSG-21] steps 1 to 3: not an object, no executor, or one there is not."""
+    error = _open_error({"providers": [], "model": model})
+    assert error == expected("CG_CONFIG_INVALID", "config", message)
+    assert SECRET_KEY not in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        (
+            {"providers": [{"path": "a.json", "definition": {}}]},
+            "/providers/0 does not match any allowed shape",
+        ),
+        ({"providers": [{}]}, "/providers/0 does not match any allowed shape"),
+        (
+            {
+                "providers": [],
+                "model": {"executor": "scripted", "steps": [{"return": 1, "raise": {"code": "x"}}]},
+            },
+            "/model/steps/0 does not match any allowed shape",
+        ),
+    ],
+    ids=["source-of-two-kinds", "source-of-no-kind", "step-of-two-kinds"],
+)
+def test_a_one_of_without_a_discriminator_keeps_the_combinator_message(
+    config: dict[str, Any], message: str
+) -> None:
+    """[CG-MSG-14]: a provider source and a scripted step have no discriminator."""
+    assert _open_error(config) == expected("CG_CONFIG_INVALID", "config", message)
+
+
+_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**53), max_value=2**53),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=8),
+)
+_JSON = st.recursive(
+    _SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+#: Strings each string member cannot take, by executor and member.
+BAD_TEXT = {
+    "baseUrl": ["", "ftp://x", "https://a b/v1", "https://a.example/v1?q=1"],
+    "model": ["", "a\nb", "m" * 257],
+    "apiKeyEnv": ["", "1ABC", "A-B"],
+}
+BAD_CODEX_MODEL = ["", "a b", "-x", "m" * 129]
+
+
+def _corrupt(executor: str, member: str) -> st.SearchStrategy[Any]:
+    """Values ``member`` cannot take: another JSON type, or its own type out of its rules."""
+    if member == "executor":
+        return _JSON.filter(lambda v: not (isinstance(v, str) and v in VALID_MODELS))
+    if member == "timeoutMs":
+        wrong = _JSON.filter(lambda v: not isinstance(v, int) or isinstance(v, bool))
+        return wrong | st.integers(max_value=0) | st.integers(min_value=600001, max_value=2**53)
+    if member == "steps":
+        return _JSON.filter(lambda v: not isinstance(v, list)) | st.lists(_SCALARS, min_size=1)
+    texts = BAD_CODEX_MODEL if executor == "codex" else BAD_TEXT[member]
+    return _JSON.filter(lambda v: not isinstance(v, str)) | st.sampled_from(texts)
+
+
+@st.composite
+def _broken_model(draw: st.DrawFn) -> tuple[dict[str, Any], str, bool]:
+    executor = draw(st.sampled_from(sorted(VALID_MODELS)))
+    model = json.loads(json.dumps(VALID_MODELS[executor]))
+    member = draw(st.sampled_from(sorted(model)))
+    deleted = member in REQUIRED[executor] and draw(st.booleans())
+    if deleted:
+        del model[member]
+    else:
+        model[member] = draw(_corrupt(executor, member))
+    return model, member, deleted
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(_broken_model())
+def test_a_single_member_deleted_or_corrupted_is_named(
+    case: tuple[dict[str, Any], str, bool],
+) -> None:
+    """[CG-MSG-21]: one required member deleted, or one member given a value it cannot take, of
+    a valid section of any executor is named by the message (never `/model does not match ...`)."""
+    from capability_graph._core.schemas import describe_problem
+
+    model, member, deleted = case
+    message = describe_problem("config.schema.json", {"providers": [], "model": model})
+    assert message is not None
+    if deleted:
+        assert message == f"/model requires the key {member}"
+    else:
+        assert message.startswith((f"/model/{member} ", f"/model/{member}/")), message

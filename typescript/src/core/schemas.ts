@@ -2,7 +2,12 @@
 // Pointer messages (spec messages.md, CG-MSG): where a fault is and what the contract expects,
 // never the offending value nor a member name the caller chose.
 import { CONTRACT_MEMBER_NAMES } from "../_generated/member-names.js";
-import type { ContractValidationError, ContractValidator } from "../_generated/validators.js";
+import {
+  type ContractValidationError,
+  type ContractValidator,
+  DISCRIMINATED_UNIONS,
+  type DiscriminatedUnion,
+} from "../_generated/validators.js";
 import { compareCodePoints } from "./json/canonical.js";
 import type { PureFault } from "./json/pure.js";
 import type { JsonPath, TextFault } from "./json/text.js";
@@ -127,7 +132,9 @@ const TYPE_NAMES: Readonly<Record<string, string>> = {
 /**
  * The message of a schema fault ([CG-MSG-4] .. [CG-MSG-7]) from every error Ajv reported
  * (allErrors). The error reported is chosen so: among the errors at the top,
- * the one highest in the instance; then, while it is a `oneOf`/`anyOf` ("no branch fits"),
+ * the one highest in the instance; then, while it is a `oneOf` with a discriminator, the error
+ * highest in the value among those of the branch its discriminator selects, or the fault of the
+ * discriminator itself ([CG-MSG-21]); while it is another `oneOf`/`anyOf` ("no branch fits"),
  * the most relevant error of its branches (the deepest, a non-combinator before a combinator,
  * a value of the right type before one of the wrong type) unless two branches tie, in which
  * case the combinator itself ("does not match any allowed shape") is reported.
@@ -231,14 +238,21 @@ function bestMatch(
   top: readonly ErrorNode[],
   meant?: (node: ErrorNode) => ContractValidationError | undefined,
 ): ContractValidationError | undefined {
-  // At the top, the error highest in the instance wins (it says "more" is wrong).
-  let best: ErrorNode | undefined;
-  for (const node of top) {
-    if (best === undefined || compareRelevance(relevance(node), relevance(best)) > 0) best = node;
-  }
-  // Inside a combinator: the one branch failing only by unknown members ([CG-MSG-17]), else the
-  // most specific error of its branches, unless two tie.
+  let best = highest(top);
   while (best !== undefined && best.context.length > 0) {
+    // A oneOf with a discriminator: the fault of the branch it selects, or of the discriminator
+    // ([CG-MSG-21]).
+    const union = discriminatedUnion(best.error);
+    if (union !== undefined) {
+      const selected = selectedBranch(best.error, union);
+      if (!Array.isArray(selected)) return selected;
+      const next = highest(selected);
+      if (next === undefined) break;
+      best = next;
+      continue;
+    }
+    // Inside another combinator: the one branch failing only by unknown members ([CG-MSG-17]),
+    // else the most specific error of its branches, unless two tie.
     const unknownMembers = meant?.(best);
     if (unknownMembers !== undefined) return unknownMembers;
     const ranked = [...best.context].sort((left, right) =>
@@ -250,6 +264,100 @@ function bestMatch(
     best = first;
   }
   return best?.error;
+}
+
+/**
+ * The error highest in the instance (it says "more" is wrong). Of two equals, the one of the
+ * keyword written first in the schema object both come from (an object's `additionalProperties`
+ * before its `required` when the schema lists them so), as the reference walks a schema; else the
+ * first reported.
+ */
+function highest(nodes: readonly ErrorNode[]): ErrorNode | undefined {
+  let best: ErrorNode | undefined;
+  for (const node of nodes) {
+    if (best === undefined) {
+      best = node;
+      continue;
+    }
+    const order = compareRelevance(relevance(node), relevance(best));
+    if (order > 0 || (order === 0 && writtenBefore(node.error, best.error))) best = node;
+  }
+  return best;
+}
+
+/** Whether `left`'s keyword comes before `right`'s in the one schema object holding both. */
+function writtenBefore(left: ContractValidationError, right: ContractValidationError): boolean {
+  const schema = left.parentSchema;
+  if (schema === undefined || schema !== right.parentSchema) return false;
+  const keywords = Object.keys(schema);
+  return keywords.indexOf(left.keyword) < keywords.indexOf(right.keyword);
+}
+
+/** The discriminator of the failed `oneOf` an error reports (generated from the schemas), if any. */
+function discriminatedUnion(error: ContractValidationError): DiscriminatedUnion | undefined {
+  if (error.keyword !== "oneOf") return undefined;
+  const title = error.parentSchema?.title;
+  return typeof title === "string" && Object.hasOwn(DISCRIMINATED_UNIONS, title)
+    ? DISCRIMINATED_UNIONS[title]
+    : undefined;
+}
+
+/**
+ * The fault of a value failing a `oneOf` with a discriminator that selects no branch (not an
+ * object, no discriminator, an unknown one), else the errors of the branch it selects, as that
+ * branch's own validator reports them, at their place in the value checked ([CG-MSG-21]).
+ */
+function selectedBranch(
+  error: ContractValidationError,
+  union: DiscriminatedUnion,
+): ContractValidationError | ErrorNode[] {
+  const value = (error as { data?: unknown }).data;
+  const here = error.instancePath;
+  const fault = (keyword: string, at: string, schema: unknown, params = {}) => ({
+    keyword,
+    instancePath: at,
+    schemaPath: error.schemaPath,
+    params,
+    schema,
+  });
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    return fault("type", here, "object");
+  const name = union.propertyName;
+  if (!Object.hasOwn(value, name))
+    return fault("required", here, [name], { missingProperty: name });
+  const tag = (value as Record<string, unknown>)[name];
+  const branch = union.branches.find((candidate) => jsonEqual(candidate.value, tag));
+  if (branch === undefined) {
+    const token = name.replaceAll("~", "~0").replaceAll("/", "~1");
+    return fault(
+      "enum",
+      `${here}/${token}`,
+      union.branches.map((candidate) => candidate.value),
+    );
+  }
+  if (branch.validate(value)) return [];
+  const errors = (branch.validate.errors ?? []).map((inner) => ({
+    ...inner,
+    instancePath: `${here}${inner.instancePath}`,
+  }));
+  return errorTree(errors);
+}
+
+/** Equality of two JSON values (member order aside). */
+function jsonEqual(left: unknown, right: unknown): boolean {
+  if (left === right) return true;
+  if (left === null || right === null || typeof left !== "object" || typeof right !== "object")
+    return false;
+  if (Array.isArray(left) !== Array.isArray(right)) return false;
+  const keys = Object.keys(left);
+  return (
+    keys.length === Object.keys(right).length &&
+    keys.every(
+      (key) =>
+        Object.hasOwn(right, key) &&
+        jsonEqual((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key]),
+    )
+  );
 }
 
 /**

@@ -6,17 +6,23 @@ models generated from them are the fast path. A value is checked with its genera
 only when that fails (the rare path) is the schema consulted, to name the JSON pointer and the
 expected type in the message -- never the value.
 A test corpus keeps both in agreement.
+
+Why one module of this size: which fault of a value is reported (CG-MSG-14, CG-MSG-17, and the
+discriminators of CG-MSG-21, derived here from the schemas) and how it is worded are one rule of
+messages.md; apart, the choice would need the wording's internals, as in TypeScript's schemas.ts.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
+from urllib.parse import urljoin
 
 from .._generated.taxonomy import ErrorCode, Phase
 from .._generated.validators import validator
@@ -28,11 +34,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FORMATS",
+    "Discriminator",
     "allowed_keys_hint",
     "check_shape",
     "compiled_accepts",
     "compiled_validator",
     "describe_problem",
+    "discriminator_of",
+    "discriminators",
+    "json_equal",
     "load_schema",
     "model_accepts",
     "pointer_message",
@@ -209,8 +219,7 @@ def _phrase(error: Any) -> str:
     if keyword in ("additionalProperties", "unevaluatedProperties"):
         return "has a key that is not allowed"
     if keyword in ("enum", "const"):
-        values = expected if keyword == "enum" else [expected]
-        return "must be one of: " + ", ".join(json.dumps(v) for v in values)
+        return _one_of(expected if keyword == "enum" else [expected])
     if keyword == "pattern":
         return "does not have the required format"
     if keyword in ("minLength", "maxLength"):
@@ -239,24 +248,165 @@ def _phrase(error: Any) -> str:
     return "is invalid"
 
 
-def _best(errors: list[Any]) -> Any:
-    """The error to report ([CG-MSG-14]): the highest in the instance; inside a oneOf/anyOf, the
-    one branch the value was meant for when only its unknown members fail it ([CG-MSG-17]), else
-    the most specific branch error unless two tie."""
+@dataclass(frozen=True)
+class Discriminator:
+    """The member ``name`` whose ``const`` tells the branches of a ``oneOf`` apart, and the
+    ``const`` of each branch, in branch order ([CG-MSG-21])."""
+
+    name: str
+    values: tuple[Any, ...]
+
+
+def json_equal(left: Any, right: Any) -> bool:
+    """Equality of two JSON values, where a boolean is never a number (``True == 1`` in Python)."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return isinstance(left, bool) and isinstance(right, bool) and left == right
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(json_equal(left[k], right[k]) for k in left)
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(map(json_equal, left, right))
+    numbers = isinstance(left, (int, float)) and isinstance(right, (int, float))
+    return (numbers or type(left) is type(right)) and left == right
+
+
+#: Follows the ``$ref`` of a schema found in the resource at a base URI: the schema referred to
+#: and the base URI of its resource.
+Resolve = Callable[[dict[str, Any], str], tuple[dict[str, Any], str]]
+
+
+def discriminator_of(branches: list[Any], base: str, resolve: Resolve) -> Discriminator | None:
+    """The discriminator of a ``oneOf`` of these ``branches`` (found in the resource at ``base``),
+    or None ([CG-MSG-21]): a member name that every branch, read through its ``$ref``, an object
+    schema, requires and gives a ``const``, the consts pairwise different; the first such name of
+    the first branch's ``properties``."""
+    if len(branches) < 2 or not all(isinstance(b, dict) for b in branches):
+        return None
+    resolved = [resolve(b, base) for b in branches]
+    if not all(b.get("type") == "object" for b, _ in resolved):
+        return None
+    for name in resolved[0][0].get("properties", {}):
+        values: list[Any] = []
+        for branch, where in resolved:
+            member = branch.get("properties", {}).get(name)
+            member = resolve(member, where)[0] if isinstance(member, dict) else {}
+            if name not in branch.get("required", []) or "const" not in member:
+                break
+            values.append(member["const"])
+        else:
+            if not any(json_equal(a, b) for i, a in enumerate(values) for b in values[i + 1 :]):
+                return Discriminator(name, tuple(values))
+    return None
+
+
+# Keywords whose values are data, never subschemas (a const may hold any key at all).
+_DATA_KEYWORDS: Final = frozenset({"const", "enum", "default", "examples", "discriminator"})
+
+
+def _resolve(node: dict[str, Any], base: str) -> tuple[dict[str, Any], str]:
+    while isinstance(node.get("$ref"), str):
+        base, _, fragment = urljoin(base, node["$ref"]).partition("#")
+        node = load_schema(base.removeprefix(SCHEMA_BASE))
+        for token in fragment.split("/")[1:]:
+            node = node[token.replace("~1", "/").replace("~0", "~")]
+    return node, base
+
+
+@cache
+def _discriminators() -> dict[int, tuple[dict[str, Any], Discriminator]]:
+    """Every ``oneOf`` of the contract's schemas that has a discriminator, by the identity of the
+    schema object holding it: the very objects the validators walk (``load_schema`` is cached and
+    the validators' registry holds its results)."""
+    found: dict[int, tuple[dict[str, Any], Discriminator]] = {}
+    for name in _schema_names():
+        stack: list[Any] = [load_schema(name)]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                branches = node.get("oneOf")
+                if isinstance(branches, list):
+                    tag = discriminator_of(branches, SCHEMA_BASE + name, _resolve)
+                    if tag is not None:
+                        found[id(node)] = (node, tag)
+                stack.extend(v for k, v in node.items() if k not in _DATA_KEYWORDS)
+            elif isinstance(node, list):
+                stack.extend(node)
+    return found
+
+
+def discriminators() -> dict[str, Discriminator]:
+    """The discriminator of every ``oneOf`` that has one, by the title of the schema holding it."""
+    return {str(node.get("title")): tag for node, tag in _discriminators().values()}
+
+
+def _discriminator(combinator: Any) -> Discriminator | None:
+    """The discriminator of the ``oneOf`` an error reports, or None ([CG-MSG-21])."""
+    if combinator.validator != "oneOf":
+        return None
+    entry = _discriminators().get(id(combinator.schema))
+    return entry[1] if entry is not None and entry[0] is combinator.schema else None
+
+
+@dataclass(frozen=True)
+class _Fault:
+    """The fault reported: where (the instance path), what is wrong, and the hint."""
+
+    path: list[Any]
+    phrase: str
+    hint: str | None = None
+
+
+def _best(errors: list[Any]) -> _Fault | None:
+    """The fault to report ([CG-MSG-14]): the highest in the instance; inside a ``oneOf`` with a
+    discriminator, the fault of the branch it selects ([CG-MSG-21]); inside another
+    oneOf/anyOf, the one branch the value was meant for when only its unknown members fail it
+    ([CG-MSG-17]), else the most specific branch error unless two tie."""
     import heapq
 
     from jsonschema.exceptions import relevance
 
     best = max(errors, key=relevance, default=None)
     while best is not None and best.context:
+        tag = _discriminator(best)
+        if tag is not None:
+            selected = _selected_branch(best, tag)
+            if isinstance(selected, _Fault):
+                return selected
+            if not selected:
+                break
+            # The branch as if it were the schema: its error highest in the value.
+            best = max(selected, key=relevance)
+            continue
         meant = _branch_failing_only_by_unknown_members(best)
         if meant is not None:
-            return meant
+            best = meant
+            break
         smallest = heapq.nsmallest(2, best.context, key=relevance)
         if len(smallest) == 2 and relevance(smallest[0]) == relevance(smallest[1]):
-            return best
+            break
         best = smallest[0]
-    return best
+    if best is None:
+        return None
+    return _Fault(list(best.absolute_path), _phrase(best), _hint(best))
+
+
+def _selected_branch(combinator: Any, tag: Discriminator) -> _Fault | list[Any]:
+    """The fault of a value failing a ``oneOf`` with a discriminator that selects no branch (not
+    an object, no discriminator, an unknown one), else the errors of the branch it selects
+    ([CG-MSG-21])."""
+    path = list(combinator.absolute_path)
+    value = combinator.instance
+    if not isinstance(value, dict):
+        return _Fault(path, "must be " + _TYPE_NAMES["object"])
+    if tag.name not in value:
+        return _Fault(path, f"requires the key {tag.name}")
+    chosen = [i for i, const in enumerate(tag.values) if json_equal(const, value[tag.name])]
+    if not chosen:
+        return _Fault([*path, tag.name], _one_of(tag.values))
+    return [e for e in combinator.context if e.relative_schema_path[0] == chosen[0]]
+
+
+def _one_of(values: Iterable[Any]) -> str:
+    return "must be one of: " + ", ".join(json.dumps(v) for v in values)
 
 
 def _branch_failing_only_by_unknown_members(combinator: Any) -> Any:
@@ -278,8 +428,10 @@ def describe_problem(schema_name: str, value: Any, prefix: str = "") -> str | No
     errors = list(_validator(schema_name).iter_errors(value))
     if not errors:
         return None
-    error = _best(errors)
-    return pointer_message(prefix + _pointer(error.absolute_path), _phrase(error), _hint(error))
+    fault = _best(errors)
+    if fault is None:
+        return None
+    return pointer_message(prefix + _pointer(fault.path), fault.phrase, fault.hint)
 
 
 def model_accepts(model: type[BaseModel], value: Any) -> bool:

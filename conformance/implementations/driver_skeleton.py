@@ -64,9 +64,10 @@ class Library:
         raise NotYet("reload")
 
     def close(self) -> None:
-        """The SDK's close: idempotent, and nothing to do when no graph is open. Write it with
-        ``open``: the harness closes the graph after every case, and a close answered
-        'unsupported' skips the case too."""
+        """The SDK's close: idempotent, and nothing to do when no graph is open. The harness
+        also sends it after every case, to clean up: that close is not checked, and answering it
+        'unsupported' does not skip the case (its checks decide it). Vectors of their own check
+        close (reload, close during a match), so write it with ``open``."""
         # YOUR LIBRARY: if self.graph is not None: self.graph.close()
         raise NotYet("close")
 

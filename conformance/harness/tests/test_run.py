@@ -69,7 +69,8 @@ def test_a_run_without_checks_fails(run_report: Any) -> None:
     status, report = run_report("-k", "cg.cli.usage-error", "-s", "sdk")
     assert status == 1
     assert report["verdict"] == "fail"
-    assert "no check ran" in report["reasons"]
+    assert report["verdictText"] == "FAIL (no check ran)"
+    assert report["reasons"] == ["no check ran"]
     assert report["summary"]["checks"] == 0
 
 

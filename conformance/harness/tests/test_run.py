@@ -74,6 +74,26 @@ def test_a_run_without_checks_fails(run_report: Any) -> None:
     assert report["summary"]["checks"] == 0
 
 
+def test_the_jobs_help_says_the_default_the_code_uses(
+    harness: Any, monkeypatch: pytest.MonkeyPatch, suite: Any, schemas: SchemaSet, repo: Path
+) -> None:
+    from capability_graph_conformance.manifest import Manifest
+    from capability_graph_conformance.session import RunOptions, RunSession
+
+    status, out, _ = harness("run", "--help")
+    assert status == 0
+    assert (
+        "-j N, --jobs N processes at a time for CLI and MCP cases (default: the number of CPUs + 1)"
+        in " ".join(out.split())
+    )
+    monkeypatch.setattr("os.cpu_count", lambda: 3)
+    manifest = Manifest.load(suite.reference_manifest, schemas)
+    session = RunSession(suite, schemas, manifest, RunOptions(), [])
+    assert session.slots._value == 4  # 3 CPUs + 1
+    session = RunSession(suite, schemas, manifest, RunOptions(jobs=2), [])
+    assert session.slots._value == 2
+
+
 def test_an_empty_selection_is_a_usage_error(harness: Any, repo: Path) -> None:
     status, _out, err = harness("run", "--suite-root", str(repo), "-k", "cg.nothing.*")
     assert status == 2

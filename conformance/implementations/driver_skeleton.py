@@ -64,9 +64,10 @@ class Library:
         raise NotYet("reload")
 
     def close(self) -> None:
-        """The SDK's close: idempotent, and nothing to do when no graph is open. Write it with
-        ``open``: the harness closes the graph after every case, and a close answered
-        'unsupported' skips the case too."""
+        """The SDK's close: idempotent, and nothing to do when no graph is open. The harness
+        also sends it after every case, to clean up: that close is not checked, and answering it
+        'unsupported' does not skip the case (its checks decide it). Vectors of their own check
+        close (reload, close during a match), so write it with ``open``."""
         # YOUR LIBRARY: if self.graph is not None: self.graph.close()
         raise NotYet("close")
 
@@ -129,6 +130,10 @@ class Driver:
     def run(self, surface: str, step: dict[str, Any]) -> dict[str, Any]:
         library, op = self.library, step["op"]
         if op == "open":
+            # A new scenario: the calls started before it end, and their handles are forgotten.
+            for _, cancel, _ in self.calls.values():
+                cancel.set()
+            self.calls.clear()
             config = step["config"]
             return self.observe(lambda: library.open(config))
         if op == "call":
@@ -150,7 +155,7 @@ class Driver:
             thread.join()
             del self.calls[step["handle"]]
             return box[0]
-        if op == "cancel":
+        if op == "cancel":  # also of a call that has finished: nothing happens, await tells
             self._started(step["handle"])[1].set()
             return returned(None)
         if op == "reload":
@@ -165,6 +170,9 @@ class Driver:
         return unsupported(f"unknown step op {op!r}")  # a step of a later protocol
 
     def _started(self, handle: str) -> tuple[threading.Thread, threading.Event, list[Any]]:
+        """The call started with ``handle``: from its ``call`` to its ``await`` or the next
+        ``open``. Any other handle (never started, already awaited, from before the last open)
+        is the harness's mistake, not your library's: a protocol error."""
         if handle not in self.calls:
             raise ProtocolError(f"no started call has the handle {handle!r}")
         return self.calls[handle]

@@ -14,7 +14,9 @@ This is the driver of ``capability_graph``, and the worked example of the implem
     cancel=token)`` (the SDK's JSON entry point); ``tool``: ``await ToolAdapter(graph).call(...)``.
     With a
     ``handle`` the call runs in the background and the answer is ``started``;
-  - ``await {handle}`` / ``cancel {handle}``  wait for / cancel (``CancelToken``) a started call;
+  - ``await {handle}`` / ``cancel {handle}``  wait for / cancel (``CancelToken``) a started call
+    (cancelling one that has finished changes nothing); a handle names its call until its
+    ``await`` or the next ``open``, and any other handle is answered ``protocolError``;
   - ``reload {providers?}`` / ``close``  the SDK operations, on both surfaces;
   - ``tools``  (protocol 1.1) ``ToolAdapter.tools`` on the ``tool`` surface (the SDK has no
     tool list: ``unsupported``);
@@ -68,6 +70,15 @@ def raised(error: BaseException) -> dict[str, Any]:
     }
 
 
+class UnknownHandle(Exception):
+    """An ``await`` or ``cancel`` whose handle names no started call (never started, already
+    awaited, or started before the last ``open``): answered ``protocolError``, since the
+    message, not the implementation, is at fault (spec/conformance/README.md, "Scenarios")."""
+
+    def __init__(self, handle: object) -> None:
+        super().__init__(f"no started call has the handle {handle!r}")
+
+
 class Driver:
     """One graph at a time, plus the calls started with a handle."""
 
@@ -94,10 +105,11 @@ class Driver:
                 return {"outcome": "started"}
             return await task
         if op == "await":
-            task, _ = self.calls.pop(step["handle"])
+            task, _ = self._started(step.get("handle"))
+            del self.calls[step["handle"]]
             return await task
-        if op == "cancel":
-            self.calls[step["handle"]][1].cancel()
+        if op == "cancel":  # a call that has finished: nothing to cancel, its await tells
+            self._started(step.get("handle"))[1].cancel()
             return returned(None)
         if op == "reload":
             graph = self._graph()
@@ -127,6 +139,11 @@ class Driver:
             return returned(await graph.call(step["tool"], step["arguments"], cancel=token))
         except Exception as error:  # noqa: BLE001
             return raised(error)
+
+    def _started(self, handle: Any) -> tuple[asyncio.Task[dict[str, Any]], CancelToken]:
+        if not isinstance(handle, str) or handle not in self.calls:
+            raise UnknownHandle(handle)
+        return self.calls[handle]
 
     def _graph(self) -> CapabilityGraph:
         if self.graph is None:
@@ -192,6 +209,9 @@ async def serve(protocol_out: BinaryIO) -> None:
                 continue
             try:
                 observation = await driver.run(surface, step)
+            except UnknownHandle as error:
+                send({"type": "protocolError", "seq": seq, "message": str(error)})
+                continue
             except Exception as error:  # noqa: BLE001 -- the driver itself must keep going
                 observation = raised(error)
             send({"type": "observation", "seq": seq, "observation": observation})

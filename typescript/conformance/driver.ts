@@ -4,8 +4,10 @@
 //
 //   start  -> started (implementation, protocol, surfaces sdk and tool)
 //   run    -> one observation of one step: open, call (with a handle: started at once), await,
-//             cancel (the call's AbortSignal), reload, close, tools (the Tool Adapter's
-//             definitions; unsupported on the sdk surface)
+//             cancel (the call's AbortSignal; of a call that has finished, nothing happens),
+//             reload, close, tools (the Tool Adapter's definitions; unsupported on the sdk
+//             surface). A handle names its call until its await or the next open: any other
+//             handle is answered protocolError (spec/conformance/README.md, "Scenarios").
 //   stop   -> stopped, then exit
 //
 // What the caller saw is `returned` (the JSON value) or `raised` (a GraphError as its toJSON();
@@ -87,13 +89,13 @@ class Driver {
         return done;
       }
       case "await": {
-        const call = this.calls.get(String(step.handle));
-        if (call === undefined) return raised(new Error("no call was started with this handle"));
+        const call = this.started(step.handle);
         this.calls.delete(String(step.handle));
         return call.done;
       }
       case "cancel":
-        this.calls.get(String(step.handle))?.controller.abort();
+        // A call that has finished: aborting changes nothing, and its await answers its outcome.
+        this.started(step.handle).controller.abort();
         return returned(null);
       case "reload":
         try {
@@ -132,6 +134,12 @@ class Driver {
     }
   }
 
+  started(handle: unknown): { done: Promise<Observation>; controller: AbortController } {
+    const call = typeof handle === "string" ? this.calls.get(handle) : undefined;
+    if (call === undefined) throw new UnknownHandle(handle);
+    return call;
+  }
+
   open(): CapabilityGraph {
     if (this.graph === undefined) {
       throw new Error("no graph is open (the scenario must start with an open step)");
@@ -146,6 +154,14 @@ class Driver {
     await this.graph?.close();
     this.graph = undefined;
     this.adapter = undefined;
+  }
+}
+
+/** An await or cancel whose handle names no started call: the message is at fault, not the
+ * implementation, so the answer is a protocolError, not an observation. */
+class UnknownHandle extends Error {
+  constructor(handle: unknown) {
+    super(`no started call has the handle '${String(handle)}'`);
   }
 }
 
@@ -211,6 +227,10 @@ async function serve(): Promise<void> {
       try {
         observation = await driver.run(surface as Surface, exactStep(line, step as Step));
       } catch (error) {
+        if (error instanceof UnknownHandle) {
+          send({ type: "protocolError", seq, message: error.message });
+          continue;
+        }
         observation = raised(error);
       }
       send({ type: "observation", seq, observation });

@@ -106,3 +106,46 @@ test("a line that is not a protocol message is a protocolError, and the driver g
     { type: "stopped" },
   ]);
 });
+
+test("a handle names its call until its await or the next open; any other is a protocolError", () => {
+  const config = graphFolder();
+  const describe = { op: "call", tool: "describe_graph", arguments: {} };
+  const answers = exchange([
+    { type: "start", protocol: "1.1", suite: "1.4.0" },
+    { type: "run", seq: 1, surface: "sdk", step: { op: "open", config } },
+    { type: "run", seq: 2, surface: "sdk", step: { ...describe, handle: "done" } },
+    { type: "run", seq: 3, surface: "sdk", step: describe }, // by now the started call is over
+    { type: "run", seq: 4, surface: "sdk", step: { op: "cancel", handle: "done" } },
+    { type: "run", seq: 5, surface: "sdk", step: { op: "await", handle: "done" } },
+    { type: "run", seq: 6, surface: "sdk", step: { op: "await", handle: "done" } },
+    { type: "run", seq: 7, surface: "sdk", step: { op: "cancel", handle: "done" } },
+    { type: "run", seq: 8, surface: "sdk", step: { op: "await", handle: "nobody" } },
+    { type: "run", seq: 9, surface: "sdk", step: { ...describe, handle: "old" } },
+    { type: "run", seq: 10, surface: "sdk", step: { op: "open", config } },
+    { type: "run", seq: 11, surface: "sdk", step: { op: "cancel", handle: "old" } },
+    { type: "run", seq: 12, surface: "sdk", step: { op: "close" } },
+    { type: "stop" },
+  ]);
+  const described = answers[3] as { observation: { outcome: string; value: unknown } };
+  assert.equal(described.observation.outcome, "returned");
+  const unknown = (seq: number, handle: string) => ({
+    type: "protocolError",
+    seq,
+    message: `no started call has the handle '${handle}'`,
+  });
+  assert.deepEqual(answers.slice(2), [
+    { type: "observation", seq: 2, observation: { outcome: "started" } },
+    described,
+    // cancelling a call that has finished changes nothing; its await answers what it returned
+    { type: "observation", seq: 4, observation: { outcome: "returned", value: null } },
+    { type: "observation", seq: 5, observation: described.observation },
+    unknown(6, "done"), // already awaited
+    unknown(7, "done"),
+    unknown(8, "nobody"), // never started
+    { type: "observation", seq: 9, observation: { outcome: "started" } },
+    { type: "observation", seq: 10, observation: { outcome: "returned", value: null } },
+    unknown(11, "old"), // started before the last open
+    { type: "observation", seq: 12, observation: { outcome: "returned", value: null } },
+    { type: "stopped" },
+  ]);
+});

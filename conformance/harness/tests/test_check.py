@@ -153,6 +153,34 @@ def test_scenarios_are_checked(copy: Path) -> None:
     assert any("never started" in p for p in problems)
 
 
+def test_a_scenario_may_await_or_cancel_only_a_running_call(copy: Path) -> None:
+    """A handle names its call from its call step to its await or the next open (the driver
+    answers any other protocolError: spec/conformance/README.md, "Scenarios")."""
+    call = {"op": "call", "tool": "describe_graph", "arguments": {}}
+    _edit(
+        _vector(copy, "cg.lifecycle.close-idempotent"),
+        {
+            "steps": [
+                {"op": "open"},
+                {**call, "handle": "a"},
+                {"op": "cancel", "handle": "a"},  # running, or finished and not awaited: fine
+                {"op": "await", "handle": "a"},
+                {"op": "cancel", "handle": "a"},
+                {"op": "await", "handle": "a"},
+                {**call, "handle": "b"},
+                {"op": "open"},
+                {"op": "await", "handle": "b"},
+            ]
+        },
+    )
+    problems = [p for p in _problems(copy) if "close-idempotent" in p]
+    assert [p.split(": ", 1)[1] for p in problems] == [
+        "steps[4]: cancel of a handle already awaited: 'a'",
+        "steps[5]: await of a handle already awaited: 'a'",
+        "steps[8]: await of a handle started before the last open: 'b'",
+    ]
+
+
 def test_setup_commands_are_only_for_argv_vectors(copy: Path) -> None:
     _edit(_vector(copy, "cg.query.describe"), {"setup": [["init", "--dry-run"]]})
     assert any("setup is only for argv vectors" in p for p in _problems(copy))

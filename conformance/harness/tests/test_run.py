@@ -69,8 +69,29 @@ def test_a_run_without_checks_fails(run_report: Any) -> None:
     status, report = run_report("-k", "cg.cli.usage-error", "-s", "sdk")
     assert status == 1
     assert report["verdict"] == "fail"
-    assert "no check ran" in report["reasons"]
+    assert report["verdictText"] == "FAIL (no check ran)"
+    assert report["reasons"] == ["no check ran"]
     assert report["summary"]["checks"] == 0
+
+
+def test_the_jobs_help_says_the_default_the_code_uses(
+    harness: Any, monkeypatch: pytest.MonkeyPatch, suite: Any, schemas: SchemaSet, repo: Path
+) -> None:
+    from capability_graph_conformance.manifest import Manifest
+    from capability_graph_conformance.session import RunOptions, RunSession
+
+    status, out, _ = harness("run", "--help")
+    assert status == 0
+    assert (
+        "-j N, --jobs N processes at a time for CLI and MCP cases (default: the number of CPUs + 1)"
+        in " ".join(out.split())
+    )
+    monkeypatch.setattr("os.cpu_count", lambda: 3)
+    manifest = Manifest.load(suite.reference_manifest, schemas)
+    session = RunSession(suite, schemas, manifest, RunOptions(), [])
+    assert session.slots._value == 4  # 3 CPUs + 1
+    session = RunSession(suite, schemas, manifest, RunOptions(jobs=2), [])
+    assert session.slots._value == 2
 
 
 def test_an_empty_selection_is_a_usage_error(harness: Any, repo: Path) -> None:

@@ -332,6 +332,156 @@ def test_an_mcp_batch_failure_not_confirmed_alone_says_so(
     assert schemas.errors("conformance/report.schema.json", report) == []
 
 
+# -- a case is decided by the checks that ran (CG-CONF-7) ------------------------------------------
+
+#: The fixture suite's vectors whose Tool Adapter call fails (an error envelope): the ones the
+#: mutation tool-extra-member breaks.
+ERROR_ENVELOPES = {
+    "cg.document.capability-not-found",
+    "cg.model.action-of-another-code",
+    "cg.model.plain-exception",
+    "cg.model.refused-missing-action",
+    "cg.query.capability-not-found",
+}
+SDK_TOOL = ("sdk", "tool")
+
+
+def _driver_cases(report: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    return {
+        (c["vector"], c["surface"]): c
+        for c in report["cases"]
+        if c["surface"] in ("sdk", "tool") and c["outcome"] != "not-applicable"
+    }
+
+
+@pytest.mark.slow
+def test_a_close_answered_unsupported_hides_no_failed_check(run_fake: Any) -> None:
+    """The driver answers the harness's trailing close 'unsupported' and its Tool Adapter adds a
+    member to every error envelope: those cases fail, the run fails (the harness before CG-CONF-7
+    skipped every case: PASS (no surface; sdk, tool, mcp, cli not run), exit 0)."""
+    status, report = run_fake("close-unsupported+tool-extra-member", "-s", "sdk", "-s", "tool")
+    assert status == 1
+    assert report["verdict"] == "fail"
+    assert report["verdictText"] == "FAIL (tool: 5 case(s) failed or errored)"
+    cases = _driver_cases(report)
+    assert {k for k, c in cases.items() if c["outcome"] == "failed"} == {
+        (v, "tool") for v in ERROR_ENVELOPES
+    }
+    assert {c["outcome"] for k, c in cases.items() if k[0] not in ERROR_ENVELOPES} == {"passed"}
+    assert {c["outcome"] for k, c in cases.items() if k[1] == "sdk"} == {"passed"}
+    case = cases["cg.query.capability-not-found", "tool"]
+    assert case["reason"] == (
+        "tool-envelope: step 1 (call): expected {ok: false, error}: extra member(s) 'debug'"
+    )
+
+
+@pytest.mark.slow
+def test_a_close_answered_unsupported_skips_no_case(run_fake: Any) -> None:
+    status, report = run_fake("close-unsupported", "-s", "sdk", "-s", "tool")
+    assert status == 0, report["reasons"]
+    assert report["verdictText"] == "PASS (sdk, tool; mcp, cli not run)"
+    assert {c["outcome"] for c in _driver_cases(report).values()} == {"passed"}
+    assert report["surfaces"]["sdk"] == {"verdict": "pass", "applicable": 6, "ran": 6}
+    assert report["surfaces"]["tool"] == {"verdict": "pass", "applicable": 7, "ran": 7}
+
+
+@pytest.fixture
+def reload_suite(fixture_suite_root: Path, tmp_path: Path) -> Path:
+    """The fixture suite and one scenario whose last step, reload, the fake does not support."""
+    import shutil
+
+    root = tmp_path / "suite"
+    shutil.copytree(fixture_suite_root, root)
+    vector = {
+        "id": "cg.query.reload-after-not-found",
+        "title": "A resolve that fails, then a reload",
+        "requirements": ["CG-SDK-1", "CG-TOOL-1"],
+        "level": "required",
+        "fixture": "minimal",
+        "steps": [
+            {"op": "open"},
+            {
+                "op": "call",
+                "tool": "resolve_capabilities",
+                "arguments": {"ids": ["acme::missing"]},
+                "expect": {
+                    "error": {
+                        "code": "CG_CAPABILITY_NOT_FOUND",
+                        "phase": "query",
+                        "nextAction": "refresh",
+                        "message": "Requested capability does not exist",
+                    }
+                },
+            },
+            {"op": "reload"},
+        ],
+        "surfaces": ["sdk", "tool"],
+    }
+    path = root / "conformance/vectors/capability-graph/query/reload-after-not-found.json"
+    path.write_text(json.dumps(vector), encoding="utf-8")
+    return root
+
+
+@pytest.mark.slow
+def test_a_step_answered_unsupported_skips_its_case_only_when_no_check_failed(
+    harness: Any, reload_suite: Path, fakes: Path, tmp_path: Path, schemas: SchemaSet
+) -> None:
+    reports = tmp_path / "reports"
+    status, _, _ = harness(
+        "run", "--suite-root", str(reload_suite), "--no-progress", "--report-dir", str(reports),
+        "-i", str(fakes / "tool-extra-member.json"), "-k", "cg.query.reload-after-not-found",
+    )  # fmt: skip
+    report = json.loads((reports / "report.json").read_text(encoding="utf-8"))
+    assert schemas.errors("conformance/report.schema.json", report) == []
+    assert status == 1
+    sdk, tool = (_driver_cases(report)["cg.query.reload-after-not-found", s] for s in SDK_TOOL)
+    # the SDK's checks all held before the reload: skipped, holding no check
+    assert sdk["outcome"] == "skipped"
+    assert (
+        sdk["reason"]
+        == "the driver does not support step 2 (reload): the fake has no step 'reload'"
+    )
+    assert sdk["checks"] == []
+    # the Tool Adapter's call had already failed a check: failed, with what the driver answered
+    assert tool["outcome"] == "failed"
+    assert tool["reason"] == (
+        "tool-envelope: step 1 (call): expected {ok: false, error}: extra member(s) 'debug'"
+    )
+    assert tool["evidence"] == {
+        "steps": [
+            {
+                "step": "step 1 (call)",
+                "observation": '{"outcome":"returned","value":{"ok":false,"error":'
+                '{"code":"CG_CAPABILITY_NOT_FOUND","phase":"query","message":'
+                '"Requested capability does not exist","nextAction":"refresh"},"debug":true}}',
+            }
+        ],
+        "driverStderr": "",
+    }
+
+
+def test_the_evidence_of_a_driver_case_is_bounded() -> None:
+    from capability_graph_conformance.run_driver import EVIDENCE_STEPS, _evidence
+
+    big = {"outcome": "returned", "value": "x" * 5000}
+    answers = [(f"step {i} (call)", big) for i in range(10)]
+    evidence = _evidence(answers, [], b"e" * 5000)
+    assert len(evidence["steps"]) == EVIDENCE_STEPS == 4
+    assert [s["step"] for s in evidence["steps"]] == [f"step {i} (call)" for i in range(4)]
+    assert all(len(s["observation"]) == 600 for s in evidence["steps"])
+    assert evidence["steps"][0]["observation"].endswith("xxx...")
+    assert len(evidence["driverStderr"]) == 600
+    # the failing steps first: only they are kept when some step failed a check
+    assert [s["step"] for s in _evidence(answers, ["step 7 (call)"], b"")["steps"]] == [
+        "step 7 (call)"
+    ]
+
+
+def test_a_run_that_checked_nothing_says_so_in_its_verdict_text() -> None:
+    verdicts = surface_verdicts([_case("sdk", "skipped", reason="r")], BaselineOutcome())
+    assert verdict_text("fail", verdicts, 1, 1, ["no check ran"]) == "FAIL (no check ran)"
+
+
 # -- readable schema failures ----------------------------------------------------------------------
 
 

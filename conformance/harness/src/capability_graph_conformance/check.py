@@ -5,7 +5,8 @@ duplicate id; an id whose area or name disagrees with its file; an unknown fixtu
 expectation naming a code outside the registry, a phase the code is not raised in, or a
 nextAction the code cannot carry; a registry code without a *required* vector expecting it;
 a surface list the action cannot be expressed on; a step scenario that does not start with
-``open``, awaits an unknown handle or uses a capture that no earlier step made; a ``forbid``
+``open``, awaits or cancels a handle that names no running call (never started, already awaited,
+or started before the last ``open``) or uses a capture that no earlier step made; a ``forbid``
 string that the expectation itself contains. It also checks the conformance schemas (metaschema,
 ``$id``, resolvable ``$ref``), the fixtures' ``fixture.json`` and every manifest and
 expected-failures list under ``conformance/implementations``.
@@ -232,20 +233,37 @@ def _check_steps(steps: list[Any]) -> Iterator[str]:
     if not driver_steps or driver_steps[0].get("op") != "open":
         yield "a scenario's first driver step must be open"
     started: set[str] = set()
+    # A handle names its call from its call step to its await, or to the next open, which ends
+    # the calls still running (spec/conformance/README.md, "Scenarios"): the driver answers
+    # anything else protocolError, so no vector may send it.
+    live: set[str] = set()
+    collected: set[str] = set()  # awaited handles
     captured: set[str] = set()
     for index, step in enumerate(steps):
         if not isinstance(step, dict):
             continue
         op = step.get("op")
         handle = step.get("handle")
+        if op == "open":
+            live.clear()
         if op == "call" and handle is not None:
             if handle in started:
                 yield f"steps[{index}]: handle {handle!r} is started twice"
             started.add(handle)
+            live.add(handle)
             if "expect" in step:
                 yield f"steps[{index}]: a started call has its expectation on its await step"
-        if op in ("await", "cancel") and handle not in started:
-            yield f"steps[{index}]: {op} of a handle that was never started: {handle!r}"
+        if op in ("await", "cancel") and handle not in live:
+            if handle not in started:
+                why = "that was never started"
+            elif handle in collected:
+                why = "already awaited"
+            else:
+                why = "started before the last open"
+            yield f"steps[{index}]: {op} of a handle {why}: {handle!r}"
+        if op == "await" and handle in live:
+            live.discard(handle)
+            collected.add(handle)
         for name in _names(step.get("arguments"), "$captured"):
             if name not in captured:
                 yield f"steps[{index}]: {{'$captured': {name!r}}} before any step captured it"

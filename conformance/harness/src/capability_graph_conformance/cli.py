@@ -38,6 +38,9 @@ from .suite import SURFACES, Suite, SuiteError
 __all__ = ["main", "run"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+#: ``run -j``: the default is one more than the CPUs (RunOptions.jobs 0), as docs/conformance.md
+#: says ("Cost"), so a slot is busy while another process starts or exits.
+JOBS_HELP = "processes at a time for CLI and MCP cases (default: the number of CPUs + 1)"
 
 
 def _version_text(suite: Suite | None) -> str:
@@ -117,7 +120,8 @@ def _parser() -> argparse.ArgumentParser:
         "--jobs",
         type=int,
         default=0,
-        help="processes at a time for CLI and MCP cases (default: CPUs)",
+        metavar="N",
+        help=JOBS_HELP,
     )
     run.add_argument(
         "--no-batch",

@@ -12,7 +12,7 @@ import html
 import platform
 import sys
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
@@ -125,14 +125,24 @@ def _most_common(reasons: Iterable[str]) -> str:
     return counted[0][0] if counted else ""
 
 
+#: The reason, and the verdict text ``FAIL (no check ran)``, of a run that checked nothing
+#: (CG-CONF-1): every case was skipped or not applicable, or errored before its first check.
+NO_CHECK_RAN = "no check ran"
+
+
 def verdict_text(
-    verdict: str, surfaces: dict[str, dict[str, Any]], selected: int, total: int
+    verdict: str,
+    surfaces: dict[str, dict[str, Any]],
+    selected: int,
+    total: int,
+    reasons: Sequence[str] = (),
 ) -> str:
     """The verdict in words, saying exactly what was certified: ``PASS (sdk, tool, mcp, cli)``,
-    ``PASS (sdk, tool, cli; mcp not run)``, ``FAIL (mcp: 2 case(s) failed or errored)``."""
+    ``PASS (sdk, tool, cli; mcp not run)``, ``FAIL (mcp: 2 case(s) failed or errored)``; a run
+    that fails with no failing surface says why from its ``reasons``: ``FAIL (no check ran)``."""
     if verdict == "fail":
         failing = [f"{s}: {v['reason']}" for s, v in surfaces.items() if v["verdict"] == "fail"]
-        return "FAIL (" + ("; ".join(failing) or "see the reasons") + ")"
+        return "FAIL (" + ("; ".join(failing or reasons) or "see the reasons") + ")"
     passed = [s for s, v in surfaces.items() if v["verdict"] == "pass"]
     parts = [", ".join(passed) if passed else "no surface"]
     incomplete = [s for s, v in surfaces.items() if v["verdict"] == "incomplete"]
@@ -175,8 +185,8 @@ def build_report(
             "expected-failure entries that match no failing case: "
             + ", ".join(f"{v} [{s}]" for v, s in outcome.unmatched)
         )
-    if summary["checks"] == 0:
-        reasons.append("no check ran")
+    if summary["checks"] == 0:  # a skipped case holds no check (CG-CONF-7)
+        reasons.append(NO_CHECK_RAN)
     surfaces = surface_verdicts(cases, outcome)
     total = len(suite.vectors)
     if reasons:
@@ -224,7 +234,7 @@ def build_report(
         ),
         "durationMs": int(run.duration_s * 1000),
         "verdict": verdict,
-        "verdictText": verdict_text(verdict, surfaces, len(run.vectors), total),
+        "verdictText": verdict_text(verdict, surfaces, len(run.vectors), total, reasons),
         "reasons": reasons,
         "selection": {
             "patterns": list(run.options.patterns),

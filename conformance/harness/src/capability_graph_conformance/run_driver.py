@@ -6,9 +6,12 @@ the files it writes and removes are the harness's, every other step goes to the 
 observation is checked against the step's expectation: a raised GraphError or a returned result
 on the SDK, the ``{ok, error}`` / ``{ok, result}`` envelope on the Tool Adapter (a failure names
 the extra or missing member, CG-CONF-3); the ``tools`` step of protocol 1.1 compares the
-adapter's definitions with tools.json (CG-CONF-4). A driver that
-crashes, hangs or breaks the protocol errors the case with its stderr, and the next case gets a
-fresh driver.
+adapter's definitions with tools.json (CG-CONF-4). The checks that ran decide a case (CG-CONF-7):
+a step answered ``unsupported`` skips it only when no check failed, and the ``close`` the harness
+sends after every scenario is its clean-up, never checked and never a reason to skip. A failed
+case keeps what the driver answered for its failing steps as evidence. A driver that crashes,
+hangs or breaks the protocol errors the case with its stderr, and the next case gets a fresh
+driver.
 """
 
 from __future__ import annotations
@@ -87,6 +90,13 @@ async def _start_driver(session: RunSession) -> tuple[DriverClient | None, str]:
 
 
 async def _driver_case(session: RunSession, driver: DriverClient, case: CaseResult) -> None:
+    """Run the case's scenario and check each step (CG-CONF-7: the checks that ran decide).
+
+    A scenario step the driver answers ``unsupported`` ends the scenario: the case is skipped
+    with that reason only when none of its checks failed (a failed check is never hidden: the
+    case is then failed). The trailing ``close`` is the harness's clean-up: it is sent after the
+    scenario however it ended, is not checked, and its answer (``unsupported`` included) never
+    skips the case."""
     vector = case.vector
     steps = _scenario(vector)
     workdir = session.workspace.for_vector(
@@ -96,9 +106,15 @@ async def _driver_case(session: RunSession, driver: DriverClient, case: CaseResu
     emitted: list[tuple[str, bytes]] = []
     captures: dict[str, Any] = {}
     handles: dict[str, str] = {}  # handle -> tool
+    answers: list[tuple[str, dict[str, Any]]] = []  # (label, observation) of each checked step
+    failing: list[str] = []  # labels of the steps whose checks failed
+    unsupported = ""  # why the scenario ended early: a step the driver does not support
     for index, step in enumerate(steps):
         op = step["op"]
         label = f"step {index} ({op})"
+        cleanup = bool(step.get("cleanup"))
+        if unsupported and not cleanup:
+            continue
         if op == "writeFile":
             data = (
                 step["text"].encode("utf-8")
@@ -129,16 +145,58 @@ async def _driver_case(session: RunSession, driver: DriverClient, case: CaseResu
             handles[step["handle"]] = step["tool"]
         observation, raw = await driver.run(case.surface, message, session.options.step_timeout)
         emitted.append((f"driver observation ({label})", raw))
+        if cleanup:
+            continue  # the harness's clean-up: not checked, whatever the driver answered
         if observation.get("outcome") == "unsupported":
-            case.skip(f"the driver does not support {label}: {observation.get('reason', '')}")
-            await driver.run(case.surface, {"op": "close"}, session.options.step_timeout)
-            return
+            unsupported = f"the driver does not support {label}: {observation.get('reason', '')}"
+            continue  # on to the clean-up
         tool = step.get("tool") or handles.get(step.get("handle", ""), "")
+        failed_before = _failed(case)
         _check_step(session, case, step, observation, tool, captures, label)
-    emitted.append(("driver stderr", driver.take_stderr()))
+        answers.append((label, observation))
+        if _failed(case) > failed_before:
+            failing.append(label)
+    stderr = driver.take_stderr()
+    emitted.append(("driver stderr", stderr))
     check_forbidden(case, emitted, session.forbid(case, workdir))
-    if case.outcome == "passed" and not case.checks:
+    # Reported only if the case ends failed (checks made later count too: the endpoint's
+    # findings, the comparison across surfaces).
+    case.evidence = _evidence(answers, failing, stderr)
+    if unsupported and not _failed(case):
+        # Skipped: not run to the end, so it certifies nothing and holds no check (every check
+        # that ran held; a failed one would have made the case failed instead).
+        case.checks.clear()
+        case.observed.clear()
+        case.skip(unsupported)
+    elif case.outcome == "passed" and not case.checks:
         case.error("no check ran")
+
+
+def _failed(case: CaseResult) -> int:
+    return sum(1 for check in case.checks if not check.passed)
+
+
+#: At most this many steps' answers are kept as a failed case's evidence, each as a preview.
+EVIDENCE_STEPS = 4
+
+
+def _evidence(
+    answers: list[tuple[str, dict[str, Any]]], failing: list[str], stderr: bytes
+) -> dict[str, Any]:
+    """What the driver answered, for a failed SDK or Tool Adapter case: the steps whose checks
+    failed (when none did, because a check of the whole case failed -- a forbidden string, the
+    comparison across surfaces, the scripted endpoint's findings -- every checked step), at most
+    ``EVIDENCE_STEPS`` of them, each observation as a one-line preview of at most 600 characters,
+    and a preview of the driver's stderr during the case: bounded as the CLI's and MCP's evidence
+    are."""
+    chosen = [(label, o) for label, o in answers if label in failing] or answers
+    return {
+        "steps": [
+            {"step": label, "observation": preview(observation)}
+            for label, observation in chosen[:EVIDENCE_STEPS]
+        ],
+        "driverStderr": preview(stderr),
+    }
 
 
 def _check_step(
@@ -161,8 +219,6 @@ def _check_step(
         _check_tool_definitions(session, case, observation, label)
         return
     if expect is None:
-        if step.get("cleanup"):
-            return
         ok = outcome == "returned"
         if ok and through_tool:
             value = observation.get("value")

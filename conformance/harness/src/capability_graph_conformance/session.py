@@ -36,7 +36,7 @@ Progress = Callable[[CaseResult], None]
 class RunOptions:
     surfaces: Sequence[str] = SURFACES
     patterns: Sequence[str] = ()
-    jobs: int = 0  # 0: the number of CPUs
+    jobs: int = 0  # 0: the number of CPUs + 1 (cg-conformance run -j)
     batch: bool = True
     keep_workdir: bool = False
     step_timeout: float = 60.0

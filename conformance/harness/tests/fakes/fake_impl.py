@@ -5,8 +5,8 @@ the small fixture suite (``tests/fixtures/suite``) from a built-in behaviour tab
 nothing of ``capability_graph``, so the tests prove what the harness catches without depending on
 the reference's internals; each mutation breaks one rule of the contract and is a flag:
 
-    python fake_impl.py [--mutate MUTATION] driver
-    python fake_impl.py [--mutate MUTATION] cli ARGS...      (``cli mcp --config F``: MCP)
+    python fake_impl.py [--mutate MUTATION[+MUTATION...]] driver
+    python fake_impl.py [--mutate MUTATION[+MUTATION...]] cli ARGS...  (``cli mcp --config F``: MCP)
 
 Mutations (the tests assert the exact failing cases):
 
@@ -25,6 +25,10 @@ init-overwrites        init replaces a differing configuration instead of report
 silent-text-report     init prints nothing without --json (its report is only ever JSON)
 stale-tool-definitions the Tool Adapter's definition of match_capabilities has another description
 mcp-no-annotations     the MCP server lists its tools without their annotations
+close-unsupported      the driver answers every close 'unsupported' (the trailing close the
+                       harness sends after each case included); not a fault of the contract, a
+                       driver still growing: combined with another mutation (``+``), its
+                       failures must still be reported (CG-CONF-7)
 none                   no mutation (the default): the fake passes its fixture suite
 
 The only file of the repository it reads is the contract's tool list (spec/capability-graph/
@@ -59,7 +63,14 @@ MUTATIONS = (
     "silent-text-report",
     "stale-tool-definitions",
     "mcp-no-annotations",
+    "close-unsupported",
 )
+
+
+def has(mutation: str, name: str) -> bool:
+    """Whether ``mutation`` (one mutation, or several joined by ``+``) holds ``name``."""
+    return name in mutation.split("+")
+
 
 #: The registry's codes this fake reports: phase-independent default action and message.
 CODES: dict[str, tuple[str, str]] = {
@@ -122,10 +133,10 @@ class Graph:
         raw, code = step.get("raiseException"), "CG_MODEL_UNAVAILABLE"
         if "raise" in step:
             raw, code = step["raise"].get("message"), step["raise"]["code"]
-        if code == "CG_MODEL_REFUSED" and self.mutation == "refusal-no-match":
+        if code == "CG_MODEL_REFUSED" and has(self.mutation, "refusal-no-match"):
             return no_match
         # The projection (CG-MODEL-7): the code's own message, never the executor's text.
-        leak = self.mutation == "leak-raw-message" and raw
+        leak = has(self.mutation, "leak-raw-message") and raw
         raise FakeError(code, "match", raw if leak else "")
 
 
@@ -142,7 +153,7 @@ def _observe(surface: str, graph: Graph, step: dict[str, Any], mutation: str) ->
     except FakeError as error:
         if surface == "tool":
             envelope: dict[str, Any] = {"ok": False, "error": error.json}
-            if mutation == "tool-extra-member":
+            if has(mutation, "tool-extra-member"):
                 envelope["debug"] = True
             return {"outcome": "returned", "value": envelope}
         return {"outcome": "raised", "graphError": True, "error": error.json, "display": str(error)}
@@ -170,16 +181,18 @@ def driver(mutation: str) -> None:
             graph = Graph(step["config"], mutation)
         elif op == "tools" and surface == "tool":
             tools = tool_definitions()
-            if mutation == "stale-tool-definitions":
+            if has(mutation, "stale-tool-definitions"):
                 stale = {"name": "match_capabilities", "description": "Match capabilities."}
                 tools = [{**t, **stale} if t["name"] == stale["name"] else t for t in tools]
             observation["value"] = tools
         elif op == "call" and graph is not None:
-            if mutation == "crashing-driver" and tool == "read_document":
+            if has(mutation, "crashing-driver") and tool == "read_document":
                 os._exit(3)
             observation = _observe(surface, graph, step, mutation)
-            if mutation == "bad-protocol-driver" and tool == "list_capabilities":
+            if has(mutation, "bad-protocol-driver") and tool == "list_capabilities":
                 observation = {"outcome": "maybe"}
+        elif op == "close" and has(mutation, "close-unsupported"):
+            observation = {"outcome": "unsupported", "reason": "close is not implemented yet"}
         elif op != "close":
             observation = {"outcome": "unsupported", "reason": f"the fake has no step {op!r}"}
         print(_dumps({"type": "observation", "seq": message["seq"], "observation": observation}))
@@ -191,7 +204,7 @@ def driver(mutation: str) -> None:
 
 def _fail(error: FakeError, mutation: str, *, status: int = 1) -> NoReturn:
     body = dict(error.json)
-    if mutation == "cli-next-action" and body["code"] == "CG_CAPABILITY_NOT_FOUND":
+    if has(mutation, "cli-next-action") and body["code"] == "CG_CAPABILITY_NOT_FOUND":
         body["nextAction"] = "retry"
     sys.stderr.write(_dumps({"ok": False, "error": body}) + "\n")
     raise SystemExit(status)
@@ -201,7 +214,7 @@ def _cancel_on_sigint(mutation: str) -> None:
     """Ctrl-C during a match is a cancellation (CG-CLI-4): the envelope, exit 130."""
 
     def cancelled(_signum: int, _frame: Any) -> None:
-        if mutation == "sigint-not-cancelling":
+        if has(mutation, "sigint-not-cancelling"):
             os._exit(130)  # interrupted, but silent: no envelope
         error = FakeError("CG_MODEL_CANCELLED", "match")
         sys.stderr.write(_dumps({"ok": False, "error": error.json}) + "\n")
@@ -224,7 +237,7 @@ def _init(folder: Path, *, dry_run: bool, as_json: bool, mutation: str) -> int:
         "providers/knowledge/getting-started.md": "# Getting started\n",
     }
     target = folder / "capability-graph.json"
-    if mutation == "init-overwrites" and not dry_run:
+    if has(mutation, "init-overwrites") and not dry_run:
         target.unlink(missing_ok=True)
     conflict = target.exists() and target.read_text(encoding="utf-8") != files[target.name]
     ids = ("configuration", "provider", "document")
@@ -244,7 +257,7 @@ def _init(folder: Path, *, dry_run: bool, as_json: bool, mutation: str) -> int:
             (folder / relative).write_text(text, encoding="utf-8")
     if as_json:
         print(_dumps({"status": status, "checks": checks, "warnings": []}))
-    elif mutation != "silent-text-report":
+    elif not has(mutation, "silent-text-report"):
         print(f"capability-graph init: {status}")
         for check in checks:
             print(f"  [{check['status']}] {check['id']}: {check['message']}")
@@ -298,7 +311,7 @@ def _tool_result(graph: Graph, params: dict[str, Any], mutation: str) -> dict[st
     except FakeError as error:
         text = {"type": "text", "text": _dumps(error.json)}
         failed: dict[str, Any] = {"content": [text], "isError": True}
-        if mutation == "mcp-structured-content":
+        if has(mutation, "mcp-structured-content"):
             failed["structuredContent"] = error.json
         return failed
     return {"content": [{"type": "text", "text": _dumps(result)}], "structuredContent": result}
@@ -306,7 +319,7 @@ def _tool_result(graph: Graph, params: dict[str, Any], mutation: str) -> dict[st
 
 def mcp(graph: Graph, mutation: str) -> None:
     tools = tool_definitions()
-    if mutation == "mcp-no-annotations":
+    if has(mutation, "mcp-no-annotations"):
         tools = [{k: v for k, v in tool.items() if k != "annotations"} for tool in tools]
     for line in sys.stdin:
         message = json.loads(line)
@@ -336,7 +349,7 @@ def main() -> None:
     argv, mutation = sys.argv[1:], "none"
     if argv[:1] == ["--mutate"]:
         mutation, argv = argv[1], argv[2:]
-    if mutation not in MUTATIONS or argv[:1] not in (["driver"], ["cli"]):
+    if not set(mutation.split("+")) <= set(MUTATIONS) or argv[:1] not in (["driver"], ["cli"]):
         raise SystemExit(f"usage: fake_impl.py [--mutate {'|'.join(MUTATIONS)}] driver|cli ARGS")
     if argv[0] == "driver":
         driver(mutation)

@@ -105,7 +105,7 @@ class ContractView:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return bool(self._json == other._json)  # type: ignore[attr-defined]
+        return bool(self._json == other._json)
 
     __hash__ = None  # type: ignore[assignment]  # the JSON form is a dict
 

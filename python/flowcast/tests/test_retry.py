@@ -6,7 +6,7 @@ from http import HTTPStatus
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import capability_graph_flowcast as flowcast
@@ -102,6 +102,9 @@ def test_is_retryable_never_raises_on_errors(message: str, status: object) -> No
     assert flowcast.is_retryable(ApiError(message, api_status=status)) in (True, False)
 
 
+# Drawing a value of an arbitrary type occasionally builds an expensive one (a draw of 1.8 s was
+# seen on a loaded machine): the time says nothing about is_retryable, so it is not a failure.
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(st.from_type(type).flatmap(st.from_type))
 def test_is_retryable_never_raises_on_arbitrary_objects(value: object) -> None:
     assert flowcast.is_retryable(value) in (True, False)

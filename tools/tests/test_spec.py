@@ -17,9 +17,10 @@ from capability_graph_conformance.schemas import ecma_to_python
 from generate.models import modelled
 from generate.views import VIEWED
 from jsonschema import Draft202012Validator
-from pydantic import MISSING, TypeAdapter, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 import capability_graph
+from capability_graph_testing.common import read_whole
 
 EXAMPLES = list(_spec.iter_examples())
 _SCHEMAS = _spec.load_schemas()
@@ -122,19 +123,6 @@ def test_generated_models_agree(example: _spec.Example, schemas: dict[str, dict[
         assert verdicts == {"python": example.valid, "json": example.valid}
 
 
-def _read_whole(value: Any) -> Any:
-    """Every attribute of a view, read as a user reads it, back in its JSON form."""
-    from capability_graph._testing import ContractView
-
-    if isinstance(value, list):
-        return [_read_whole(item) for item in value]
-    if not isinstance(value, ContractView):
-        return value
-    names, keys = type(value)._members
-    read = {key: _read_whole(getattr(value, name)) for name, key in zip(names, keys, strict=True)}
-    return {key: member for key, member in read.items() if member is not MISSING}
-
-
 @pytest.mark.parametrize(
     "example",
     [e for e in EXAMPLES if e.schema in VIEWED_SCHEMAS and e.valid],
@@ -146,7 +134,7 @@ def test_generated_views_read_every_valid_example(example: _spec.Example) -> Non
     if title == "DocumentMetadata":  # the union: its member by the discriminator
         title = {"file": "FileDocumentMetadata", "url": "UrlDocumentMetadata"}[value["kind"]]
     view = getattr(capability_graph, title)(value)
-    assert _read_whole(view) == value == view.to_json()
+    assert read_whole(view) == value == view.to_json()
 
 
 def test_schema_only_entries_exist() -> None:

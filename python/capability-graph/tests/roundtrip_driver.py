@@ -17,13 +17,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pydantic import MISSING, BaseModel, TypeAdapter
+from pydantic import BaseModel, TypeAdapter
 
 import capability_graph
 from capability_graph import ReloadResult
 from capability_graph._core.json import dumps
 from capability_graph._generated.operations import OPERATION_TABLE
 from capability_graph._testing import ContractView
+from capability_graph_testing.common import read_whole
 
 sys.path.insert(0, sys.argv[1])  # the folder of the reference driver
 import python_reference_driver as reference
@@ -51,17 +52,6 @@ def through_public_type(kind: str, value: Any) -> dict[str, Any]:
     with Path(os.environ["CG_ROUNDTRIP_LOG"]).open("a", encoding="utf-8") as log:
         log.write(f"{kind}\n")
     return reference.returned(back)
-
-
-def read_whole(value: Any) -> Any:
-    """Every attribute of a view, read as a user reads it, back in its JSON form."""
-    if isinstance(value, list):
-        return [read_whole(item) for item in value]
-    if not isinstance(value, ContractView):
-        return value
-    names, keys = type(value)._members
-    read = {key: read_whole(getattr(value, name)) for name, key in zip(names, keys, strict=True)}
-    return {key: member for key, member in read.items() if member is not MISSING}
 
 
 class RoundTripDriver(reference.Driver):

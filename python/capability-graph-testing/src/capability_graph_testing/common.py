@@ -64,3 +64,19 @@ def expected(code: str, phase: str, message: str | None = None) -> dict[str, str
     if entry.default_action is not None:
         error["nextAction"] = entry.default_action.value
     return error
+
+
+def read_whole(value: Any) -> Any:
+    """Every attribute of a generated view (``ResolveResult`` and what it holds), read as a user
+    reads it, back in its JSON form: what the views give, compared with what they wrap."""
+    from pydantic import MISSING
+
+    from capability_graph._testing import ContractView
+
+    if isinstance(value, list):
+        return [read_whole(item) for item in value]
+    if not isinstance(value, ContractView):
+        return value
+    names, keys = type(value)._members
+    read = {key: read_whole(getattr(value, name)) for name, key in zip(names, keys, strict=True)}
+    return {key: member for key, member in read.items() if member is not MISSING}

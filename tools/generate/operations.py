@@ -10,8 +10,9 @@ Steps:
   commands read;
 - ``handlers``: ``capability_graph/_core/operations/handlers.py`` -- the handler of each operation,
   by tool name: the ``handle`` of the operations package's module named like the operation's SDK
-  method, imported by name where a reader sees it. Adding an operation is a table entry and a
-  handler module; this file follows by generation.
+  method, imported by an import statement a reader sees, when the operation is first called (a
+  command line that lists never imports the match pipeline). Adding an operation is a table
+  entry and a handler module; this file follows by generation.
 """
 
 from __future__ import annotations
@@ -157,29 +158,44 @@ def render_operations(operations: list[dict[str, Any]], schemas: dict[str, Any])
 
 def render_handlers(operations: list[dict[str, Any]]) -> str:
     """The handler registry of the core's dispatch (``_core/operations/handlers.py``)."""
-    imports = sorted(
-        f"from .{op['sdk']['method']} import handle as {op['tool']}" for op in operations
-    )
-    entries = [f'    "{op["tool"]}": {op["tool"]},' for op in operations]
+    cases = []
+    for op in sorted(operations, key=lambda op: op["sdk"]["method"]):
+        cases += [
+            f'        case "{op["tool"]}":',
+            f"            from .{op['sdk']['method']} import handle as {op['tool']}",
+            "",
+            f"            return {op['tool']}",
+        ]
+    tools = [f'        "{op["tool"]}",' for op in operations]
     return "\n".join(
         [
             f'"""{generated_by("spec/capability-graph/operations.json")}',
             "",
             "The handler of each operation, by tool name: the ``handle`` of this package's module",
-            'named like the operation\'s SDK method."""',
+            "named like the operation's SDK method, imported when the operation is first called",
+            '(a command line that lists never imports the match pipeline)."""',
             "",
             "from __future__ import annotations",
             "",
             "from typing import Final",
             "",
-            "from .common import Handler",
-            *imports,
+            "from .common import Handler, HandlerRegistry",
             "",
             '__all__ = ["HANDLERS"]',
             "",
-            "HANDLERS: Final[dict[str, Handler]] = {",
-            *entries,
-            "}",
+            "",
+            "def _handler(tool: str) -> Handler:",
+            "    match tool:",
+            *cases,
+            "    raise KeyError(tool)",
+            "",
+            "",
+            "HANDLERS: Final = HandlerRegistry(",
+            "    (",
+            *tools,
+            "    ),",
+            "    _handler,",
+            ")",
             "",
         ]
     )

@@ -10,9 +10,17 @@ execution -> result size.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
+from collections.abc import (
+    Awaitable,
+    Callable,
+    Coroutine,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import Any, ParamSpec, Protocol, TypeAlias, TypeVar
 
 from ..._generated.taxonomy import ErrorCode, Phase
 from ..cancel import CancelToken
@@ -23,14 +31,44 @@ from ..snapshot import Capability, Snapshot
 
 __all__ = [
     "Handler",
+    "HandlerRegistry",
     "OperationContext",
+    "RunBlocking",
     "capabilities_of",
     "check_named_providers",
     "find_capabilities",
+    "in_place",
     "in_scope",
+    "on_a_worker_thread",
     "scoped_providers",
     "selected_providers",
 ]
+
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class RunBlocking(Protocol):
+    """How a handler runs blocking work (a file read): ``await context.run_blocking(f, ...)``."""
+
+    def __call__(
+        self, function: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs
+    ) -> Awaitable[T]: ...
+
+
+async def on_a_worker_thread(function: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+    """``function(*args, **kwargs)`` on a worker thread, so that the event loop keeps serving
+    while it blocks (a graph on an event loop)."""
+    import asyncio  # on a running loop: asyncio is imported already
+
+    return await asyncio.to_thread(function, *args, **kwargs)
+
+
+async def in_place(function: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+    """``function(*args, **kwargs)`` on the calling thread, without suspending: a graph opened in
+    place (one call of a one-shot caller, without an event loop and nothing else to serve)."""
+    return function(*args, **kwargs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +77,8 @@ class OperationContext:
 
     ``snapshot`` is the snapshot the call reads from start to end (a reload publishes a new one
     for later calls). ``cancel`` is the caller's token (None: the caller cannot cancel);
-    ``stop`` is the graph's, cancelled when the graph closes.
+    ``stop`` is the graph's, cancelled when the graph closes. ``run_blocking`` runs blocking
+    work: :func:`on_a_worker_thread`, or :func:`in_place` for a graph opened in place.
     """
 
     snapshot: Snapshot
@@ -49,6 +88,7 @@ class OperationContext:
     executor_name: str | None
     cancel: CancelToken | None
     stop: CancelToken
+    run_blocking: RunBlocking
 
     def check_open(self) -> None:
         """``CG_GRAPH_CLOSED`` once the graph was closed (for handlers that work in steps)."""
@@ -60,6 +100,29 @@ class OperationContext:
 Handler: TypeAlias = Callable[
     [OperationContext, Mapping[str, Any]], Coroutine[Any, Any, dict[str, Any]]
 ]
+
+
+class HandlerRegistry(Mapping[str, Handler]):
+    """The handlers by tool name (``HANDLERS``, generated in ``handlers.py``), in the table's
+    order; each handler's module is imported by ``load(tool)`` when its operation is first
+    called, so that a command imports only the operation it runs."""
+
+    def __init__(self, tools: tuple[str, ...], load: Callable[[str], Handler]) -> None:
+        self._tools = tools
+        self._load = load
+        self._loaded: dict[str, Handler] = {}
+
+    def __getitem__(self, tool: str) -> Handler:
+        handler = self._loaded.get(tool)
+        if handler is None:
+            handler = self._loaded[tool] = self._load(tool)
+        return handler
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tools)
+
+    def __len__(self) -> int:
+        return len(self._tools)
 
 
 def in_scope(config: HostConfig, provider_id: str) -> bool:

@@ -18,8 +18,6 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urljoin
@@ -55,13 +53,15 @@ _CHECKOUT_CONTRACT: Final = Path(__file__).resolve().parents[5] / "spec" / "capa
 
 
 @cache
-def contract_files() -> Traversable:
+def contract_files() -> Path:
     """The folder holding the contract's ``schemas/*.schema.json`` and ``tools.json``.
 
     A built package carries them in ``capability_graph/_spec/`` (copied from
     ``spec/capability-graph/`` at build time, never committed twice); an editable install runs
-    from the checkout and reads ``spec/capability-graph/`` itself."""
-    packaged = resources.files("capability_graph").joinpath("_spec")
+    from the checkout and reads ``spec/capability-graph/`` itself. The package is installed as
+    files (a wheel), so they are read by path: ``importlib.resources`` would cost every command
+    line its import."""
+    packaged = Path(__file__).resolve().parents[1] / "_spec"
     if packaged.is_dir():
         return packaged
     if (_CHECKOUT_CONTRACT / "schemas").is_dir():

@@ -13,7 +13,6 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final, NoReturn, Protocol, TextIO
 
-from ..._maintenance.report import counted as count
 from .base import EXIT_USAGE, PROG, Exit, did_you_mean, is_text
 
 if TYPE_CHECKING:
@@ -93,6 +92,8 @@ class Parser(argparse.ArgumentParser):
         if extras:
             # Positional arguments too many (an unknown option was refused before, by _read);
             # reported by the command's parser (its usage), naming no value.
+            from ..._maintenance.report import counted as count
+
             parser = self.commands.get(getattr(parsed, "command", None) or "", self)
             parser.fail(count(len(extras), "unrecognized argument"))
         return parsed

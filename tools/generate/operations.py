@@ -23,7 +23,7 @@ from typing import Any
 import jsonschema
 from _spec import BundleError, module_name, render_tools
 
-from .base import GenerationError, Repo, Step, generated_by
+from .base import GenerationError, Repo, Step, generated_by, record_class
 
 
 def load_operations(repo: Repo) -> list[dict[str, Any]]:
@@ -41,66 +41,84 @@ def load_operations(repo: Repo) -> list[dict[str, Any]]:
     return operations
 
 
-_OPERATIONS_PRELUDE = '''
-from __future__ import annotations
-
-from dataclasses import dataclass
-from typing import Final, Literal
-
-from .taxonomy import Phase
-
-ArgumentType = Literal["string", "integer", "comma-separated", "context-fact"]
-
-
-@dataclass(frozen=True, slots=True)
-class CliArgument:
-    """One argument of a graph command: an option (``flag``) or a positional (``positional``)
-    that sets the request ``member`` ('/'-separated when nested)."""
-
-    flag: str | None
-    positional: str | None
-    member: str
-    type: ArgumentType
-    repeatable: bool
-    metavar: str
-    help: str
-
-
-@dataclass(frozen=True, slots=True)
-class CliCommand:
-    command: str
-    help: str
-    examples: tuple[str, ...]
-    arguments: tuple[CliArgument, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Annotations:
-    read_only: bool
-    destructive: bool
-    idempotent: bool
-    open_world: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Operation:
-    tool: str
-    title: str
-    phase: Phase
-    request_schema: str
-    result_schema: str
-    request_model: str  # module.Class under _generated.models (and module under validators)
-    result_model: str
-    annotations: Annotations
-    sdk_method: str
-    cli: CliCommand
-
-    @property
-    def compiled(self) -> str:
-        """The module of the request's compiled validator under ``_generated/validators``."""
-        return self.request_model.partition(".")[0]
-
-'''
+_OPERATIONS_PRELUDE = "\n".join(
+    [
+        "",
+        "from __future__ import annotations",
+        "",
+        "from typing import Final, Literal",
+        "",
+        "from .taxonomy import Phase",
+        "",
+        'ArgumentType = Literal["string", "integer", "comma-separated", "context-fact"]',
+        "",
+        "",
+        *record_class(
+            "CliArgument",
+            '''"""One argument of a graph command: an option (``flag``) or a positional
+(``positional``) that sets the request ``member`` ('/'-separated when nested)."""''',
+            [
+                ("flag", "str | None"),
+                ("positional", "str | None"),
+                ("member", "str"),
+                ("type", "ArgumentType"),
+                ("repeatable", "bool"),
+                ("metavar", "str"),
+                ("help", "str"),
+            ],
+        ),
+        "",
+        "",
+        *record_class(
+            "CliCommand",
+            '"""A graph command: its name, help, examples and arguments."""',
+            [
+                ("command", "str"),
+                ("help", "str"),
+                ("examples", "tuple[str, ...]"),
+                ("arguments", "tuple[CliArgument, ...]"),
+            ],
+        ),
+        "",
+        "",
+        *record_class(
+            "Annotations",
+            '"""The tool annotations (MCP hints)."""',
+            [
+                ("read_only", "bool"),
+                ("destructive", "bool"),
+                ("idempotent", "bool"),
+                ("open_world", "bool"),
+            ],
+        ),
+        "",
+        "",
+        *record_class(
+            "Operation",
+            '''"""One operation of the table. ``request_model`` and ``result_model`` are
+``module.Class`` under ``_generated.models`` (the module also under ``validators``)."""''',
+            [
+                ("tool", "str"),
+                ("title", "str"),
+                ("phase", "Phase"),
+                ("request_schema", "str"),
+                ("result_schema", "str"),
+                ("request_model", "str"),
+                ("result_model", "str"),
+                ("annotations", "Annotations"),
+                ("sdk_method", "str"),
+                ("cli", "CliCommand"),
+            ],
+        ),
+        "",
+        "    @property",
+        "    def compiled(self) -> str:",
+        '        """The module of the compiled request validator (``_generated/validators``)."""',
+        '        return self.request_model.partition(".")[0]',
+        "",
+        "",
+    ]
+)
 
 
 def render_operations(operations: list[dict[str, Any]], schemas: dict[str, Any]) -> str:

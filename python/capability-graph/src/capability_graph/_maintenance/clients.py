@@ -13,7 +13,6 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
@@ -23,16 +22,29 @@ __all__ = ["CLIENTS", "ENV_NAME", "Client"]
 ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 
 
-@dataclass(frozen=True)
 class Client:
-    label: str
-    key: str  # the member (JSON) or table (TOML) that holds the servers
-    syntax: Literal["json", "jsonc", "toml"]
-    default_path: Callable[[], Path]
-    extra: tuple[tuple[str, str], ...] = ()  # fields a stdio entry carries before "command"
-    # How an entry forwards variable NAME: "env" with this value template, "env_vars" (TOML
-    # list of names), or None when the client documents no way to refer to a variable.
-    env_reference: str | None = None
+    """One MCP client (a plain class: the CLI imports this table at start-up, where making a
+    dataclass would cost about a millisecond)."""
+
+    __slots__ = ("default_path", "env_reference", "extra", "key", "label", "syntax")
+
+    def __init__(
+        self,
+        label: str,
+        key: str,
+        syntax: Literal["json", "jsonc", "toml"],
+        default_path: Callable[[], Path],
+        extra: tuple[tuple[str, str], ...] = (),
+        env_reference: str | None = None,
+    ) -> None:
+        self.label = label
+        self.key = key  # the member (JSON) or table (TOML) that holds the servers
+        self.syntax = syntax
+        self.default_path = default_path
+        self.extra = extra  # fields a stdio entry carries before "command"
+        # How an entry forwards variable NAME: "env" with this value template, "env_vars" (TOML
+        # list of names), or None when the client documents no way to refer to a variable.
+        self.env_reference = env_reference
 
 
 def _config_home() -> Path:

@@ -19,7 +19,6 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
-from dataclasses import dataclass
 from typing import Any, ParamSpec, Protocol, TypeAlias, TypeVar
 
 from ..._generated.taxonomy import ErrorCode, Phase
@@ -71,7 +70,6 @@ async def in_place(function: Callable[P, T], /, *args: P.args, **kwargs: P.kwarg
     return function(*args, **kwargs)
 
 
-@dataclass(frozen=True, slots=True)
 class OperationContext:
     """Everything a handler may use besides its request; one per call.
 
@@ -79,16 +77,39 @@ class OperationContext:
     for later calls). ``cancel`` is the caller's token (None: the caller cannot cancel);
     ``stop`` is the graph's, cancelled when the graph closes. ``run_blocking`` runs blocking
     work: :func:`on_a_worker_thread`, or :func:`in_place` for a graph opened in place.
+
+    Read-only by convention (a plain class: a dataclass costs a command line's start-up about
+    a millisecond to make).
     """
 
-    snapshot: Snapshot
-    config: HostConfig
-    executor: Executor | None
-    #: The executor's name as results show it (None when no executor is configured).
-    executor_name: str | None
-    cancel: CancelToken | None
-    stop: CancelToken
-    run_blocking: RunBlocking
+    __slots__ = (
+        "cancel",
+        "config",
+        "executor",
+        "executor_name",
+        "run_blocking",
+        "snapshot",
+        "stop",
+    )
+
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        config: HostConfig,
+        executor: Executor | None,
+        executor_name: str | None,
+        cancel: CancelToken | None,
+        stop: CancelToken,
+        run_blocking: RunBlocking,
+    ) -> None:
+        self.snapshot = snapshot
+        self.config = config
+        self.executor = executor
+        #: The executor's name as results show it (None when no executor is configured).
+        self.executor_name = executor_name
+        self.cancel = cancel
+        self.stop = stop
+        self.run_blocking = run_blocking
 
     def check_open(self) -> None:
         """``CG_GRAPH_CLOSED`` once the graph was closed (for handlers that work in steps)."""

@@ -27,9 +27,20 @@ class Parser(argparse.ArgumentParser):
         self.out = out
         self.err = err
         self.commands: dict[str, Parser] = {}
+        #: True while the command line is declared (see :meth:`_get_formatter`).
+        self.declaring = True
         kwargs.setdefault("allow_abbrev", False)
         kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
         super().__init__(*args, **kwargs)
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # argparse makes a formatter for each argument declared, only to check its metavar, and
+        # a formatter asks the terminal its width, importing shutil (a few milliseconds of every
+        # command line). While declaring, the width is not asked: no text is formatted then
+        # (the plain formatter checks a metavar as ours does: they differ in descriptions only).
+        if self.declaring:
+            return argparse.HelpFormatter(self.prog, width=_DECLARING_WIDTH)
+        return super()._get_formatter()
 
     def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
         if message:
@@ -171,6 +182,8 @@ class Parser(argparse.ArgumentParser):
 
 
 _HELP: Final = ("-h", "--help")
+#: The width of a formatter made while declaring (it formats no text).
+_DECLARING_WIDTH: Final = 80
 _LITERAL_SEPARATOR: Final = "\x00--"
 
 

@@ -63,6 +63,8 @@ def build_parser(out: TextIO, err: TextIO) -> Parser:
     init.add_command(command)
     mcp_install.add_commands(command)
     explain.add_command(command)
+    for declared in (common, parser, *parser.commands.values()):
+        declared.declaring = False  # from now on a formatter formats text: it asks the width
     return parser
 
 

@@ -120,9 +120,10 @@ _PACKAGE_OF_COMMAND: dict[str, tuple[str, ...]] = {
     "resolve": ("_core.operations.resolve", "_generated.validators.resolve_request"),
     "read": ("_core.operations.read_document", "_generated.validators.read_document_request"),
     "call": ("_core.operations.list", "_generated.validators.list_request"),
-    # the match pipeline, the context check
+    # the match pipeline, the context check, the executor's job
     "match": (
         "_core.context",
+        "_core.executors.job",
         "_core.match",
         "_core.operations.match",
         "_generated.validators.match_request",
@@ -192,8 +193,7 @@ _EXTERNAL_GROUPS: dict[str, tuple[str, ...]] = {
         "rfc8785._impl",
     ),
     # What orjson imports when it loads, to know the types it writes: dataclasses (with
-    # inspect and what inspect imports), datetime and uuid (with platform). MatchJob, a public
-    # dataclass, needs dataclasses too.
+    # inspect and what inspect imports), datetime and uuid (with platform).
     "orjson": (
         "ast",
         "dataclasses",
@@ -257,7 +257,6 @@ PACKAGE_IMPORTS: frozenset[str] = frozenset(
         "collections.abc",
         "contextlib",
         "copy",
-        "dataclasses",
         "decimal",
         "enum",
         "errno",
@@ -284,8 +283,9 @@ PACKAGE_IMPORTS: frozenset[str] = frozenset(
         "unicodedata",
     }
 )
-#: ``match`` only: the loop, the match runner's awaitable check, Ctrl-C.
-_MATCH_IMPORTS: frozenset[str] = frozenset({"asyncio", "inspect", "signal"})
+#: ``match`` only: the loop, the executor's job (a public dataclass), the match runner's
+#: awaitable check, Ctrl-C.
+_MATCH_IMPORTS: frozenset[str] = frozenset({"asyncio", "dataclasses", "inspect", "signal"})
 
 PACKAGE = "capability_graph"
 

@@ -17,7 +17,8 @@ from ._generated.taxonomy import CONTRACT_VERSION, ErrorCode, NextAction, Phase
 
 if TYPE_CHECKING:
     from ._core.cancel import CancelToken
-    from ._core.executors import Executor, MatchJob
+    from ._core.executors import Executor
+    from ._core.executors.job import MatchJob
     from ._core.graph import CapabilityGraph, GraphOpening
     from ._generated.models.budgets import Budgets, EffectiveBudgets
     from ._generated.models.capability_summary import CapabilitySummary
@@ -122,7 +123,8 @@ def _group(name: str) -> dict[str, Any] | None:
     match name:
         case "CapabilityGraph" | "GraphOpening" | "CancelToken" | "Executor" | "MatchJob":
             from ._core.cancel import CancelToken
-            from ._core.executors import Executor, MatchJob
+            from ._core.executors import Executor
+            from ._core.executors.job import MatchJob
             from ._core.graph import CapabilityGraph, GraphOpening
 
             return {

@@ -45,7 +45,7 @@ from typing import Any, Final
 from ..._generated.taxonomy import REGISTRY, ErrorCode, NextAction, Phase
 from ..errors import GraphError
 from ..json import NotPureJson, parse_request_text
-from . import MatchJob
+from .job import MatchJob
 from .prompt import OUTPUT_SCHEMA, SYSTEM_PROMPT, drop_empty_reasons, payload
 from .threads import Preparation
 

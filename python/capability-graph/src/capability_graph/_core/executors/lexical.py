@@ -35,12 +35,14 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from functools import cache
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ..schemas import contract_files
 from ..slices import SharedSteps, Slicer, Steps, run_in_slices, run_to_end
-from . import MatchJob
 from .fdlibm import ln
+
+if TYPE_CHECKING:
+    from .job import MatchJob
 
 __all__ = ["LexicalExecutor", "rank", "tokenize"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-from . import MatchJob
+from .job import MatchJob
 
 __all__ = ["OUTPUT_SCHEMA", "SYSTEM_PROMPT", "drop_empty_reasons", "payload"]
 

@@ -27,7 +27,7 @@ from typing import Any, Final, Literal
 
 from ..._generated.taxonomy import ErrorCode, Phase
 from ..errors import GraphError
-from . import MatchJob
+from .job import MatchJob
 
 __all__ = ["ScriptedExecutor", "ScriptedExecutorError"]
 

@@ -402,6 +402,51 @@ def test_a_graph_command_imports_only_what_it_runs(
     assert sorted(named - permitted) == [], "imported by the package itself: see PACKAGE_IMPORTS"
 
 
+#: The event loop and what comes with it: only a match may import them.
+_LOOP_ONLY = ("asyncio", "concurrent", "logging", "selectors", "socket", "ssl", "subprocess")
+
+#: The ``model`` section of each built-in executor (no match runs: nothing is contacted).
+EXECUTORS: dict[str, dict[str, Any]] = {
+    "openai": {
+        "executor": "openai",
+        "baseUrl": "https://api.example.com/v1",
+        "model": "m",
+        "apiKeyEnv": "CG_TEST_KEY",
+    },
+    "codex": {"executor": "codex"},
+    "scripted": {"executor": "scripted", "steps": [{"sleepMs": 1, "then": {"return": {}}}]},
+    "lexical": {"executor": "lexical"},
+}
+
+
+@pytest.mark.parametrize("executor", list(EXECUTORS))
+def test_no_executor_brings_the_event_loop_to_a_command_that_does_not_match(
+    executor: str, tmp_path: Path
+) -> None:
+    # A graph builds its executor when it opens; building one imports none of what its
+    # matches will need (the loop, the TLS context, the SDK's thread).
+    config = tmp_path / "capability-graph.json"
+    acme = CONFIG.parent / "providers" / "acme.json"
+    config.write_text(
+        json.dumps({"providers": [{"path": str(acme)}], "model": EXECUTORS[executor]}),
+        encoding="utf-8",
+    )
+    report = tmp_path / "report.json"
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(report), "describe", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        check=False,
+    )
+    result = json.loads(report.read_text(encoding="utf-8"))
+    assert (done.stderr, result["status"]) == ("", 0)
+    assert json.loads(done.stdout)["model"] == {"configured": True, "executor": executor}
+    loop = sorted(m for m in result["loaded"] if m.partition(".")[0] in _LOOP_ONLY)
+    assert loop == []
+
+
 def test_the_allowlists_name_only_what_some_command_imports(
     tmp_path: Path, interpreter_modules: set[str]
 ) -> None:

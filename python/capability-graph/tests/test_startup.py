@@ -281,6 +281,7 @@ PACKAGE_IMPORTS: frozenset[str] = frozenset(
         "types",
         "typing",
         "unicodedata",
+        "urllib.parse",  # the schemas resolve $ref URIs (pathlib imports it anyway)
     }
 )
 #: ``match`` only: the loop, the executor's job (a public dataclass), the match runner's

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 from urllib.parse import urljoin
 
 from .._generated.taxonomy import ErrorCode, Phase
@@ -248,10 +247,11 @@ def _phrase(error: Any) -> str:
     return "is invalid"
 
 
-@dataclass(frozen=True)
-class Discriminator:
+class Discriminator(NamedTuple):
     """The member ``name`` whose ``const`` tells the branches of a ``oneOf`` apart, and the
-    ``const`` of each branch, in branch order ([CG-MSG-21])."""
+    ``const`` of each branch, in branch order ([CG-MSG-21]). A named tuple, not a dataclass:
+    every command line imports this module, and making a dataclass costs it about a
+    millisecond (``docs/contributing.md``)."""
 
     name: str
     values: tuple[Any, ...]
@@ -346,9 +346,9 @@ def _discriminator(combinator: Any) -> Discriminator | None:
     return entry[1] if entry is not None and entry[0] is combinator.schema else None
 
 
-@dataclass(frozen=True)
-class _Fault:
-    """The fault reported: where (the instance path), what is wrong, and the hint."""
+class _Fault(NamedTuple):
+    """The fault reported: where (the instance path), what is wrong, and the hint (a named
+    tuple, as :class:`Discriminator`)."""
 
     path: list[Any]
     phrase: str

@@ -23,7 +23,7 @@ from ..._core.json import dumps
 from ..._core.operations import OPERATIONS, TOOL_OF_METHOD
 from ..._generated.operations import OPERATION_TABLE, CliArgument
 from ..._generated.taxonomy import ErrorCode
-from .arguments import AddCommand
+from .arguments import AddCommand, Declaration
 from .base import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -73,7 +73,7 @@ def add_commands(command: AddCommand) -> None:
     p.set_defaults(run=run_graph_command)
 
 
-def _add_table_argument(parser: argparse.ArgumentParser, argument: CliArgument) -> None:
+def _add_table_argument(parser: Declaration, argument: CliArgument) -> None:
     """One argument of a graph command as the operation table declares it; its value lands in
     the parsed arguments under :func:`dest` (or the positional's name)."""
     options: dict[str, Any] = {"metavar": argument.metavar, "help": argument.help}
@@ -106,7 +106,7 @@ def _integer_literal(text: str) -> str:
 _INTEGER: Final = re.compile(r"-?[0-9]+")
 
 
-def _add_raw_flag(parser: argparse.ArgumentParser) -> None:
+def _add_raw_flag(parser: Declaration) -> None:
     """``read --raw``: an output option of the CLI, not a member of the request."""
     parser.add_argument(
         "--raw",

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Final, TextIO
 
 from ..._core.schemas import FORMATS
 from ..._maintenance.clients import CLIENTS, ENV_NAME
-from .arguments import AddCommand, add_flags
+from .arguments import AddCommand, Declaration, add_flags
 from .base import PROG, Usage, config_path, is_text, write_report
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ def _env_name(text: str) -> str:
     return text
 
 
-def _add_mcp_install_flags(parser: argparse.ArgumentParser) -> None:
+def _add_mcp_install_flags(parser: Declaration) -> None:
     parser.add_argument(
         "--env",
         action="append",
@@ -107,7 +107,7 @@ def _add_mcp_install_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_mcp_uninstall_arguments(parser: argparse.ArgumentParser) -> None:
+def _add_mcp_uninstall_arguments(parser: Declaration) -> None:
     parser.add_argument(
         "--client",
         required=True,

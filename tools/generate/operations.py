@@ -10,8 +10,9 @@ Steps:
   commands read;
 - ``handlers``: ``capability_graph/_core/operations/handlers.py`` -- the handler of each operation,
   by tool name: the ``handle`` of the operations package's module named like the operation's SDK
-  method, imported by name where a reader sees it. Adding an operation is a table entry and a
-  handler module; this file follows by generation.
+  method, imported by an import statement a reader sees, when the operation is first called (a
+  command line that lists never imports the match pipeline). Adding an operation is a table
+  entry and a handler module; this file follows by generation.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 import jsonschema
 from _spec import BundleError, module_name, render_tools
 
-from .base import GenerationError, Repo, Step, generated_by
+from .base import GenerationError, Repo, Step, generated_by, record_class
 
 
 def load_operations(repo: Repo) -> list[dict[str, Any]]:
@@ -40,66 +41,84 @@ def load_operations(repo: Repo) -> list[dict[str, Any]]:
     return operations
 
 
-_OPERATIONS_PRELUDE = '''
-from __future__ import annotations
-
-from dataclasses import dataclass
-from typing import Final, Literal
-
-from .taxonomy import Phase
-
-ArgumentType = Literal["string", "integer", "comma-separated", "context-fact"]
-
-
-@dataclass(frozen=True, slots=True)
-class CliArgument:
-    """One argument of a graph command: an option (``flag``) or a positional (``positional``)
-    that sets the request ``member`` ('/'-separated when nested)."""
-
-    flag: str | None
-    positional: str | None
-    member: str
-    type: ArgumentType
-    repeatable: bool
-    metavar: str
-    help: str
-
-
-@dataclass(frozen=True, slots=True)
-class CliCommand:
-    command: str
-    help: str
-    examples: tuple[str, ...]
-    arguments: tuple[CliArgument, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Annotations:
-    read_only: bool
-    destructive: bool
-    idempotent: bool
-    open_world: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Operation:
-    tool: str
-    title: str
-    phase: Phase
-    request_schema: str
-    result_schema: str
-    request_model: str  # module.Class under _generated.models (and module under validators)
-    result_model: str
-    annotations: Annotations
-    sdk_method: str
-    cli: CliCommand
-
-    @property
-    def compiled(self) -> str:
-        """The module of the request's compiled validator under ``_generated/validators``."""
-        return self.request_model.partition(".")[0]
-
-'''
+_OPERATIONS_PRELUDE = "\n".join(
+    [
+        "",
+        "from __future__ import annotations",
+        "",
+        "from typing import Final, Literal",
+        "",
+        "from .taxonomy import Phase",
+        "",
+        'ArgumentType = Literal["string", "integer", "comma-separated", "context-fact"]',
+        "",
+        "",
+        *record_class(
+            "CliArgument",
+            '''"""One argument of a graph command: an option (``flag``) or a positional
+(``positional``) that sets the request ``member`` ('/'-separated when nested)."""''',
+            [
+                ("flag", "str | None"),
+                ("positional", "str | None"),
+                ("member", "str"),
+                ("type", "ArgumentType"),
+                ("repeatable", "bool"),
+                ("metavar", "str"),
+                ("help", "str"),
+            ],
+        ),
+        "",
+        "",
+        *record_class(
+            "CliCommand",
+            '"""A graph command: its name, help, examples and arguments."""',
+            [
+                ("command", "str"),
+                ("help", "str"),
+                ("examples", "tuple[str, ...]"),
+                ("arguments", "tuple[CliArgument, ...]"),
+            ],
+        ),
+        "",
+        "",
+        *record_class(
+            "Annotations",
+            '"""The tool annotations (MCP hints)."""',
+            [
+                ("read_only", "bool"),
+                ("destructive", "bool"),
+                ("idempotent", "bool"),
+                ("open_world", "bool"),
+            ],
+        ),
+        "",
+        "",
+        *record_class(
+            "Operation",
+            '''"""One operation of the table. ``request_model`` and ``result_model`` are
+``module.Class`` under ``_generated.models`` (the module also under ``validators``)."""''',
+            [
+                ("tool", "str"),
+                ("title", "str"),
+                ("phase", "Phase"),
+                ("request_schema", "str"),
+                ("result_schema", "str"),
+                ("request_model", "str"),
+                ("result_model", "str"),
+                ("annotations", "Annotations"),
+                ("sdk_method", "str"),
+                ("cli", "CliCommand"),
+            ],
+        ),
+        "",
+        "    @property",
+        "    def compiled(self) -> str:",
+        '        """The module of the compiled request validator (``_generated/validators``)."""',
+        '        return self.request_model.partition(".")[0]',
+        "",
+        "",
+    ]
+)
 
 
 def render_operations(operations: list[dict[str, Any]], schemas: dict[str, Any]) -> str:
@@ -157,29 +176,44 @@ def render_operations(operations: list[dict[str, Any]], schemas: dict[str, Any])
 
 def render_handlers(operations: list[dict[str, Any]]) -> str:
     """The handler registry of the core's dispatch (``_core/operations/handlers.py``)."""
-    imports = sorted(
-        f"from .{op['sdk']['method']} import handle as {op['tool']}" for op in operations
-    )
-    entries = [f'    "{op["tool"]}": {op["tool"]},' for op in operations]
+    cases = []
+    for op in sorted(operations, key=lambda op: op["sdk"]["method"]):
+        cases += [
+            f'        case "{op["tool"]}":',
+            f"            from .{op['sdk']['method']} import handle as {op['tool']}",
+            "",
+            f"            return {op['tool']}",
+        ]
+    tools = [f'        "{op["tool"]}",' for op in operations]
     return "\n".join(
         [
             f'"""{generated_by("spec/capability-graph/operations.json")}',
             "",
             "The handler of each operation, by tool name: the ``handle`` of this package's module",
-            'named like the operation\'s SDK method."""',
+            "named like the operation's SDK method, imported when the operation is first called",
+            '(a command line that lists never imports the match pipeline)."""',
             "",
             "from __future__ import annotations",
             "",
             "from typing import Final",
             "",
-            "from .common import Handler",
-            *imports,
+            "from .common import Handler, HandlerRegistry",
             "",
             '__all__ = ["HANDLERS"]',
             "",
-            "HANDLERS: Final[dict[str, Handler]] = {",
-            *entries,
-            "}",
+            "",
+            "def _handler(tool: str) -> Handler:",
+            "    match tool:",
+            *cases,
+            "    raise KeyError(tool)",
+            "",
+            "",
+            "HANDLERS: Final = HandlerRegistry(",
+            "    (",
+            *tools,
+            "    ),",
+            "    _handler,",
+            ")",
             "",
         ]
     )

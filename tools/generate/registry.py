@@ -18,7 +18,7 @@ from typing import Any
 
 import jsonschema
 
-from .base import Repo, Step, generated_by
+from .base import Repo, Step, generated_by, record_class
 
 SCHEMA_ID_BASE = "https://schemas.capability-graph.dev/v1/"
 HEADER = generated_by("spec/capability-graph/taxonomy.json")
@@ -118,7 +118,6 @@ def render_python(registry: dict[str, Any]) -> str:
         "",
         "from __future__ import annotations",
         "",
-        "from dataclasses import dataclass",
         "from enum import StrEnum",
         "from types import MappingProxyType",
         "from typing import Final",
@@ -130,30 +129,29 @@ def render_python(registry: dict[str, Any]) -> str:
     out += _enum_class("ErrorCode", "A machine-readable error code.", codes)
     out += _enum_class("Phase", "Where in the lifecycle an error happened.", phases)
     out += _enum_class("NextAction", "What the caller should do next.", actions)
+    out += record_class(
+        "Prose",
+        '"""Summary, trigger and handling text in one language."""',
+        [("summary", "str"), ("trigger", "str"), ("handling", "str")],
+    )
+    out += ["", ""]
+    out += record_class(
+        "CodeEntry",
+        '"""One registry entry."""',
+        [
+            ("code", "ErrorCode"),
+            ("phases", "tuple[Phase, ...]"),
+            ("default_action", "NextAction | None"),
+            ("executor_actions", "tuple[NextAction, ...]"),
+            ("messages", "MappingProxyType[str, str]"),
+            ("pointer_messages", "bool"),
+            ("en", "Prose"),
+            ("zh", "Prose"),
+            ("since", "str"),
+            ("retired_in", "str | None"),
+        ],
+    )
     out += [
-        "@dataclass(frozen=True, slots=True)",
-        "class Prose:",
-        '    """Summary, trigger and handling text in one language."""',
-        "",
-        "    summary: str",
-        "    trigger: str",
-        "    handling: str",
-        "",
-        "",
-        "@dataclass(frozen=True, slots=True)",
-        "class CodeEntry:",
-        '    """One registry entry."""',
-        "",
-        "    code: ErrorCode",
-        "    phases: tuple[Phase, ...]",
-        "    default_action: NextAction | None",
-        "    executor_actions: tuple[NextAction, ...]",
-        "    messages: MappingProxyType[str, str]",
-        "    pointer_messages: bool",
-        "    en: Prose",
-        "    zh: Prose",
-        "    since: str",
-        "    retired_in: str | None",
         "",
         "",
         "PHASE_TEXT: Final = MappingProxyType({",

@@ -4,11 +4,14 @@ Python by fastjsonschema (pinned).
 
 A compiled validator is a yes/no check that costs no import of a validation library, which is
 what keeps a CLI command's cold start short. Large definitions use the generated Pydantic models
-instead; the JSON Schema explains every failure (``capability_graph._core.schemas``).
+instead; the JSON Schema explains every failure (``capability_graph._core.schemas``). For the
+same cold start, a schema's patterns are compiled when a value is first checked against each
+(fastjsonschema compiles them all at import): :func:`_lazy_patterns`.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -67,6 +70,7 @@ def validator_files(repo: Repo) -> dict[Path, str]:
         code = code.replace(
             "from decimal import Decimal\n", "from decimal import Decimal\n" + _EXCEPTION_CLASS
         )
+        code = _lazy_patterns(code, schema_name)
         files[repo.validators / f"{module_name(schema_name)}.py"] = (
             f"# {generated_by('spec/capability-graph/schemas/' + schema_name)}\n"
             f"# Compiled by fastjsonschema {FASTJSONSCHEMA_VERSION}.\n"
@@ -76,6 +80,51 @@ def validator_files(repo: Repo) -> dict[Path, str]:
         [module_name(name) for name in compiled_schemas(repo)]
     )
     return files
+
+
+_LAZY_PATTERNS = '''class _Patterns(dict):
+    """The schema's patterns by their source, each compiled when a value is first checked
+    against it: compiling them all at import would cost every command line that loads this."""
+
+    def __missing__(self, pattern):
+        compiled = self[pattern] = re.compile(_PATTERN_SOURCES[pattern])
+        return compiled
+
+
+REGEX_PATTERNS = _Patterns()
+_PATTERN_SOURCES = {
+'''
+
+
+def _lazy_patterns(code: str, schema_name: str) -> str:
+    """fastjsonschema's ``REGEX_PATTERNS = {source: re.compile(translated), ...}`` as a mapping
+    that compiles each pattern on first use (the validator reads ``REGEX_PATTERNS[source]``)."""
+    found = [
+        node
+        for node in ast.parse(code).body
+        if isinstance(node, ast.Assign)
+        and [getattr(target, "id", None) for target in node.targets] == ["REGEX_PATTERNS"]
+    ]
+    if not found:
+        return code
+    (node,) = found
+    entries = []
+    if not isinstance(node.value, ast.Dict):
+        raise GenerationError(f"{schema_name}: REGEX_PATTERNS is not a dict")
+    for key, value in zip(node.value.keys, node.value.values, strict=True):
+        if not (
+            isinstance(key, ast.Constant)
+            and isinstance(value, ast.Call)
+            and ast.unparse(value.func) == "re.compile"
+            and len(value.args) == 1
+            and not value.keywords
+            and isinstance(value.args[0], ast.Constant)
+        ):
+            raise GenerationError(f"{schema_name}: a pattern fastjsonschema compiles unexpectedly")
+        entries.append(f"    {key.value!r}: {value.args[0].value!r},\n")
+    lines = code.splitlines(keepends=True)
+    start, end = node.lineno - 1, node.end_lineno or node.lineno
+    return "".join([*lines[:start], _LAZY_PATTERNS, *entries, "}\n", *lines[end:]])
 
 
 def _registry(modules: list[str]) -> str:

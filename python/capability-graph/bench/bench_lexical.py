@@ -24,7 +24,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from capability_graph._core.executors import MatchJob, build_executor
+from capability_graph._core.executors import build_executor
+from capability_graph._core.executors.job import MatchJob
 from capability_graph._core.match import run_match
 
 WORDS = [

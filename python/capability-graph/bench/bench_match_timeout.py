@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from capability_graph._core.errors import GraphError
-from capability_graph._core.executors import MatchJob, build_executor
+from capability_graph._core.executors import build_executor
+from capability_graph._core.executors.job import MatchJob
 from capability_graph._core.match import run_match
 from capability_graph_testing.chat_server import ChatServer, Reply, completion
 from capability_graph_testing.fake_codex import install_fake_codex, path_with

@@ -3,7 +3,8 @@
     python bench/bench_surfaces.py [--runs 15] [--calls 300] [--json]
 
 * CLI cold start: ``capability-graph describe`` on a small configuration (the ``init`` scaffold)
-  vs ``python -c "import pydantic"``; target <= 3x.
+  vs ``python -c "import pydantic"``; target <= 1.3x (``tests/test_startup.py`` holds what a
+  graph command imports).
 * MCP initialize: spawn -> ``initialize`` answered, ``capability-graph mcp`` vs a bare low-level
   ``mcp`` server with one trivial tool; target <= 1.15x.
 * MCP tools/call round trip on a running server: ``describe_graph`` (and ``resolve_capabilities``)
@@ -220,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         "mcp_call_ratio": median_ms(describe_calls) / median_ms(bare_calls),
         "mcp_call_resolve_ratio": median_ms(resolve_calls) / median_ms(bare_calls),
         "targets": {
-            "cli_cold_start_ratio": 3.0,
+            "cli_cold_start_ratio": 1.3,
             "mcp_initialize_ratio": 1.15,
             "mcp_call_ratio": 1.5,
         },
@@ -232,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"  CLI describe cold start  : {report['cli_cold_start_ms']:8.1f} ms   "
         f"python -c 'import pydantic': {report['import_pydantic_ms']:7.1f} ms   "
-        f"ratio {report['cli_cold_start_ratio']:.2f}x (target <= 3x)"
+        f"ratio {report['cli_cold_start_ratio']:.2f}x (target <= 1.3x)"
     )
     print(
         f"  MCP spawn -> initialize  : {report['mcp_initialize_ms']:8.1f} ms   "

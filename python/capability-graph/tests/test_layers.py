@@ -15,7 +15,8 @@ Each import of every module is read (``ast``, so an import inside a function or 
   ``mcp`` command): the one exception between surfaces;
 - ``_testing`` (the one declared testing seam, for the project's tools) may import anything;
 - nothing imports by a module name in a string (``importlib.import_module``, ``__import__``):
-  the lazy imports are statements, in ``_core/lazy.py``.
+  the lazy imports are statements (``_core/lazy.py``, the generated registries, the package's
+  ``__getattr__``, the CLI's commands: ``docs/contributing.md``).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ reviewer sees it.
 from __future__ import annotations
 
 from ._core.documents import DocumentRoot, read_document_file
-from ._core.executors import MatchJob
+from ._core.executors.job import MatchJob
 from ._core.executors.lexical import tokenize
 from ._core.model import ContractView
 from ._core.results import _LAZY_MODELS as LAZY_MODELS

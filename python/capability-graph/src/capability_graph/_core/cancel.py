@@ -11,10 +11,13 @@ The graph core also uses a token as its *stop* signal (``close()`` during a matc
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["CancelToken"]
 
@@ -65,6 +68,8 @@ class CancelToken:
         """Return once the token is cancelled (immediately if it already is)."""
         if self._cancelled:
             return
+        import asyncio  # awaited on a running loop: asyncio is imported already
+
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
 

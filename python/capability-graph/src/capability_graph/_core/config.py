@@ -5,6 +5,10 @@ and returns a :class:`HostConfig` whose relative paths are fixed against the con
 folder (the file's folder, or the working directory at ``open`` for a mapping). Every problem is
 ``CG_CONFIG_INVALID`` in phase ``config``; an unreadable file gets the registry's ``unreadable``
 message, a shape problem names its JSON pointer.
+
+The resolved configuration is read-only by convention: its records are plain classes with
+``__slots__``, not dataclasses, because making a dataclass costs about a millisecond at import
+and every command line imports this module (``docs/contributing.md``, start-up).
 """
 
 from __future__ import annotations
@@ -12,7 +16,6 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -44,15 +47,36 @@ __all__ = [
 MAX_CONFIG_BYTES: Final = 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
 class Budgets:
-    max_capabilities: int
-    max_catalog_entries: int
-    max_result_bytes: int
-    max_input_bytes: int
-    max_document_bytes: int
-    max_definition_bytes: int
-    max_model_output_bytes: int
+    """The budgets in force, every one set (the defaults filled in)."""
+
+    __slots__ = (
+        "max_capabilities",
+        "max_catalog_entries",
+        "max_definition_bytes",
+        "max_document_bytes",
+        "max_input_bytes",
+        "max_model_output_bytes",
+        "max_result_bytes",
+    )
+
+    def __init__(
+        self,
+        max_capabilities: int,
+        max_catalog_entries: int,
+        max_result_bytes: int,
+        max_input_bytes: int,
+        max_document_bytes: int,
+        max_definition_bytes: int,
+        max_model_output_bytes: int,
+    ) -> None:
+        self.max_capabilities = max_capabilities
+        self.max_catalog_entries = max_catalog_entries
+        self.max_result_bytes = max_result_bytes
+        self.max_input_bytes = max_input_bytes
+        self.max_document_bytes = max_document_bytes
+        self.max_definition_bytes = max_definition_bytes
+        self.max_model_output_bytes = max_model_output_bytes
 
     def to_json(self) -> dict[str, int]:
         return {
@@ -66,26 +90,43 @@ class Budgets:
         }
 
 
-@dataclass(frozen=True, slots=True)
 class Source:
     """One provider source. ``path`` is absolute; ``document_root`` is absolute or None."""
 
-    index: int
-    path: Path | None
-    definition: Any  # inline: as the host gave it (checked at load); file: None
-    document_root: Path | None
+    __slots__ = ("definition", "document_root", "index", "path")
+
+    def __init__(
+        self, index: int, path: Path | None, definition: Any, document_root: Path | None
+    ) -> None:
+        self.index = index
+        self.path = path
+        self.definition = definition  # inline: as the host gave it (checked at load); file: None
+        self.document_root = document_root
 
 
-@dataclass(frozen=True, slots=True)
 class HostConfig:
-    sources: tuple[Source, ...]
-    scope: tuple[str, ...] | None
-    bodies: Literal["all", "none"] | frozenset[str]
-    budgets: Budgets
-    model: Mapping[str, Any] | None
-    raw: Mapping[str, Any] = field(repr=False)
-    #: The MAC key of this configuration's list cursors (see ``_cursor``).
-    cursor_key: bytes = field(default=b"", repr=False)
+    """A configuration, resolved: its sources, scope, document policy, budgets and model."""
+
+    __slots__ = ("bodies", "budgets", "cursor_key", "model", "raw", "scope", "sources")
+
+    def __init__(
+        self,
+        sources: tuple[Source, ...],
+        scope: tuple[str, ...] | None,
+        bodies: Literal["all", "none"] | frozenset[str],
+        budgets: Budgets,
+        model: Mapping[str, Any] | None,
+        raw: Mapping[str, Any],
+        cursor_key: bytes = b"",
+    ) -> None:
+        self.sources = sources
+        self.scope = scope
+        self.bodies = bodies
+        self.budgets = budgets
+        self.model = model
+        self.raw = raw
+        #: The MAC key of this configuration's list cursors (see ``_cursor``).
+        self.cursor_key = cursor_key
 
 
 def _unreadable() -> GraphError:

@@ -33,7 +33,6 @@ import hashlib
 import os
 import re
 import stat
-from dataclasses import dataclass
 from typing import Final, NoReturn
 
 from .._generated.taxonomy import ErrorCode, Phase
@@ -210,13 +209,16 @@ class DocumentRoot:
 # --- reading -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
 class DocumentBody:
-    """A document's content: its size in bytes, the hex SHA-256 of those bytes, and its text."""
+    """A document's content: its size in bytes, the hex SHA-256 of those bytes, and its text
+    (a plain class: this module is imported by every command line, see ``config``)."""
 
-    bytes: int
-    sha256: str
-    text: str
+    __slots__ = ("bytes", "sha256", "text")
+
+    def __init__(self, bytes: int, sha256: str, text: str) -> None:
+        self.bytes = bytes
+        self.sha256 = sha256
+        self.text = text
 
 
 class _Failure(Exception):

@@ -15,11 +15,17 @@ manager, so both ``graph = await CapabilityGraph.open(...)`` and
 State: the published ``Snapshot`` is immutable and replaced by one reference assignment, so
 a query reads one snapshot from start to end; reloads are serialized by a lock and built off the
 event loop; ``close()`` stops every running match with ``CG_GRAPH_CLOSED``.
+
+In place: a one-shot caller (the CLI) opens the graph with :meth:`CapabilityGraph._open_in_place`
+and runs one call with :func:`run_in_place`, on its own thread and without an event loop, when
+:func:`runs_in_place` says the call never waits on one (every operation but ``match``, whose
+deadline, cancellation and executor need the loop). Such a command never imports ``asyncio``
+(tens of milliseconds of its start-up): this module imports it only in the coroutines that run
+on a loop.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 from collections.abc import Coroutine, Generator, Mapping
@@ -44,10 +50,13 @@ from .operations import (
     prepare_request,
     request_of_text,
 )
+from .operations.common import RunBlocking, in_place, on_a_worker_thread
 from .operations.describe import described
 from .snapshot import Provider, Snapshot
 
 if TYPE_CHECKING:
+    import asyncio
+
     from .results import (
         DescribeResult,
         ListResult,
@@ -58,9 +67,10 @@ if TYPE_CHECKING:
         ResolveResult,
     )
 
-__all__ = ["CapabilityGraph", "GraphOpening", "Strings"]
+__all__ = ["CapabilityGraph", "GraphOpening", "Strings", "run_in_place", "runs_in_place"]
 
 G = TypeVar("G", bound="CapabilityGraph")
+T = TypeVar("T")
 # ``list`` is an operation name on the graph classes; annotations inside them use this alias.
 Strings = list[str]
 
@@ -143,6 +153,7 @@ class CapabilityGraph:
         snapshot: Snapshot,
         providers: dict[int, Provider],
         executor: Executor | None,
+        run_blocking: RunBlocking = on_a_worker_thread,
     ) -> None:
         self._config = config
         self._snapshot = snapshot
@@ -151,7 +162,9 @@ class CapabilityGraph:
         self._executor_name = describe_executor(executor) if executor is not None else None
         self._closed = False
         self._stop = CancelToken()
-        self._reload_lock = asyncio.Lock()
+        self._run_blocking = run_blocking  # how a handler's blocking work runs (a file read)
+        # Made by the first reload, on the loop that runs it (a graph is used on one loop).
+        self._reload_lock: asyncio.Lock | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -172,9 +185,19 @@ class CapabilityGraph:
 
     @classmethod
     async def _opened(cls, config: Any, executor: Executor | None) -> Self:
+        import asyncio  # on a running loop: asyncio is imported already
+
         cwd = Path(os.getcwd())
         loaded = await asyncio.to_thread(open_graph, config, executor, cwd)
         return cls._from_loaded(loaded)
+
+    @classmethod
+    def _open_in_place(cls, config: Any) -> Self:
+        """Open ``config`` as :meth:`open` does, on the calling thread and without an event loop,
+        for one call run with :func:`run_in_place` (a one-shot caller: the CLI). The graph reads
+        its documents in place too (there is no loop to keep serving)."""
+        loaded = open_graph(config, None, Path(os.getcwd()))
+        return cls(loaded.config, loaded.snapshot, loaded.providers, loaded.executor, in_place)
 
     @classmethod
     def _from_loaded(cls, loaded: LoadedGraph) -> Self:
@@ -250,6 +273,7 @@ class CapabilityGraph:
             executor_name=self._executor_name,
             cancel=cancel,
             stop=self._stop,
+            run_blocking=self._run_blocking,
         )
         result = await HANDLERS[operation.tool](context, request)
         self._check_open()
@@ -332,6 +356,10 @@ class CapabilityGraph:
         the result has ``ok: false``, ``error`` = ``CG_RELOAD_FAILED`` and per-provider causes.
         """
         self._check_open()
+        import asyncio  # on a running loop: asyncio is imported already
+
+        if self._reload_lock is None:  # no await since the test: no other reload made one
+            self._reload_lock = asyncio.Lock()
         async with self._reload_lock:
             self._check_open()
             return public.reload_result(await asyncio.to_thread(self._reload_blocking, providers))
@@ -344,3 +372,24 @@ class CapabilityGraph:
         self._snapshot = reloaded.snapshot  # the atomic publication
         self._providers = reloaded.providers
         return reloaded.result
+
+
+def runs_in_place(tool: str) -> bool:
+    """Whether a call of ``tool`` can run in place (:func:`run_in_place`): it never waits on the
+    event loop. Every operation but ``match`` (its deadline, cancellation and executor need the
+    loop); an unknown tool too (refused before anything is awaited)."""
+    operation = OPERATIONS.get(tool)
+    return operation is None or operation.phase is not Phase.MATCH
+
+
+def run_in_place(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine of a graph opened in place (a ``call`` of a tool that
+    :func:`runs_in_place`, ``close``) to its result, on this thread and without an event loop:
+    it never suspends, so one step runs it to the end (its error, if it fails)."""
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        result: T = done.value
+        return result
+    coroutine.close()
+    raise RuntimeError("a call run in place waited on the event loop")

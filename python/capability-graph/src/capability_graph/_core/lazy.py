@@ -1,15 +1,17 @@
-"""The package's lazy imports, named in one place.
+"""The core's lazy imports, named in one place.
 
-Start-up is measured (``nox -s bench``: the CLI's start-up against a bare interpreter, the MCP
+Start-up is measured (``nox -s bench``: the CLI's start-up against ``import pydantic``, the MCP
 server's against a bare server on the same SDK): the JSON path (``call``, the CLI, the MCP server)
 never needs Pydantic nor most of the compiled validators, and importing them with the package
 would cost every command line their import time. So these modules are imported on first use --
 each by an ``import`` statement written out here (never a module name in a string), so that a
 reader, mypy and a structure tool all see the edge. The built-in executors are imported when
-one is configured (the CLI's cold start measured without them). The compiled validators are
-imported the same way by their own generated registry (``_generated/validators``). Nothing else
-in the package imports lazily, except optional packages that may not be installed (``openai``,
-flowcast), at their one point of use.
+one is configured (the CLI's cold start measured without them). The compiled validators and the
+operation handlers are imported the same way by their own generated registries
+(``_generated/validators``, ``operations/handlers.py``); ``asyncio`` by the coroutines that run
+on a loop; optional packages that may not be installed (``openai``, flowcast) at their one point
+of use. The rest of the package's lazy imports are the public names of the package
+(``capability_graph.__getattr__``) and the CLI's commands: ``docs/contributing.md`` lists them.
 """
 
 from __future__ import annotations

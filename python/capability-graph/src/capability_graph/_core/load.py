@@ -17,7 +17,6 @@ raises. It builds the executor right after the configuration, before any source 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,15 +36,24 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
 class LoadedGraph:
-    """What the steps produce: everything an open graph starts from."""
+    """What the steps produce: everything an open graph starts from (a plain class, like the
+    records of ``config`` and ``snapshot``)."""
 
-    config: HostConfig
-    snapshot: Snapshot
-    #: The provider each source serves, by source index (a reload replaces some of them).
-    providers: dict[int, Provider]
-    executor: Executor | None
+    __slots__ = ("config", "executor", "providers", "snapshot")
+
+    def __init__(
+        self,
+        config: HostConfig,
+        snapshot: Snapshot,
+        providers: dict[int, Provider],
+        executor: Executor | None,
+    ) -> None:
+        self.config = config
+        self.snapshot = snapshot
+        #: The provider each source serves, by source index (a reload replaces some of them).
+        self.providers = providers
+        self.executor = executor
 
 
 def open_graph(config: Any, executor: Executor | None, cwd: Path) -> LoadedGraph:
@@ -84,14 +92,21 @@ def check_scope(host: HostConfig, snapshot: Snapshot) -> None:
 # -- reload ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
 class Reloaded:
     """A reload's outcome: its JSON result and, when every provider validated, the candidate
     to publish (``snapshot`` and ``providers`` are None when the reload failed)."""
 
-    result: dict[str, Any]
-    snapshot: Snapshot | None
-    providers: dict[int, Provider] | None
+    __slots__ = ("providers", "result", "snapshot")
+
+    def __init__(
+        self,
+        result: dict[str, Any],
+        snapshot: Snapshot | None,
+        providers: dict[int, Provider] | None,
+    ) -> None:
+        self.result = result
+        self.snapshot = snapshot
+        self.providers = providers
 
 
 def reload_sources(

@@ -38,7 +38,8 @@ from typing import Any, Final, Literal, NoReturn, TypeAlias
 from .._generated.taxonomy import REGISTRY, ErrorCode, NextAction, Phase
 from .cancel import CancelToken
 from .errors import GraphError
-from .executors import Executor, MatchJob
+from .executors import Executor
+from .executors.job import MatchJob
 from .json import dump_bytes
 
 __all__ = [

@@ -16,12 +16,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import cache
-from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 from urllib.parse import urljoin
 
 from .._generated.taxonomy import ErrorCode, Phase
@@ -55,13 +52,15 @@ _CHECKOUT_CONTRACT: Final = Path(__file__).resolve().parents[5] / "spec" / "capa
 
 
 @cache
-def contract_files() -> Traversable:
+def contract_files() -> Path:
     """The folder holding the contract's ``schemas/*.schema.json`` and ``tools.json``.
 
     A built package carries them in ``capability_graph/_spec/`` (copied from
     ``spec/capability-graph/`` at build time, never committed twice); an editable install runs
-    from the checkout and reads ``spec/capability-graph/`` itself."""
-    packaged = resources.files("capability_graph").joinpath("_spec")
+    from the checkout and reads ``spec/capability-graph/`` itself. The package is installed as
+    files (a wheel), so they are read by path: ``importlib.resources`` would cost every command
+    line its import."""
+    packaged = Path(__file__).resolve().parents[1] / "_spec"
     if packaged.is_dir():
         return packaged
     if (_CHECKOUT_CONTRACT / "schemas").is_dir():
@@ -248,10 +247,11 @@ def _phrase(error: Any) -> str:
     return "is invalid"
 
 
-@dataclass(frozen=True)
-class Discriminator:
+class Discriminator(NamedTuple):
     """The member ``name`` whose ``const`` tells the branches of a ``oneOf`` apart, and the
-    ``const`` of each branch, in branch order ([CG-MSG-21])."""
+    ``const`` of each branch, in branch order ([CG-MSG-21]). A named tuple, not a dataclass:
+    every command line imports this module, and making a dataclass costs it about a
+    millisecond (``docs/contributing.md``)."""
 
     name: str
     values: tuple[Any, ...]
@@ -346,9 +346,9 @@ def _discriminator(combinator: Any) -> Discriminator | None:
     return entry[1] if entry is not None and entry[0] is combinator.schema else None
 
 
-@dataclass(frozen=True)
-class _Fault:
-    """The fault reported: where (the instance path), what is wrong, and the hint."""
+class _Fault(NamedTuple):
+    """The fault reported: where (the instance path), what is wrong, and the hint (a named
+    tuple, as :class:`Discriminator`)."""
 
     path: list[Any]
     phrase: str

@@ -15,7 +15,6 @@ progress for the next one.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections.abc import Generator
@@ -51,6 +50,8 @@ class Slicer:
 
 async def run_in_slices(steps: Steps[T]) -> T:
     """Drive ``steps`` to its result on the running loop, letting the loop run between slices."""
+    import asyncio  # on a running loop: asyncio is imported already
+
     while True:
         try:
             next(steps)

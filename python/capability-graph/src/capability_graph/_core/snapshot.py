@@ -31,7 +31,6 @@ import hashlib
 import re
 from collections.abc import Collection, Container, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 from .._generated.taxonomy import ErrorCode, Phase
@@ -77,14 +76,26 @@ def graph_revision(providers: Iterable[Provider], scope: Collection[str] | None)
     return revision_of(canonical_bytes(revisions))
 
 
-@dataclass(frozen=True, slots=True)
+# The snapshot's records are read-only by convention: plain classes with ``__slots__``, not
+# dataclasses, which cost every command line about a millisecond each to make at import.
+
+
 class Capability:
     """One capability: its declaration as loaded, and its relations with full-id targets."""
 
-    full_id: str
-    provider_id: str
-    declaration: Mapping[str, Any]
-    relations: tuple[tuple[str, str], ...]  # (kind, full target id)
+    __slots__ = ("declaration", "full_id", "provider_id", "relations")
+
+    def __init__(
+        self,
+        full_id: str,
+        provider_id: str,
+        declaration: Mapping[str, Any],
+        relations: tuple[tuple[str, str], ...],
+    ) -> None:
+        self.full_id = full_id
+        self.provider_id = provider_id
+        self.declaration = declaration
+        self.relations = relations  # (kind, full target id)
 
     def summary(self) -> dict[str, Any]:
         d = self.declaration
@@ -97,15 +108,36 @@ class Capability:
         }
 
 
-@dataclass(frozen=True, slots=True)
 class Provider:
-    provider_id: str
-    name: str
-    version: str
-    revision: str
-    source_index: int
-    capabilities: Mapping[str, Capability]  # local id -> capability, sorted by local id
-    document_root: DocumentRoot | None
+    """One loaded provider: what ``describe`` shows of it, its capabilities, its document root."""
+
+    __slots__ = (
+        "capabilities",
+        "document_root",
+        "name",
+        "provider_id",
+        "revision",
+        "source_index",
+        "version",
+    )
+
+    def __init__(
+        self,
+        provider_id: str,
+        name: str,
+        version: str,
+        revision: str,
+        source_index: int,
+        capabilities: Mapping[str, Capability],
+        document_root: DocumentRoot | None,
+    ) -> None:
+        self.provider_id = provider_id
+        self.name = name
+        self.version = version
+        self.revision = revision
+        self.source_index = source_index
+        self.capabilities = capabilities  # local id -> capability, sorted by local id
+        self.document_root = document_root
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -117,16 +149,25 @@ class Provider:
         }
 
 
-@dataclass(frozen=True, slots=True)
 class Snapshot:
-    revision: str
-    providers: Mapping[str, Provider]  # sorted by provider id
-    capabilities: Mapping[str, Capability]
-    # Capability details (frozen JSON), built on first use and shared by every result that
-    # holds them: the snapshot never changes, so neither does a detail.
-    details: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
-    # Match catalogs (tuples of frozen summaries) by provider selection, built on first use.
-    catalogs: dict[Any, tuple[Any, ...]] = field(default_factory=dict, compare=False, repr=False)
+    """The published graph: every provider and capability, never changed once built."""
+
+    __slots__ = ("capabilities", "catalogs", "details", "providers", "revision")
+
+    def __init__(
+        self,
+        revision: str,
+        providers: Mapping[str, Provider],
+        capabilities: Mapping[str, Capability],
+    ) -> None:
+        self.revision = revision
+        self.providers = providers  # sorted by provider id
+        self.capabilities = capabilities
+        # Capability details (frozen JSON), built on first use and shared by every result that
+        # holds them: the snapshot never changes, so neither does a detail.
+        self.details: dict[str, Any] = {}
+        # Match catalogs (tuples of frozen summaries) by provider selection, built on first use.
+        self.catalogs: dict[Any, tuple[Any, ...]] = {}
 
 
 def _invalid(code: ErrorCode, message: str | None = None) -> GraphError:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final, Literal
 
 from .taxonomy import Phase
@@ -10,52 +9,129 @@ from .taxonomy import Phase
 ArgumentType = Literal["string", "integer", "comma-separated", "context-fact"]
 
 
-@dataclass(frozen=True, slots=True)
 class CliArgument:
-    """One argument of a graph command: an option (``flag``) or a positional (``positional``)
-    that sets the request ``member`` ('/'-separated when nested)."""
+    """One argument of a graph command: an option (``flag``) or a positional
+    (``positional``) that sets the request ``member`` ('/'-separated when nested)."""
 
-    flag: str | None
-    positional: str | None
-    member: str
-    type: ArgumentType
-    repeatable: bool
-    metavar: str
-    help: str
+    __slots__ = (
+        "flag",
+        "help",
+        "member",
+        "metavar",
+        "positional",
+        "repeatable",
+        "type",
+    )
+
+    def __init__(
+        self,
+        flag: str | None,
+        positional: str | None,
+        member: str,
+        type: ArgumentType,
+        repeatable: bool,
+        metavar: str,
+        help: str,
+    ) -> None:
+        self.flag = flag
+        self.positional = positional
+        self.member = member
+        self.type = type
+        self.repeatable = repeatable
+        self.metavar = metavar
+        self.help = help
 
 
-@dataclass(frozen=True, slots=True)
 class CliCommand:
-    command: str
-    help: str
-    examples: tuple[str, ...]
-    arguments: tuple[CliArgument, ...]
+    """A graph command: its name, help, examples and arguments."""
+
+    __slots__ = (
+        "arguments",
+        "command",
+        "examples",
+        "help",
+    )
+
+    def __init__(
+        self,
+        command: str,
+        help: str,
+        examples: tuple[str, ...],
+        arguments: tuple[CliArgument, ...],
+    ) -> None:
+        self.command = command
+        self.help = help
+        self.examples = examples
+        self.arguments = arguments
 
 
-@dataclass(frozen=True, slots=True)
 class Annotations:
-    read_only: bool
-    destructive: bool
-    idempotent: bool
-    open_world: bool
+    """The tool annotations (MCP hints)."""
+
+    __slots__ = (
+        "destructive",
+        "idempotent",
+        "open_world",
+        "read_only",
+    )
+
+    def __init__(
+        self,
+        read_only: bool,
+        destructive: bool,
+        idempotent: bool,
+        open_world: bool,
+    ) -> None:
+        self.read_only = read_only
+        self.destructive = destructive
+        self.idempotent = idempotent
+        self.open_world = open_world
 
 
-@dataclass(frozen=True, slots=True)
 class Operation:
-    tool: str
-    title: str
-    phase: Phase
-    request_schema: str
-    result_schema: str
-    request_model: str  # module.Class under _generated.models (and module under validators)
-    result_model: str
-    annotations: Annotations
-    sdk_method: str
-    cli: CliCommand
+    """One operation of the table. ``request_model`` and ``result_model`` are
+    ``module.Class`` under ``_generated.models`` (the module also under ``validators``)."""
+
+    __slots__ = (
+        "annotations",
+        "cli",
+        "phase",
+        "request_model",
+        "request_schema",
+        "result_model",
+        "result_schema",
+        "sdk_method",
+        "title",
+        "tool",
+    )
+
+    def __init__(
+        self,
+        tool: str,
+        title: str,
+        phase: Phase,
+        request_schema: str,
+        result_schema: str,
+        request_model: str,
+        result_model: str,
+        annotations: Annotations,
+        sdk_method: str,
+        cli: CliCommand,
+    ) -> None:
+        self.tool = tool
+        self.title = title
+        self.phase = phase
+        self.request_schema = request_schema
+        self.result_schema = result_schema
+        self.request_model = request_model
+        self.result_model = result_model
+        self.annotations = annotations
+        self.sdk_method = sdk_method
+        self.cli = cli
 
     @property
     def compiled(self) -> str:
-        """The module of the request's compiled validator under ``_generated/validators``."""
+        """The module of the compiled request validator (``_generated/validators``)."""
         return self.request_model.partition(".")[0]
 
 

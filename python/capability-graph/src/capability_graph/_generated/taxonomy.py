@@ -6,7 +6,6 @@ The error taxonomy of Capability Graph as Python data. Regenerate with
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Final
@@ -71,29 +70,65 @@ class NextAction(StrEnum):
     CONTACT_ADMIN = 'contact_admin'
 
 
-@dataclass(frozen=True, slots=True)
 class Prose:
     """Summary, trigger and handling text in one language."""
 
-    summary: str
-    trigger: str
-    handling: str
+    __slots__ = (
+        "handling",
+        "summary",
+        "trigger",
+    )
+
+    def __init__(
+        self,
+        summary: str,
+        trigger: str,
+        handling: str,
+    ) -> None:
+        self.summary = summary
+        self.trigger = trigger
+        self.handling = handling
 
 
-@dataclass(frozen=True, slots=True)
 class CodeEntry:
     """One registry entry."""
 
-    code: ErrorCode
-    phases: tuple[Phase, ...]
-    default_action: NextAction | None
-    executor_actions: tuple[NextAction, ...]
-    messages: MappingProxyType[str, str]
-    pointer_messages: bool
-    en: Prose
-    zh: Prose
-    since: str
-    retired_in: str | None
+    __slots__ = (
+        "code",
+        "default_action",
+        "en",
+        "executor_actions",
+        "messages",
+        "phases",
+        "pointer_messages",
+        "retired_in",
+        "since",
+        "zh",
+    )
+
+    def __init__(
+        self,
+        code: ErrorCode,
+        phases: tuple[Phase, ...],
+        default_action: NextAction | None,
+        executor_actions: tuple[NextAction, ...],
+        messages: MappingProxyType[str, str],
+        pointer_messages: bool,
+        en: Prose,
+        zh: Prose,
+        since: str,
+        retired_in: str | None,
+    ) -> None:
+        self.code = code
+        self.phases = phases
+        self.default_action = default_action
+        self.executor_actions = executor_actions
+        self.messages = messages
+        self.pointer_messages = pointer_messages
+        self.en = en
+        self.zh = zh
+        self.since = since
+        self.retired_in = retired_in
 
 
 PHASE_TEXT: Final = MappingProxyType({

@@ -1,11 +1,10 @@
 """``mcp-install`` and ``mcp-uninstall``: this graph's MCP server in an MCP client's configuration.
 
-Why one module of this size: the client table and the two commands that read it; the steps
-(lock, check, splice, backup) are only these commands', and the editors are in ``client_files``.
+Why one module of this size: the two commands; the steps (lock, check, splice, backup) are only
+theirs, the editors are in ``client_files`` and the client table is in ``clients`` (which the
+CLI reads to declare ``--client`` without importing the editors).
 
-Each client is described by where its configuration lives (the location its documentation
-gives), the member that holds its servers, the file format, the shape of a stdio entry and how
-the entry refers to an environment variable. The edit itself is a splice into the file's text
+The edit itself is a splice into the file's text
 (:mod:`._client_files`); a write replaces the file atomically and only if it is still the file
 that was read, and ``--force`` keeps the previous file next to it first.
 
@@ -19,7 +18,6 @@ that fails.
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -38,151 +36,15 @@ from .._core.files import (
     temporary_file,
 )
 from .client_files import CannotEdit, JsonDocument, TomlDocument
+from .clients import CLIENTS, Client
 from .report import Report
 
-__all__ = ["CLIENTS", "ENV_NAME", "Client", "install", "is_ours", "server_entry", "uninstall"]
+__all__ = ["CLIENTS", "Client", "install", "is_ours", "server_entry", "uninstall"]
 
 PROG: Final = "capability-graph"
 #: The largest MCP client configuration file edited.
 MAX_CLIENT_CONFIG: Final = 16 * 1024 * 1024
-#: An environment variable name (the configuration's ``EnvVarName``).
-ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 _MAX_BACKUPS: Final = 100
-
-
-@dataclass(frozen=True)
-class Client:
-    label: str
-    key: str  # the member (JSON) or table (TOML) that holds the servers
-    syntax: Literal["json", "jsonc", "toml"]
-    default_path: Callable[[], Path]
-    extra: tuple[tuple[str, str], ...] = ()  # fields a stdio entry carries before "command"
-    # How an entry forwards variable NAME: "env" with this value template, "env_vars" (TOML
-    # list of names), or None when the client documents no way to refer to a variable.
-    env_reference: str | None = None
-
-
-def _config_home() -> Path:
-    xdg = os.environ.get("XDG_CONFIG_HOME")
-    return Path(xdg) if xdg else Path.home() / ".config"
-
-
-def _appdata() -> Path:
-    appdata = os.environ.get("APPDATA")
-    return Path(appdata) if appdata else Path.home() / "AppData" / "Roaming"
-
-
-def _claude_desktop_path() -> Path:
-    # https://modelcontextprotocol.io/quickstart/user (claude_desktop_config.json)
-    if sys.platform == "darwin":
-        return (
-            Path.home()
-            / "Library"
-            / "Application Support"
-            / "Claude"
-            / "claude_desktop_config.json"
-        )
-    if sys.platform == "win32":
-        return _appdata() / "Claude" / "claude_desktop_config.json"
-    return _config_home() / "Claude" / "claude_desktop_config.json"
-
-
-def _codex_path() -> Path:
-    # https://developers.openai.com/codex/mcp ($CODEX_HOME/config.toml, default ~/.codex)
-    codex_home = os.environ.get("CODEX_HOME")
-    return (Path(codex_home) if codex_home else Path.home() / ".codex") / "config.toml"
-
-
-def _windsurf_path() -> Path:
-    # https://docs.windsurf.com/windsurf/cascade/mcp (~/.codeium/windsurf/mcp_config.json)
-    return Path.home() / ".codeium" / "windsurf" / "mcp_config.json"
-
-
-def _zed_path() -> Path:
-    # https://zed.dev/docs/configuring-zed (the user settings file; custom context servers:
-    # https://zed.dev/docs/ai/mcp)
-    if sys.platform == "win32":
-        return _appdata() / "Zed" / "settings.json"
-    return _config_home() / "zed" / "settings.json"
-
-
-CLIENTS: Final = {
-    "claude-desktop": Client(
-        # The config file has no variable references: an env value is taken literally.
-        "Claude Desktop",
-        "mcpServers",
-        "json",
-        _claude_desktop_path,
-    ),
-    "claude-code": Client(
-        # https://code.claude.com/docs/en/mcp -- project scope: .mcp.json at the project root;
-        # "${VAR}" is expanded in command, args and env.
-        "Claude Code",
-        "mcpServers",
-        "json",
-        lambda: Path(".mcp.json"),
-        extra=(("type", "stdio"),),
-        env_reference="${%s}",
-    ),
-    "cursor": Client(
-        # https://cursor.com/docs/context/mcp -- project .cursor/mcp.json; "${env:NAME}".
-        "Cursor",
-        "mcpServers",
-        "json",
-        lambda: Path(".cursor") / "mcp.json",
-        env_reference="${env:%s}",
-    ),
-    "vscode": Client(
-        # https://code.visualstudio.com/docs/copilot/reference/mcp-configuration -- workspace
-        # .vscode/mcp.json, "servers", stdio entries need "type"; the file is JSON with comments
-        # and predefined variables such as "${env:NAME}"
-        # (https://code.visualstudio.com/docs/reference/variables-reference).
-        "VS Code",
-        "servers",
-        "jsonc",
-        lambda: Path(".vscode") / "mcp.json",
-        extra=(("type", "stdio"),),
-        env_reference="${env:%s}",
-    ),
-    "windsurf": Client(
-        # https://docs.windsurf.com/windsurf/cascade/mcp -- user file; "${env:NAME}" is
-        # interpolated in command, args and env.
-        "Windsurf",
-        "mcpServers",
-        "json",
-        _windsurf_path,
-        env_reference="${env:%s}",
-    ),
-    "gemini": Client(
-        # https://geminicli.com/docs/tools/mcp-server -- project .gemini/settings.json (the
-        # scope `gemini mcp add` writes by default), "mcpServers"; settings strings expand
-        # "$VAR" and "${VAR}" (https://geminicli.com/docs/cli/configuration). Gemini CLI reads
-        # settings through strip-json-comments (packages/cli/src/config/settings.ts): comments.
-        "Gemini CLI",
-        "mcpServers",
-        "jsonc",
-        lambda: Path(".gemini") / "settings.json",
-        env_reference="${%s}",
-    ),
-    "zed": Client(
-        # https://zed.dev/docs/ai/mcp -- "context_servers" in the user settings.json (JSON with
-        # comments and trailing commas); no variable references are documented.
-        "Zed",
-        "context_servers",
-        "jsonc",
-        _zed_path,
-        extra=(("source", "custom"),),
-    ),
-    "codex": Client(
-        # https://developers.openai.com/codex/mcp -- [mcp_servers.NAME]; env_vars lists the
-        # variables forwarded from Codex's own environment.
-        "Codex",
-        "mcp_servers",
-        "toml",
-        _codex_path,
-        env_reference="env_vars",
-    ),
-}
 
 
 def server_entry(client: str, config: str, env: tuple[str, ...] = ()) -> dict[str, Any]:

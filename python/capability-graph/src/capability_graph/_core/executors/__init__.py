@@ -1,14 +1,14 @@
 """The model executor protocol (spec/capability-graph/executors.md, CG-MODEL-11).
 
-An executor gets one :class:`MatchJob` — the request, the validated context, the authorized
-catalog (capability summaries), the limit and an absolute deadline — and returns the *raw* output
-``{status, candidates: [{id, confidence, reason?}]}`` or raises. It is never trusted: the match
-runner (``capability_graph._core.match.run_match``) enforces the deadline, cancellation and close,
-validates the output against the catalog, and projects every failure into a ``CG_MODEL_*``
-GraphError (CG-MODEL-5). An executor error is any exception with a ``code`` attribute (and
-optionally ``next_action`` / ``nextAction``); the built-in executors raise :class:`GraphError`
-with the code and action they mean, and the runner projects those the same way as a foreign
-executor's.
+An executor gets one :class:`MatchJob` (in ``job.py``: only a match makes one) — the request, the
+validated context, the authorized catalog (capability summaries), the limit and an absolute
+deadline — and returns the *raw* output ``{status, candidates: [{id, confidence, reason?}]}`` or
+raises. It is never trusted: the match runner (``capability_graph._core.match.run_match``)
+enforces the deadline, cancellation and close, validates the output against the catalog, and
+projects every failure into a ``CG_MODEL_*`` GraphError (CG-MODEL-5). An executor error is any
+exception with a ``code`` attribute (and optionally ``next_action`` / ``nextAction``); the
+built-in executors raise :class:`GraphError` with the code and action they mean, and the runner
+projects those the same way as a foreign executor's.
 
 Built-in executors are configured under ``model`` in the host configuration and built by
 :func:`build_executor`; their modules (and the optional packages ``openai`` and
@@ -19,17 +19,18 @@ CLI's cold start small (the imports are written out in :mod:`..lazy`).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Final, Protocol, runtime_checkable
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
 from ..._generated.defaults import DEFAULT_BUDGETS, MODEL_TIMEOUT_MS
+
+if TYPE_CHECKING:
+    from .job import MatchJob
 
 __all__ = [
     "DEFAULT_MAX_OUTPUT_BYTES",
     "DEFAULT_TIMEOUT_MS",
     "Executor",
-    "MatchJob",
     "build_executor",
     "configured_timeout_ms",
     "describe_executor",
@@ -42,25 +43,6 @@ DEFAULT_MAX_OUTPUT_BYTES: Final = DEFAULT_BUDGETS["maxModelOutputBytes"]
 
 
 _SAFE_NAME: Final = re.compile(r"[a-z][a-z0-9._-]{0,63}")  # ids.schema.json#/$defs/ExecutorName
-
-
-@dataclass(frozen=True, slots=True)
-class MatchJob:
-    """One match, as handed to an executor.
-
-    ``catalog`` holds the capability summaries of the authorized catalog of this request:
-    ``{id, providerId, name, description, tags}`` plus ``whenToUse`` when the capability has one.
-    Executors must treat the job (and the catalog's entries) as read-only. ``deadline`` is a
-    ``time.monotonic()`` instant. ``max_output_bytes`` is ``budgets.maxModelOutputBytes``; the
-    runner fills it in, so an executor that reads text from a transport can bound it early.
-    """
-
-    request: str
-    context: Mapping[str, Any]
-    catalog: Sequence[Mapping[str, Any]]
-    limit: int
-    deadline: float
-    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
 
 
 @runtime_checkable

@@ -40,14 +40,16 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 from stat import S_ISREG
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ..._generated.taxonomy import REGISTRY, ErrorCode, NextAction, Phase
 from ..errors import GraphError
 from ..json import NotPureJson, parse_request_text
-from . import MatchJob
 from .prompt import OUTPUT_SCHEMA, SYSTEM_PROMPT, drop_empty_reasons, payload
 from .threads import Preparation
+
+if TYPE_CHECKING:
+    from .job import MatchJob
 
 __all__ = ["MIN_VERSION", "CodexExecutor", "parse_version"]
 

@@ -35,12 +35,14 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from functools import cache
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ..schemas import contract_files
 from ..slices import SharedSteps, Slicer, Steps, run_in_slices, run_to_end
-from . import MatchJob
 from .fdlibm import ln
+
+if TYPE_CHECKING:
+    from .job import MatchJob
 
 __all__ = ["LexicalExecutor", "rank", "tokenize"]
 
@@ -72,8 +74,6 @@ _CJK_RANGES: Final = (
     "\uf900-\ufaff"  # CJK Compatibility Ideographs
     "\U00020000-\U0003ffff"  # CJK Extensions B.. (planes 2 and 3)
 )
-_CJK_SPLIT: Final = re.compile(f"([{_CJK_RANGES}]+)")
-_CJK_ANY: Final = re.compile(f"[{_CJK_RANGES}]")
 _ASCII_WORD: Final = re.compile(r"[a-z]+")
 _ASCII_WORDS: Final = re.compile(r"[a-z0-9]+")
 
@@ -147,6 +147,11 @@ class _UnicodeData:
         self.runtime_lower_agrees = unmapped.lower() == unmapped and all(
             chr(cp).lower() == mapped for cp, mapped in lowercase.items()
         )
+        #: CJK runs, split into characters and bigrams. Compiled here, with the rest of what
+        #: text that is not ASCII needs: compiling them costs more than the rest of this
+        #: module's import, which a graph that never matches such text should not pay.
+        self.cjk_any = re.compile(f"[{_CJK_RANGES}]")
+        self.cjk_split = re.compile(f"([{_CJK_RANGES}]+)")
 
     def lower(self, text: str) -> str:
         if self.runtime_lower_agrees:
@@ -203,14 +208,15 @@ def _words(text: str) -> list[str]:
     data = _unicode()
     normalized = unicodedata.normalize("NFKC", data.not_normalizable.sub(" ", text))
     words = []
+    cjk_any = data.cjk_any
     for run in data.word_runs(data.lower(normalized)):
-        if _CJK_ANY.search(run) is None:
+        if cjk_any.search(run) is None:
             words.append(run)
             continue
-        for part in _CJK_SPLIT.split(run):
+        for part in data.cjk_split.split(run):
             if not part:
                 continue
-            if _CJK_ANY.match(part) is None:
+            if cjk_any.match(part) is None:
                 words.append(part)
             else:
                 words.extend(part)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import ssl
 import time
 import urllib.parse
 import zlib
@@ -28,12 +27,15 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 from ..._generated.taxonomy import REGISTRY, ErrorCode, NextAction, Phase
 from ..errors import GraphError
 from ..json import NotPureJson, parse_request_text
-from . import MatchJob
 from .prompt import OUTPUT_SCHEMA, SYSTEM_PROMPT, drop_empty_reasons, payload
 from .threads import Preparation
 
 if TYPE_CHECKING:
+    import ssl
+
     import openai
+
+    from .job import MatchJob
 
 __all__ = ["OpenAICompatExecutor"]
 
@@ -183,7 +185,10 @@ def _import_sdk() -> tuple[Any, ssl.SSLContext, Any] | None:
 
 def _sdk_tls_context() -> ssl.SSLContext:
     """The TLS context the SDK's HTTP transport would build for itself (httpx2 for openai 3,
-    httpx for openai 2), else the system default."""
+    httpx for openai 2), else the system default (made on the preparation's thread, with the
+    SDK: a graph that never matches imports neither)."""
+    import ssl
+
     factory = None
     with contextlib.suppress(ImportError):
         import httpx2  # type: ignore[import-not-found,unused-ignore]

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from . import MatchJob
+if TYPE_CHECKING:
+    from .job import MatchJob
 
 __all__ = ["OUTPUT_SCHEMA", "SYSTEM_PROMPT", "drop_empty_reasons", "payload"]
 

@@ -18,16 +18,17 @@ and it is never ``no_match``, which would claim that a decision was made).
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from ..._generated.taxonomy import ErrorCode, Phase
 from ..errors import GraphError
-from . import MatchJob
+
+if TYPE_CHECKING:
+    from .job import MatchJob
 
 __all__ = ["ScriptedExecutor", "ScriptedExecutorError"]
 
@@ -78,6 +79,8 @@ class ScriptedExecutor:
             return step
 
     async def match(self, job: MatchJob) -> object:
+        import asyncio  # on a running loop: asyncio is imported already
+
         step = self._take()
         if step is None:
             return copy.deepcopy(_EMPTY_SCRIPT_OUTPUT)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import contextlib
 import threading
 import time
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+if TYPE_CHECKING:
+    import asyncio
+    import concurrent.futures
 
 __all__ = ["Preparation"]
 
@@ -32,6 +34,10 @@ class Preparation(Generic[T]):
         self._thread: threading.Thread | None = None
 
     def _start(self) -> concurrent.futures.Future[T]:
+        # Imported by the first match that needs the work (with asyncio, which a match runs
+        # on): building the executor, which every opening of the graph does, imports neither.
+        import concurrent.futures
+
         with self._lock:
             if self._future is None:
                 future: concurrent.futures.Future[T] = concurrent.futures.Future()
@@ -52,6 +58,8 @@ class Preparation(Generic[T]):
         """The work's result (or its exception), started on first use."""
         future = self._start()
         if not future.done():
+            import asyncio  # on a running loop: asyncio is imported already
+
             loop = asyncio.get_running_loop()
             waiter: asyncio.Future[None] = loop.create_future()
 
@@ -70,6 +78,10 @@ class Preparation(Generic[T]):
     async def join(self, limit_s: float) -> None:
         """Wait (at most ``limit_s``) until the thread doing the work has ended."""
         thread = self._thread
+        if thread is None:
+            return  # never started: a graph that closes without having matched
+        import asyncio  # on a running loop: asyncio is imported already
+
         limit = time.monotonic() + limit_s
-        while thread is not None and thread.is_alive() and time.monotonic() < limit:
+        while thread.is_alive() and time.monotonic() < limit:
             await asyncio.sleep(0.005)

@@ -10,9 +10,16 @@ execution -> result size.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, TypeAlias
+from collections.abc import (
+    Awaitable,
+    Callable,
+    Coroutine,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
+from typing import Any, ParamSpec, Protocol, TypeAlias, TypeVar
 
 from ..._generated.taxonomy import ErrorCode, Phase
 from ..cancel import CancelToken
@@ -23,32 +30,86 @@ from ..snapshot import Capability, Snapshot
 
 __all__ = [
     "Handler",
+    "HandlerRegistry",
     "OperationContext",
+    "RunBlocking",
     "capabilities_of",
     "check_named_providers",
     "find_capabilities",
+    "in_place",
     "in_scope",
+    "on_a_worker_thread",
     "scoped_providers",
     "selected_providers",
 ]
 
 
-@dataclass(frozen=True, slots=True)
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class RunBlocking(Protocol):
+    """How a handler runs blocking work (a file read): ``await context.run_blocking(f, ...)``."""
+
+    def __call__(
+        self, function: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs
+    ) -> Awaitable[T]: ...
+
+
+async def on_a_worker_thread(function: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+    """``function(*args, **kwargs)`` on a worker thread, so that the event loop keeps serving
+    while it blocks (a graph on an event loop)."""
+    import asyncio  # on a running loop: asyncio is imported already
+
+    return await asyncio.to_thread(function, *args, **kwargs)
+
+
+async def in_place(function: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+    """``function(*args, **kwargs)`` on the calling thread, without suspending: a graph opened in
+    place (one call of a one-shot caller, without an event loop and nothing else to serve)."""
+    return function(*args, **kwargs)
+
+
 class OperationContext:
     """Everything a handler may use besides its request; one per call.
 
     ``snapshot`` is the snapshot the call reads from start to end (a reload publishes a new one
     for later calls). ``cancel`` is the caller's token (None: the caller cannot cancel);
-    ``stop`` is the graph's, cancelled when the graph closes.
+    ``stop`` is the graph's, cancelled when the graph closes. ``run_blocking`` runs blocking
+    work: :func:`on_a_worker_thread`, or :func:`in_place` for a graph opened in place.
+
+    Read-only by convention (a plain class: a dataclass costs a command line's start-up about
+    a millisecond to make).
     """
 
-    snapshot: Snapshot
-    config: HostConfig
-    executor: Executor | None
-    #: The executor's name as results show it (None when no executor is configured).
-    executor_name: str | None
-    cancel: CancelToken | None
-    stop: CancelToken
+    __slots__ = (
+        "cancel",
+        "config",
+        "executor",
+        "executor_name",
+        "run_blocking",
+        "snapshot",
+        "stop",
+    )
+
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        config: HostConfig,
+        executor: Executor | None,
+        executor_name: str | None,
+        cancel: CancelToken | None,
+        stop: CancelToken,
+        run_blocking: RunBlocking,
+    ) -> None:
+        self.snapshot = snapshot
+        self.config = config
+        self.executor = executor
+        #: The executor's name as results show it (None when no executor is configured).
+        self.executor_name = executor_name
+        self.cancel = cancel
+        self.stop = stop
+        self.run_blocking = run_blocking
 
     def check_open(self) -> None:
         """``CG_GRAPH_CLOSED`` once the graph was closed (for handlers that work in steps)."""
@@ -60,6 +121,29 @@ class OperationContext:
 Handler: TypeAlias = Callable[
     [OperationContext, Mapping[str, Any]], Coroutine[Any, Any, dict[str, Any]]
 ]
+
+
+class HandlerRegistry(Mapping[str, Handler]):
+    """The handlers by tool name (``HANDLERS``, generated in ``handlers.py``), in the table's
+    order; each handler's module is imported by ``load(tool)`` when its operation is first
+    called, so that a command imports only the operation it runs."""
+
+    def __init__(self, tools: tuple[str, ...], load: Callable[[str], Handler]) -> None:
+        self._tools = tools
+        self._load = load
+        self._loaded: dict[str, Handler] = {}
+
+    def __getitem__(self, tool: str) -> Handler:
+        handler = self._loaded.get(tool)
+        if handler is None:
+            handler = self._loaded[tool] = self._load(tool)
+        return handler
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tools)
+
+    def __len__(self) -> int:
+        return len(self._tools)
 
 
 def in_scope(config: HostConfig, provider_id: str) -> bool:

@@ -21,7 +21,8 @@ from ..._generated.taxonomy import ErrorCode, Phase
 from ..config import HostConfig
 from ..context import validate_context
 from ..errors import GraphError
-from ..executors import MatchJob, configured_timeout_ms
+from ..executors import configured_timeout_ms
+from ..executors.job import MatchJob
 from ..frozen import freeze
 from ..match import run_match
 from ..slices import SharedSteps, Slicer, Steps

@@ -2,12 +2,12 @@
 
 The checks come in the contract's order: scope and existence of the capability, the document,
 a reference-only document, the body policy (``documents.bodies``), the document root; the file
-is then read off the event loop under ``maxDocumentBytes`` (see ``_documents``).
+is then read under ``maxDocumentBytes`` (see ``_documents``), off the event loop
+(``context.run_blocking``).
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from typing import Any
 
@@ -38,7 +38,7 @@ async def handle(context: OperationContext, request: Mapping[str, Any]) -> dict[
     provider = snapshot.providers[capability.provider_id]
     if provider.document_root is None:
         raise GraphError.of(ErrorCode.CG_DOCUMENT_ROOT_REQUIRED)
-    body = await asyncio.to_thread(
+    body = await context.run_blocking(
         read_document_file,
         provider.document_root,
         document["path"],

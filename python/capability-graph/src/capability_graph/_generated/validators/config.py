@@ -13,13 +13,23 @@ class JsonSchemaValueException(ValueError):
 import re
 
 
-REGEX_PATTERNS = {
-    '^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$': re.compile('^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}\\Z'),
-    '^[^\\x00-\\x1f\\x7f-\\x9f]+$': re.compile('^[^\\x00-\\x1f\\x7f-\\x9f]+\\Z'),
-    '^[A-Za-z_][A-Za-z0-9_]{0,127}$': re.compile('^[A-Za-z_][A-Za-z0-9_]{0,127}\\Z'),
-    '^[hH][tT][tT][pP][sS]?://(?:[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\\\[\\]:]+|\\[[0-9A-Fa-f:.]+\\])(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(?:/[^\\x00-\\x20\\x7f-\\x9f?#]*)?$': re.compile('^[hH][tT][tT][pP][sS]?://(?:[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\\\[\\]:]+|\\[[0-9A-Fa-f:.]+\\])(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(?:/[^\\x00-\\x20\\x7f-\\x9f?#]*)?\\Z'),
-    '^[a-z][a-z0-9._-]{0,63}$': re.compile('^[a-z][a-z0-9._-]{0,63}\\Z'),
-    '^[^\\x00]+$': re.compile('^[^\\x00]+\\Z')
+class _Patterns(dict):
+    """The schema's patterns by their source, each compiled when a value is first checked
+    against it: compiling them all at import would cost every command line that loads this."""
+
+    def __missing__(self, pattern):
+        compiled = self[pattern] = re.compile(_PATTERN_SOURCES[pattern])
+        return compiled
+
+
+REGEX_PATTERNS = _Patterns()
+_PATTERN_SOURCES = {
+    '^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$': '^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}\\Z',
+    '^[^\\x00-\\x1f\\x7f-\\x9f]+$': '^[^\\x00-\\x1f\\x7f-\\x9f]+\\Z',
+    '^[A-Za-z_][A-Za-z0-9_]{0,127}$': '^[A-Za-z_][A-Za-z0-9_]{0,127}\\Z',
+    '^[hH][tT][tT][pP][sS]?://(?:[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\\\[\\]:]+|\\[[0-9A-Fa-f:.]+\\])(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(?:/[^\\x00-\\x20\\x7f-\\x9f?#]*)?$': '^[hH][tT][tT][pP][sS]?://(?:[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\\\[\\]:]+|\\[[0-9A-Fa-f:.]+\\])(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(?:/[^\\x00-\\x20\\x7f-\\x9f?#]*)?\\Z',
+    '^[a-z][a-z0-9._-]{0,63}$': '^[a-z][a-z0-9._-]{0,63}\\Z',
+    '^[^\\x00]+$': '^[^\\x00]+\\Z',
 }
 
 NoneType = type(None)

@@ -13,10 +13,20 @@ class JsonSchemaValueException(ValueError):
 import re
 
 
-REGEX_PATTERNS = {
-    '^[A-Za-z0-9_-]+={0,2}$': re.compile('^[A-Za-z0-9_-]+={0,2}\\Z'),
-    '^[^\\x00-\\x20\\x7f-\\x9f]+$': re.compile('^[^\\x00-\\x20\\x7f-\\x9f]+\\Z'),
-    '^[a-z][a-z0-9._-]{0,63}$': re.compile('^[a-z][a-z0-9._-]{0,63}\\Z')
+class _Patterns(dict):
+    """The schema's patterns by their source, each compiled when a value is first checked
+    against it: compiling them all at import would cost every command line that loads this."""
+
+    def __missing__(self, pattern):
+        compiled = self[pattern] = re.compile(_PATTERN_SOURCES[pattern])
+        return compiled
+
+
+REGEX_PATTERNS = _Patterns()
+_PATTERN_SOURCES = {
+    '^[A-Za-z0-9_-]+={0,2}$': '^[A-Za-z0-9_-]+={0,2}\\Z',
+    '^[^\\x00-\\x20\\x7f-\\x9f]+$': '^[^\\x00-\\x20\\x7f-\\x9f]+\\Z',
+    '^[a-z][a-z0-9._-]{0,63}$': '^[a-z][a-z0-9._-]{0,63}\\Z',
 }
 
 NoneType = type(None)

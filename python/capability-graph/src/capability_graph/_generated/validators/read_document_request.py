@@ -13,9 +13,19 @@ class JsonSchemaValueException(ValueError):
 import re
 
 
-REGEX_PATTERNS = {
-    '^[A-Za-z][A-Za-z0-9._-]{0,127}$': re.compile('^[A-Za-z][A-Za-z0-9._-]{0,127}\\Z'),
-    '^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$': re.compile('^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}\\Z')
+class _Patterns(dict):
+    """The schema's patterns by their source, each compiled when a value is first checked
+    against it: compiling them all at import would cost every command line that loads this."""
+
+    def __missing__(self, pattern):
+        compiled = self[pattern] = re.compile(_PATTERN_SOURCES[pattern])
+        return compiled
+
+
+REGEX_PATTERNS = _Patterns()
+_PATTERN_SOURCES = {
+    '^[A-Za-z][A-Za-z0-9._-]{0,127}$': '^[A-Za-z][A-Za-z0-9._-]{0,127}\\Z',
+    '^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}$': '^[a-z][a-z0-9._-]{0,63}::[a-z][a-z0-9._-]{0,127}\\Z',
 }
 
 NoneType = type(None)

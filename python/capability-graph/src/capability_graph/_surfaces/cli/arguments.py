@@ -10,10 +10,9 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, NoReturn, Protocol, TextIO
 
-from ..._maintenance.report import counted as count
 from .base import EXIT_USAGE, PROG, Exit, did_you_mean, is_text
 
 if TYPE_CHECKING:
@@ -27,10 +26,22 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, out: TextIO, err: TextIO, **kwargs: Any) -> None:
         self.out = out
         self.err = err
-        self.commands: dict[str, Parser] = {}
+        #: The sub-parser of each command (the whole command line's parser only).
+        self.commands: Mapping[str, Parser] = {}
+        #: True while the command line is declared (see :meth:`_get_formatter`).
+        self.declaring = True
         kwargs.setdefault("allow_abbrev", False)
         kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
         super().__init__(*args, **kwargs)
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # argparse makes a formatter for each argument declared, only to check its metavar, and
+        # a formatter asks the terminal its width, importing shutil (a few milliseconds of every
+        # command line). While declaring, the width is not asked: no text is formatted then
+        # (the plain formatter checks a metavar as ours does: they differ in descriptions only).
+        if self.declaring:
+            return argparse.HelpFormatter(self.prog, width=_DECLARING_WIDTH)
+        return super()._get_formatter()
 
     def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
         if message:
@@ -93,6 +104,8 @@ class Parser(argparse.ArgumentParser):
         if extras:
             # Positional arguments too many (an unknown option was refused before, by _read);
             # reported by the command's parser (its usage), naming no value.
+            from ..._maintenance.report import counted as count
+
             parser = self.commands.get(getattr(parsed, "command", None) or "", self)
             parser.fail(count(len(extras), "unrecognized argument"))
         return parsed
@@ -170,6 +183,8 @@ class Parser(argparse.ArgumentParser):
 
 
 _HELP: Final = ("-h", "--help")
+#: The width of a formatter made while declaring (it formats no text).
+_DECLARING_WIDTH: Final = 80
 _LITERAL_SEPARATOR: Final = "\x00--"
 
 
@@ -206,10 +221,84 @@ def _before_separator(args: list[str]) -> list[str]:
 _QUOTED: Final = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
 
 
-class AddCommand(Protocol):
-    """Adds the sub-parser of one command (its help text, then its examples) and returns it."""
+class Declaration:
+    """A command's arguments, declared: what its family adds (arguments, a mutually exclusive
+    group, defaults) is kept, in order, and added to the command's sub-parser when the command
+    line needs it (:class:`Commands`). A command line runs one command: making the sub-parsers
+    of every command, each with argparse's gettext lookups, cost each command line's start-up.
+    """
 
-    def __call__(self, name: str, help_text: str, *examples: str) -> Parser: ...
+    def __init__(self) -> None:
+        #: (what, group index or None, args, kwargs), in the order they were declared.
+        self._steps: list[tuple[str, int | None, tuple[Any, ...], dict[str, Any]]] = []
+        self._groups = 0
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> None:
+        self._steps.append(("argument", None, args, kwargs))
+
+    def add_mutually_exclusive_group(self, **kwargs: Any) -> _GroupDeclaration:
+        self._steps.append(("group", self._groups, (), kwargs))
+        self._groups += 1
+        return _GroupDeclaration(self._steps, self._groups - 1)
+
+    def set_defaults(self, **kwargs: Any) -> None:
+        self._steps.append(("defaults", None, (), kwargs))
+
+    def declare_on(self, parser: Parser) -> None:
+        """Add what was declared to ``parser``, in the order it was declared."""
+        groups: list[Any] = []
+        for what, group, args, kwargs in self._steps:
+            if what == "group":
+                groups.append(parser.add_mutually_exclusive_group(**kwargs))
+            elif what == "defaults":
+                parser.set_defaults(**kwargs)
+            else:
+                (parser if group is None else groups[group]).add_argument(*args, **kwargs)
+
+
+class _GroupDeclaration:
+    """A mutually exclusive group of a :class:`Declaration`."""
+
+    def __init__(
+        self, steps: list[tuple[str, int | None, tuple[Any, ...], dict[str, Any]]], index: int
+    ) -> None:
+        self._steps = steps
+        self._index = index
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> None:
+        self._steps.append(("argument", self._index, args, kwargs))
+
+
+class Commands(Mapping[str, Parser]):
+    """The sub-parser of each command, by name in the order the commands were declared; each
+    is made (``make``) and given its declared arguments when first asked for."""
+
+    def __init__(self, declared: dict[str, Declaration], make: Callable[[str], Parser]) -> None:
+        self._declared = declared
+        self._make = make
+        self._made: dict[str, Parser] = {}
+
+    def __getitem__(self, name: str) -> Parser:
+        parser = self._made.get(name)
+        if parser is None:
+            declaration = self._declared[name]
+            parser = self._made[name] = self._make(name)
+            declaration.declare_on(parser)
+            parser.declaring = False  # see Parser._get_formatter
+        return parser
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._declared)
+
+    def __len__(self) -> int:
+        return len(self._declared)
+
+
+class AddCommand(Protocol):
+    """Declares one command (its help text, then its examples): its arguments are declared on
+    what it returns."""
+
+    def __call__(self, name: str, help_text: str, *examples: str) -> Declaration: ...
 
 
 class RunCommand(Protocol):
@@ -220,7 +309,7 @@ class RunCommand(Protocol):
     ) -> int: ...
 
 
-def add_flags(parser: argparse.ArgumentParser, *, json_flag: bool, dry_run_flag: bool) -> None:
+def add_flags(parser: Declaration, *, json_flag: bool, dry_run_flag: bool) -> None:
     """A maintenance command's output options: ``--json`` and ``--dry-run``."""
     if json_flag:
         parser.add_argument(

@@ -11,11 +11,13 @@ import argparse
 import contextlib
 import os
 from collections.abc import Callable, Sequence
-from typing import Final, TextIO
+from typing import TYPE_CHECKING, Final, TextIO
 
 from ..._core.errors import GraphError
 from ..._core.json import dumps
-from ..._maintenance.report import Report
+
+if TYPE_CHECKING:
+    from ..._maintenance.report import Report
 
 PROG: Final = "capability-graph"
 DEFAULT_CONFIG: Final = "capability-graph.json"

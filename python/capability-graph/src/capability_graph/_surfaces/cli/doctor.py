@@ -8,11 +8,13 @@ report on stdout names the cause.
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from ..._maintenance.report import Report
 from .arguments import AddCommand, add_flags
 from .base import config_path, write_error, write_report
+
+if TYPE_CHECKING:
+    from ..._maintenance.report import Report
 
 
 def add_command(command: AddCommand) -> None:

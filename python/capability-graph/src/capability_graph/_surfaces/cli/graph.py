@@ -5,23 +5,25 @@ generated operation table (source: ``spec/capability-graph/operations.json``); `
 a tool's exact JSON request. Success: the result JSON on stdout (one line), exit 0. Failure:
 one error envelope line on stderr, exit 1 (130 when Ctrl-C cancelled a match, which then
 fails with ``CG_MODEL_CANCELLED``).
+
+A command runs its one call in place, on the main thread without an event loop (the core's
+``run_in_place``), unless it is a match: its deadline, cancellation and executor need the loop,
+so only ``match`` imports ``asyncio`` (tens of milliseconds of a command's start-up).
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import re
-import signal
-import threading
 from typing import Any, Final, TextIO
 
 from ..._core.errors import GraphError
+from ..._core.graph import CapabilityGraph, run_in_place, runs_in_place
 from ..._core.json import dumps
 from ..._core.operations import OPERATIONS, TOOL_OF_METHOD
 from ..._generated.operations import OPERATION_TABLE, CliArgument
-from ..._generated.taxonomy import ErrorCode, Phase
-from .arguments import AddCommand
+from ..._generated.taxonomy import ErrorCode
+from .arguments import AddCommand, Declaration
 from .base import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -71,7 +73,7 @@ def add_commands(command: AddCommand) -> None:
     p.set_defaults(run=run_graph_command)
 
 
-def _add_table_argument(parser: argparse.ArgumentParser, argument: CliArgument) -> None:
+def _add_table_argument(parser: Declaration, argument: CliArgument) -> None:
     """One argument of a graph command as the operation table declares it; its value lands in
     the parsed arguments under :func:`dest` (or the positional's name)."""
     options: dict[str, Any] = {"metavar": argument.metavar, "help": argument.help}
@@ -104,7 +106,7 @@ def _integer_literal(text: str) -> str:
 _INTEGER: Final = re.compile(r"-?[0-9]+")
 
 
-def _add_raw_flag(parser: argparse.ArgumentParser) -> None:
+def _add_raw_flag(parser: Declaration) -> None:
     """``read --raw``: an output option of the CLI, not a member of the request."""
     parser.add_argument(
         "--raw",
@@ -136,7 +138,12 @@ def _graph_command(
     raw: bool = False,
 ) -> int:
     try:
-        result = asyncio.run(_call_graph(config, tool, arguments, stdin))
+        if runs_in_place(tool):
+            result = _call_in_place(config, tool, arguments, stdin)
+        else:
+            import asyncio  # only a match needs the event loop
+
+            result = asyncio.run(_call_graph(config, tool, arguments, stdin))
     except GraphError as error:
         write_error(stderr, error)
         unknown_tool = error.code is ErrorCode.CG_INPUT_INVALID and tool not in OPERATIONS
@@ -150,23 +157,27 @@ def _graph_command(
     return EXIT_OK
 
 
+def _call_in_place(config: str, tool: str, arguments: Any, stdin: TextIO | None) -> dict[str, Any]:
+    """The call of a tool that :func:`runs_in_place`: no event loop, nothing cancellable."""
+    graph = CapabilityGraph._open_in_place(config)
+    try:
+        if isinstance(arguments, ArgumentsFile):
+            arguments = arguments.read(tool, _input_budget(run_in_place(_described(graph))), stdin)
+        return run_in_place(graph.call(tool, arguments))
+    finally:
+        run_in_place(graph.close())
+
+
 async def _call_graph(
     config: str, tool: str, arguments: Any, stdin: TextIO | None
 ) -> dict[str, Any]:
+    """A match, on the event loop: Ctrl-C cancels the model executor's work cleanly."""
     from ..._core.cancel import CancelToken
-    from ..._core.graph import CapabilityGraph
 
     graph = await CapabilityGraph.open(config)
     try:
         if isinstance(arguments, ArgumentsFile):
-            # The JSON path: a graph command never builds the SDK's typed results (Pydantic).
-            described = await graph.call(TOOL_OF_METHOD["describe"], {})
-            budget = described["budgets"]["maxInputBytes"]
-            arguments = arguments.read(tool, budget, stdin)
-        operation = OPERATIONS.get(tool)
-        if operation is None or operation.phase is not Phase.MATCH:
-            # Only the model executor's work is cancellable: Ctrl-C cancels it cleanly.
-            return await graph.call(tool, arguments)
+            arguments = arguments.read(tool, _input_budget(await _described(graph)), stdin)
         token = CancelToken()
         with _sigint_cancels(token):
             return await graph.call(tool, arguments, cancel=token)
@@ -174,16 +185,30 @@ async def _call_graph(
         await graph.close()
 
 
+async def _described(graph: CapabilityGraph) -> dict[str, Any]:
+    # The JSON path: a graph command never builds the SDK's typed results (Pydantic).
+    return await graph.call(TOOL_OF_METHOD["describe"], {})
+
+
+def _input_budget(described: dict[str, Any]) -> int:
+    budget: int = described["budgets"]["maxInputBytes"]
+    return budget
+
+
 class _sigint_cancels:
     """While active (main thread only), Ctrl-C cancels ``token`` instead of interrupting."""
 
     def __init__(self, token: Any) -> None:
+        import threading  # with asyncio, which a match imports anyway
+
         self._token = token
         self._previous: Any = None
         self._active = threading.current_thread() is threading.main_thread()
 
     def __enter__(self) -> None:
         if self._active:
+            import signal
+
             self._previous = signal.getsignal(signal.SIGINT)
             signal.signal(signal.SIGINT, self._handle)
 
@@ -192,4 +217,6 @@ class _sigint_cancels:
 
     def __exit__(self, *exc_info: object) -> None:
         if self._active:
+            import signal
+
             signal.signal(signal.SIGINT, self._previous)

@@ -10,12 +10,16 @@ import argparse
 import json
 import os
 from pathlib import Path
-from typing import Any, Final, TextIO
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
-from ..._core.files import Clobbered, create_new
-from ..._maintenance.report import CheckStatus, Report, ReportStatus
 from .arguments import AddCommand, add_flags
 from .base import DEFAULT_CONFIG, PROG, Usage, write_report
+
+if TYPE_CHECKING:
+    from ..._maintenance.report import CheckStatus, Report, ReportStatus
+
+    #: A check of the report: its id, status and message.
+    _Check = tuple[str, CheckStatus, str]
 
 
 def add_command(command: AddCommand) -> None:
@@ -97,16 +101,14 @@ def _json_bytes(value: Any) -> bytes:
     return (json.dumps(value, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
-#: A check of the report: its id, status and message.
-_Check = tuple[str, CheckStatus, str]
-
-
 def _init(directory: str | None, config: str | None, *, dry_run: bool) -> Report:
     """Scaffold a graph: the configuration at ``--config`` (else ``DIR/capability-graph.json``),
     the example provider and its document in ``DIR`` (else the configuration's folder).
 
     One check per file, in the plan's order ([CG-MAINT-17]); ``--dry-run`` is ``planned`` only
     when a file would be written ([CG-MAINT-19])."""
+    from ..._maintenance.report import Report  # imported by the command that runs it
+
     if config is not None and not config:
         raise Usage("argument --config: the path is empty")
     config_path = Path(config) if config else Path(directory or ".") / DEFAULT_CONFIG
@@ -168,6 +170,8 @@ def _write(
 ) -> ReportStatus:
     """Create the absent files in order, updating their checks; the report's status. After a
     file that cannot be written, the later ones are not attempted (``skip``)."""
+    from ..._core.files import Clobbered, create_new
+
     for index, ((check_id, path, shown, data), state) in enumerate(
         zip(planned, states, strict=True)
     ):

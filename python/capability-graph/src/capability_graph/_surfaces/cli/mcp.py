@@ -9,7 +9,6 @@ graph that opened.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from typing import TextIO
 
@@ -58,6 +57,8 @@ def _mcp_command(config: str, stderr: TextIO) -> int:
         finally:
             await graph.close()
         return EXIT_OK
+
+    import asyncio  # when the command runs: the other commands never start the event loop
 
     try:
         return asyncio.run(serve())

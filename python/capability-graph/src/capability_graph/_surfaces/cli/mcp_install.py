@@ -1,20 +1,23 @@
 """``capability-graph mcp-install`` / ``mcp-uninstall``: add this graph's MCP server to an MCP
 client's configuration, or remove it.
 
-The client's file is edited by :mod:`capability_graph._mcp_install` (atomically, never over a
-file that changed meanwhile); this module declares the commands and prints the report.
+The client's file is edited by :mod:`capability_graph._maintenance.mcp_install` (atomically,
+never over a file that changed meanwhile), imported when the command runs; this module declares
+the commands (from the client table, ``_maintenance.clients``) and prints the report.
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import Final, TextIO
+from typing import TYPE_CHECKING, Final, TextIO
 
 from ..._core.schemas import FORMATS
-from ..._maintenance.mcp_install import CLIENTS, ENV_NAME
-from ..._maintenance.report import Report
-from .arguments import AddCommand, add_flags
+from ..._maintenance.clients import CLIENTS, ENV_NAME
+from .arguments import AddCommand, Declaration, add_flags
 from .base import PROG, Usage, config_path, is_text, write_report
+
+if TYPE_CHECKING:
+    from ..._maintenance.report import Report
 
 
 def add_commands(command: AddCommand) -> None:
@@ -86,7 +89,7 @@ def _env_name(text: str) -> str:
     return text
 
 
-def _add_mcp_install_flags(parser: argparse.ArgumentParser) -> None:
+def _add_mcp_install_flags(parser: Declaration) -> None:
     parser.add_argument(
         "--env",
         action="append",
@@ -104,7 +107,7 @@ def _add_mcp_install_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_mcp_uninstall_arguments(parser: argparse.ArgumentParser) -> None:
+def _add_mcp_uninstall_arguments(parser: Declaration) -> None:
     parser.add_argument(
         "--client",
         required=True,
@@ -129,6 +132,7 @@ def _add_mcp_uninstall_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _mcp_client_command(args: argparse.Namespace) -> Report:
     from ..._maintenance.mcp_install import install, uninstall
+    from ..._maintenance.report import Report
 
     report = Report()
     if args.command == "mcp-uninstall":

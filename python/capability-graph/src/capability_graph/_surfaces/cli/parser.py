@@ -2,7 +2,9 @@
 ``--help`` lists them: the graph commands and ``call``, ``mcp``, ``doctor``, ``init``,
 ``mcp-install``/``mcp-uninstall``, ``explain``.
 
-Each command's sub-parser carries, as its default ``run``, what the command does.
+Each command's sub-parser carries, as its default ``run``, what the command does. The commands
+are declared here and listed by ``--help``; a command's sub-parser is made when the command line
+needs it (``arguments.Commands``): a command line runs one command.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import sys
 from typing import Any, TextIO
 
 from . import doctor, explain, graph, init, mcp, mcp_install
-from .arguments import Parser
+from .arguments import Commands, Declaration, Parser
 from .base import CONFIG_ENV, DEFAULT_CONFIG, PROG
 
 
@@ -44,17 +46,22 @@ def build_parser(out: TextIO, err: TextIO) -> Parser:
         "--version", action=_VersionAction, nargs=0, help="print the version and exit"
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    declared: dict[str, Declaration] = {}
+    texts: dict[str, tuple[str, str]] = {}  # a command's description and epilog
 
-    def command(name: str, help_text: str, *examples: str) -> Parser:
+    def command(name: str, help_text: str, *examples: str) -> Declaration:
+        # The command's line in --help now (what add_parser adds for its help=); its sub-parser
+        # when the command line needs it (Commands): a command line runs one command.
+        commands._choices_actions.append(commands._ChoicesPseudoAction(name, (), help_text))
+        texts[name] = (help_text, _examples(*examples))
+        declared[name] = Declaration()
+        return declared[name]
+
+    def sub_parser(name: str) -> Parser:
+        description, epilog = texts[name]
         sub: Parser = commands.add_parser(
-            name,
-            help=help_text,
-            description=help_text,
-            epilog=_examples(*examples),
-            parents=[common],
-            **streams,
+            name, description=description, epilog=epilog, parents=[common], **streams
         )
-        parser.commands[name] = sub
         return sub
 
     graph.add_commands(command)
@@ -63,6 +70,9 @@ def build_parser(out: TextIO, err: TextIO) -> Parser:
     init.add_command(command)
     mcp_install.add_commands(command)
     explain.add_command(command)
+    parser.commands = Commands(declared, sub_parser)
+    for made in (common, parser):
+        made.declaring = False  # from now on a formatter formats text: it asks the width
     return parser
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TextIO
 
@@ -25,12 +24,14 @@ from .base import Usage
 _FACT_DEPTH: Final = 2
 
 
-@dataclass(frozen=True)
 class JsonText:
     """The JSON text of a ``--context KEY:=JSON`` value, parsed into the request later (by the
     core, which judges what it means)."""
 
-    text: str
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
 
 
 def context_item(text: str) -> tuple[str, str | JsonText]:

@@ -25,10 +25,14 @@ def _group(name: str) -> list[str]:
 DISTRIBUTIONS = ("python/flowcast", "python/capability-graph", "conformance/harness")
 
 
-def _install_packages(session: nox.Session, *more: str) -> None:
+def _install_packages(
+    session: nox.Session, *more: str, env: dict[str, str | None] | None = None
+) -> None:
     # One command, so that the codex extra's capability-graph-flowcast is this folder's; ``more``
     # (other requirements) joins it, to resolve and build everything in one go.
-    session.install("./python/flowcast", "./python/capability-graph[mcp,openai,codex]", *more)
+    session.install(
+        "./python/flowcast", "./python/capability-graph[mcp,openai,codex]", *more, env=env
+    )
 
 
 def _install_test_support(session: nox.Session) -> None:
@@ -61,8 +65,13 @@ def conformance(session: nox.Session) -> None:
     # One command: one resolution, each of the three projects built once. The extras are the
     # reference's: mcp (the MCP surface), openai (the model vectors run the openai executor
     # against the scripted endpoint) and codex, as every other session installs them. The
-    # harness is built here: it carries this checkout's suite.
-    _install_packages(session, "./conformance/harness")
+    # harness is built here: it carries this checkout's suite. uv, unlike pip, writes no bytecode
+    # at install unless asked: without it each of the run's ~750 processes of the reference (CLI
+    # commands, MCP servers, the driver) compiles what it imports (the mcp and openai SDKs: about
+    # 0.6 s each) wherever bytecode is not written back (PYTHONDONTWRITEBYTECODE, a read-only
+    # tree), which made the run 1.7 times the CPU (700 CPU-seconds, not 410). pip compiles by
+    # default.
+    _install_packages(session, "./conformance/harness", env={"UV_COMPILE_BYTECODE": "1"})
     session.run("cg-conformance", "check")
     session.run("cg-conformance", "run", *session.posargs)
 

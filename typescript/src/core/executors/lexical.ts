@@ -4,7 +4,6 @@
 // schema's maximum length takes about a second) and ranking run on the event loop in slices of a
 // few milliseconds, so the match's deadline, a close and every other request are served on time.
 
-import { performance } from "node:perf_hooks";
 import {
   LOWERCASE,
   LOWERCASE_SPECIAL,

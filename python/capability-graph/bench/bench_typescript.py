@@ -10,8 +10,10 @@
   five tool definitions and answering ``tools/call`` with the same payload.
 * MCP tools/call round trip on running servers: ``describe_graph`` vs the bare server's answer
   with the same ``describe_graph`` result.
-* ``open`` of a generated provider with ``--size`` capabilities (the core benchmark's generator)
-  vs ``JSON.parse`` of the same bytes, time and peak RSS, each in a fresh process.
+* ``open`` of a generated provider with ``--size`` capabilities (the core benchmark's generator,
+  ``bench_core.generate``: two relations, two documents and tags per capability, ~45 MB at 100k)
+  vs ``JSON.parse`` of the same bytes, reading the file included in both, time and peak RSS,
+  each in a fresh process.
 
 The same client and method as ``bench_surfaces.py`` and ``bench_core.py`` (alternating runs,
 medians), whose ratios are printed in the Python column (``--no-python`` skips them). Needs the

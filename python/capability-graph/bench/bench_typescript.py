@@ -3,8 +3,9 @@
     python bench/bench_typescript.py [--runs 15] [--calls 300] [--size 100000] [--json]
                                            [--no-python]
 
-* CLI cold start: ``node dist/src/surfaces/cli/main.js describe`` on the quickstart configuration vs
-  ``node -e ""`` (Python: ``capability-graph describe`` vs ``python -c "import pydantic"``).
+* CLI cold start: ``node dist/src/bin/capability-graph.js describe`` (the start-up bundle that
+  ``bin/capability-graph`` runs) on the quickstart configuration vs ``node -e ""`` (Python:
+  ``capability-graph describe`` vs ``python -c "import pydantic"``).
 * MCP initialize: spawn -> ``initialize`` answered, ``capability-graph mcp`` vs a bare low-level
   ``@modelcontextprotocol/sdk`` server (``typescript/bench/bare-mcp-server.mjs``) serving the same
   five tool definitions and answering ``tools/call`` with the same payload.
@@ -36,7 +37,7 @@ from bench_surfaces import Server, alternate, median_ms, round_trips, timed_run
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 PACKAGE = ROOT / "typescript"
-CLI = PACKAGE / "dist" / "src" / "surfaces" / "cli" / "main.js"
+CLI = PACKAGE / "dist" / "src" / "bin" / "capability-graph.js"
 BARE_SERVER = PACKAGE / "bench" / "bare-mcp-server.mjs"
 OPEN_CHILD = PACKAGE / "bench" / "open-child.mjs"
 QUICKSTART = ROOT / "examples" / "quickstart" / "capability-graph.json"

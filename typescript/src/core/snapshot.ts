@@ -4,7 +4,7 @@ import type { HostConfig } from "./config.js";
 import { type GraphError, graphError, pointerError } from "./errors.js";
 import type { CatalogEntry } from "./executors/protocol.js";
 import { compareCodePoints, revisionOf } from "./json/canonical.js";
-import type { CapabilityEntry, LoadedProvider } from "./load.js";
+import type { CapabilityEntry, LoadedProvider, RelationEntry } from "./load.js";
 
 const ACYCLIC_KINDS = ["requires", "parent", "specializes"] as const;
 
@@ -109,46 +109,57 @@ export function assembleSnapshot(
  * targets that are not loaded are ignored.
  */
 function hasAcyclicKindCycle(byId: ReadonlyMap<string, LoadedProvider>): boolean {
-  const lookup = (fullId: string) => {
-    const separator = fullId.indexOf("::");
-    return byId.get(fullId.slice(0, separator))?.byLocalId.get(fullId.slice(separator + 2));
-  };
+  // Every loaded capability by full id, looked up once per edge (no slicing of the target).
+  const loaded = new Map<string, CapabilityEntry>();
+  for (const provider of byId.values()) {
+    for (const capability of provider.capabilities) loaded.set(capability.id, capability);
+  }
+  const OPEN = 1;
+  const DONE = 2;
   for (const kind of ACYCLIC_KINDS) {
-    const state = new Map<string, "open" | "done">();
+    const state = new Map<CapabilityEntry, number>();
+    // The path being searched: a capability and the index of its next relation to follow.
+    const path: CapabilityEntry[] = [];
+    const next: number[] = [];
     for (const provider of byId.values()) {
       for (const start of provider.capabilities) {
-        if (state.has(start.id) || !start.relations.some((relation) => relation.kind === kind))
-          continue;
-        const stack: Array<{ capability: CapabilityEntry; next: number }> = [
-          { capability: start, next: 0 },
-        ];
-        state.set(start.id, "open");
-        while (stack.length > 0) {
-          const frame = stack.at(-1) as { capability: CapabilityEntry; next: number };
-          const relations = frame.capability.relations;
+        if (state.has(start) || !hasRelationOfKind(start, kind)) continue;
+        path.push(start);
+        next.push(0);
+        state.set(start, OPEN);
+        while (path.length > 0) {
+          const top = path.length - 1;
+          const relations = (path[top] as CapabilityEntry).relations;
           let pushed = false;
-          while (frame.next < relations.length) {
-            const relation = relations[frame.next] as { kind: string; target: string };
-            frame.next += 1;
+          while ((next[top] as number) < relations.length) {
+            const relation = relations[next[top] as number] as RelationEntry;
+            next[top] = (next[top] as number) + 1;
             if (relation.kind !== kind) continue;
-            const target = lookup(relation.target);
+            const target = loaded.get(relation.target);
             if (target === undefined) continue;
-            const seen = state.get(target.id);
-            if (seen === "open") return true;
-            if (seen === "done") continue;
-            state.set(target.id, "open");
-            stack.push({ capability: target, next: 0 });
+            const seen = state.get(target);
+            if (seen === OPEN) return true;
+            if (seen === DONE) continue;
+            state.set(target, OPEN);
+            path.push(target);
+            next.push(0);
             pushed = true;
             break;
           }
           if (!pushed) {
-            state.set(frame.capability.id, "done");
-            stack.pop();
+            state.set(path[top] as CapabilityEntry, DONE);
+            path.pop();
+            next.pop();
           }
         }
       }
     }
   }
+  return false;
+}
+
+function hasRelationOfKind(capability: CapabilityEntry, kind: string): boolean {
+  for (const relation of capability.relations) if (relation.kind === kind) return true;
   return false;
 }
 

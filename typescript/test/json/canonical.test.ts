@@ -41,6 +41,20 @@ test("canonicalJson equals the canonicalize package's on random JSON values, and
   );
 });
 
+test("revisionOf hashes a definition's long arrays in batches, the same bytes", () => {
+  const hashed = (text: string) =>
+    `r:${createHash("sha256").update(text, "utf8").digest("hex").slice(0, 16)}`;
+  for (const length of [0, 1, 1023, 1024, 1025, 3000]) {
+    const value = {
+      z: Array.from({ length }, (_, index) => ({ id: `c${index}`, b: [index, { y: 1, x: 2 }] })),
+      a: [],
+      m: { q: [1, 2], p: "é" },
+    };
+    assert.equal(revisionOf(value), hashed(canonicalJson(value)));
+    assert.equal(canonicalJson(value), reference(value));
+  }
+});
+
 test("members are sorted by UTF-16 code units, not by code points", () => {
   // U+FF61 sorts after U+1F600 by code point but before it by UTF-16 code unit (0xD83D).
   assert.equal(

@@ -138,7 +138,7 @@ export function revisionOf(value: unknown): string {
     hash.update(canonicalJson(value), "utf8");
   } else {
     // A definition: its canonical text hashed a piece at a time (the members of the root, the
-    // items of its arrays), never built whole, so that a large definition's text and its UTF-8
+    // items of its arrays by batches), never built whole, so that a large definition's text and its UTF-8
     // copy are never in memory. The bytes are those of canonicalJson: the same property list.
     const pieces = new HashPieces(hash);
     const record = value as Record<string, unknown>;
@@ -150,10 +150,11 @@ export function revisionOf(value: unknown): string {
       first = false;
       const member = record[name];
       if (Array.isArray(member)) {
+        // Items in batches: one JSON.stringify per item costs more than the writing itself.
         pieces.add("[");
-        for (let index = 0; index < member.length; index += 1) {
-          if (index > 0) pieces.add(",");
-          pieces.add(JSON.stringify(member[index], names));
+        for (let start = 0; start < member.length; start += HASH_BATCH) {
+          const batch = JSON.stringify(member.slice(start, start + HASH_BATCH), names);
+          pieces.add(`${start > 0 ? "," : ""}${batch.slice(1, -1)}`);
         }
         pieces.add("]");
       } else pieces.add(JSON.stringify(member, names));
@@ -163,6 +164,9 @@ export function revisionOf(value: unknown): string {
   }
   return `r:${hash.digest("hex").slice(0, 16)}`;
 }
+
+/** The items of a definition's array written by one JSON.stringify when hashing. */
+const HASH_BATCH = 1024;
 
 /** Text handed to a hash in pieces of about a megabyte (fewer calls than one per piece). */
 class HashPieces {

@@ -109,48 +109,53 @@ export function assembleSnapshot(
  * targets that are not loaded are ignored.
  */
 function hasAcyclicKindCycle(byId: ReadonlyMap<string, LoadedProvider>): boolean {
-  // Every loaded capability by full id, looked up once per edge (no slicing of the target).
-  const loaded = new Map<string, CapabilityEntry>();
+  // Every loaded capability, numbered in search order, and its number by full id (one lookup
+  // per edge followed, no slicing of the target); the search's state is one byte per number.
+  const entries: CapabilityEntry[] = [];
+  const numbers = new Map<string, number>();
   for (const provider of byId.values()) {
-    for (const capability of provider.capabilities) loaded.set(capability.id, capability);
+    for (const capability of provider.capabilities) {
+      numbers.set(capability.id, entries.length);
+      entries.push(capability);
+    }
   }
   const OPEN = 1;
   const DONE = 2;
   for (const kind of ACYCLIC_KINDS) {
-    const state = new Map<CapabilityEntry, number>();
-    // The path being searched: a capability and the index of its next relation to follow.
-    const path: CapabilityEntry[] = [];
+    const state = new Uint8Array(entries.length);
+    // The path being searched: a capability's number and the index of its next relation.
+    const path: number[] = [];
     const next: number[] = [];
-    for (const provider of byId.values()) {
-      for (const start of provider.capabilities) {
-        if (state.has(start) || !hasRelationOfKind(start, kind)) continue;
-        path.push(start);
-        next.push(0);
-        state.set(start, OPEN);
-        while (path.length > 0) {
-          const top = path.length - 1;
-          const relations = (path[top] as CapabilityEntry).relations;
-          let pushed = false;
-          while ((next[top] as number) < relations.length) {
-            const relation = relations[next[top] as number] as RelationEntry;
-            next[top] = (next[top] as number) + 1;
-            if (relation.kind !== kind) continue;
-            const target = loaded.get(relation.target);
-            if (target === undefined) continue;
-            const seen = state.get(target);
-            if (seen === OPEN) return true;
-            if (seen === DONE) continue;
-            state.set(target, OPEN);
-            path.push(target);
-            next.push(0);
-            pushed = true;
-            break;
-          }
-          if (!pushed) {
-            state.set(path[top] as CapabilityEntry, DONE);
-            path.pop();
-            next.pop();
-          }
+    for (let start = 0; start < entries.length; start += 1) {
+      if (state[start] !== 0 || !hasRelationOfKind(entries[start] as CapabilityEntry, kind)) {
+        continue;
+      }
+      path.push(start);
+      next.push(0);
+      state[start] = OPEN;
+      while (path.length > 0) {
+        const top = path.length - 1;
+        const relations = (entries[path[top] as number] as CapabilityEntry).relations;
+        let pushed = false;
+        while ((next[top] as number) < relations.length) {
+          const relation = relations[next[top] as number] as RelationEntry;
+          next[top] = (next[top] as number) + 1;
+          if (relation.kind !== kind) continue;
+          const target = numbers.get(relation.target);
+          if (target === undefined) continue;
+          const seen = state[target];
+          if (seen === OPEN) return true;
+          if (seen === DONE) continue;
+          state[target] = OPEN;
+          path.push(target);
+          next.push(0);
+          pushed = true;
+          break;
+        }
+        if (!pushed) {
+          state[path[top] as number] = DONE;
+          path.pop();
+          next.pop();
         }
       }
     }

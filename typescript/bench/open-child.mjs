@@ -1,15 +1,15 @@
 // One measurement of the `open` benchmark (python/capability-graph/bench/bench_typescript.py), in a fresh process so
 // that peak RSS figures do not mask each other. argv: MODE (parse | open) and a provider file.
-// parse: JSON.parse of the file's bytes; open: CapabilityGraph.open of a configuration naming it
-// (modules imported before the clock starts). Prints {"seconds", "rss_mb"}.
+// parse: reading the file and JSON.parse of its text; open: CapabilityGraph.open of a configuration
+// naming it, which reads it too (modules imported before the clock starts). Prints {"seconds",
+// "rss_mb"}.
 import { readFileSync } from "node:fs";
 
 const [mode, path] = process.argv.slice(2);
 let seconds;
 if (mode === "parse") {
-  const bytes = readFileSync(path);
   const started = performance.now();
-  JSON.parse(bytes.toString("utf8"));
+  JSON.parse(readFileSync(path).toString("utf8"));
   seconds = (performance.now() - started) / 1000;
 } else {
   const { CapabilityGraph } = await import("../dist/src/index.js");

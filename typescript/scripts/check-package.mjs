@@ -24,6 +24,7 @@ const REQUIRED = [
   "dist/src/index.js",
   "dist/src/index.d.ts",
   "dist/src/surfaces/cli/main.js",
+  "dist/src/bin/capability-graph.js",
 ];
 const FORBIDDEN = ["dist/test/", "dist/conformance/", "src/", "test/", "node_modules/"];
 

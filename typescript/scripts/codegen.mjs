@@ -247,7 +247,25 @@ async function typeModules(schemas) {
 // Ajv (JSON Schema Draft 2020-12) validators compiled at build time from the same schemas, as
 // standalone code. `verbose` keeps each failing keyword's schema on the error, which the pointer
 // messages need (the title of a pattern's definition, the allowed keys of an object).
-function validatorModule(schemas) {
+//
+// Two modules: validators.ts holds what the implementation checks at run time (RUNTIME_SCHEMAS
+// and every operation's request schema, with the fragments below), the only one src/ imports, so
+// that a command compiles a quarter of the code at start-up; contract-validators.ts holds every
+// schema of the contract (results, reports, the tool list), for the tests that hold outputs to
+// their schemas.
+const RUNTIME_SCHEMAS = [
+  "config.schema.json",
+  "definition.schema.json",
+  "executor-output.schema.json",
+  "reload-request.schema.json",
+];
+
+function runtimeSchemaFiles() {
+  const requests = readJson("operations.json").operations.map((operation) => operation.request);
+  return new Set([...RUNTIME_SCHEMAS, ...requests]);
+}
+
+function validatorModule(schemas, files, purpose) {
   const ajv = new Ajv2020.default({
     code: { source: true, esm: true, lines: true },
     verbose: true,
@@ -258,7 +276,7 @@ function validatorModule(schemas) {
   const exported = {};
   for (const [file, schema] of schemas) {
     ajv.addSchema(schema);
-    exported[`validate${pascalName(file)}`] = schema.$id;
+    if (files.has(file)) exported[`validate${pascalName(file)}`] = schema.$id;
   }
   const fragments = {
     validateContextKey: "context.schema.json#/$defs/ContextKey",
@@ -292,11 +310,12 @@ function validatorModule(schemas) {
   );
   return (
     `${HEADER}// Source: schemas/*.schema.json, compiled by Ajv ${ajvVersion()} (Draft 2020-12, standalone).\n` +
+    `// ${purpose}\n` +
     "// @ts-nocheck\n" +
     `${[...imports.values()].join("\n")}\n` +
     `${code}\n` +
     validatorTypes(Object.keys(exported)) +
-    schemaValidators([...schemas.keys()]) +
+    schemaValidators([...schemas.keys()].filter((file) => files.has(file))) +
     unionTable(unions)
   );
 }
@@ -560,7 +579,23 @@ async function allModules() {
   modules.set("member-names.ts", memberNamesModule(schemas));
   modules.set("defaults.ts", defaultsModule(schemas));
   modules.set("lexical-unicode.ts", lexicalUnicodeModule());
-  modules.set("validators.ts", validatorModule(schemas));
+  const runtime = runtimeSchemaFiles();
+  modules.set(
+    "validators.ts",
+    validatorModule(
+      schemas,
+      runtime,
+      "What the implementation checks at run time: configurations, definitions, requests, model outputs.",
+    ),
+  );
+  modules.set(
+    "contract-validators.ts",
+    validatorModule(
+      schemas,
+      new Set(schemas.keys()),
+      "Every schema of the contract, for the tests (src/ imports validators.ts only).",
+    ),
+  );
   for (const [name, text] of await typeModules(schemas)) modules.set(name, text);
   return modules;
 }

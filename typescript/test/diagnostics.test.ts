@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
+import { validateMaintenanceReport } from "../src/_generated/contract-validators.js";
 import type { HostConfig } from "../src/_generated/types/config.js";
-import { validateMaintenanceReport } from "../src/_generated/validators.js";
 import { diagnose } from "../src/maintenance/diagnose.js";
 
 let folder: string;

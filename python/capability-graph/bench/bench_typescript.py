@@ -3,15 +3,18 @@
     python bench/bench_typescript.py [--runs 15] [--calls 300] [--size 100000] [--json]
                                            [--no-python]
 
-* CLI cold start: ``node dist/src/surfaces/cli/main.js describe`` on the quickstart configuration vs
-  ``node -e ""`` (Python: ``capability-graph describe`` vs ``python -c "import pydantic"``).
+* CLI cold start: ``node dist/src/bin/capability-graph.js describe`` (the start-up bundle that
+  ``bin/capability-graph`` runs) on the quickstart configuration vs ``node -e ""`` (Python:
+  ``capability-graph describe`` vs ``python -c "import pydantic"``).
 * MCP initialize: spawn -> ``initialize`` answered, ``capability-graph mcp`` vs a bare low-level
   ``@modelcontextprotocol/sdk`` server (``typescript/bench/bare-mcp-server.mjs``) serving the same
   five tool definitions and answering ``tools/call`` with the same payload.
 * MCP tools/call round trip on running servers: ``describe_graph`` vs the bare server's answer
   with the same ``describe_graph`` result.
-* ``open`` of a generated provider with ``--size`` capabilities (the core benchmark's generator)
-  vs ``JSON.parse`` of the same bytes, time and peak RSS, each in a fresh process.
+* ``open`` of a generated provider with ``--size`` capabilities (the core benchmark's generator,
+  ``bench_core.generate``: two relations, two documents and tags per capability, ~45 MB at 100k)
+  vs ``JSON.parse`` of the same bytes, reading the file included in both, time and peak RSS,
+  each in a fresh process.
 
 The same client and method as ``bench_surfaces.py`` and ``bench_core.py`` (alternating runs,
 medians), whose ratios are printed in the Python column (``--no-python`` skips them). Needs the
@@ -34,7 +37,7 @@ from bench_surfaces import Server, alternate, median_ms, round_trips, timed_run
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 PACKAGE = ROOT / "typescript"
-CLI = PACKAGE / "dist" / "src" / "surfaces" / "cli" / "main.js"
+CLI = PACKAGE / "dist" / "src" / "bin" / "capability-graph.js"
 BARE_SERVER = PACKAGE / "bench" / "bare-mcp-server.mjs"
 OPEN_CHILD = PACKAGE / "bench" / "open-child.mjs"
 QUICKSTART = ROOT / "examples" / "quickstart" / "capability-graph.json"

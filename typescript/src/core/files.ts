@@ -26,20 +26,25 @@ export async function readBoundedFile(path: string, maxBytes: number): Promise<B
     const status = await handle.stat();
     if (!status.isFile()) return { ok: false, reason: "not-a-file" };
     if (status.size > maxBytes) return { ok: false, reason: "too-large", size: status.size };
-    // Read until the end of the file, never more than maxBytes + 1 bytes in total.
-    const chunks: Buffer[] = [];
+    // Read until the end of the file, never more than maxBytes + 1 bytes in total, in pieces of
+    // at most 1 MiB, into one buffer of the size found (and a byte more, to see the file grow):
+    // a large definition is never held twice, as pieces and as their concatenation.
+    let buffer = Buffer.allocUnsafe(Math.min(status.size, maxBytes) + 1);
     let length = 0;
     while (length <= maxBytes) {
-      const chunk = Buffer.alloc(
-        Math.min(Math.max(status.size - length, 0) + 1, maxBytes + 1 - length, 1 << 20),
-      );
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (length === buffer.length) {
+        // The file grew since its size was read: room for more, up to the limit + 1.
+        const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
+        buffer.copy(grown, 0, 0, length);
+        buffer = grown;
+      }
+      const piece = Math.min(buffer.length - length, 1 << 20);
+      const { bytesRead } = await handle.read(buffer, length, piece, null);
       if (bytesRead === 0) break;
-      chunks.push(chunk.subarray(0, bytesRead));
       length += bytesRead;
     }
     if (length > maxBytes) return { ok: false, reason: "too-large", size: length };
-    return { ok: true, bytes: Buffer.concat(chunks, length) };
+    return { ok: true, bytes: buffer.subarray(0, length) };
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === "ENOENT" || code === "ENOTDIR") return { ok: false, reason: "missing" };

@@ -3,7 +3,6 @@
 // through one JSON entry point (`call`) with every check in the order of section 5, reload and
 // close. Surfaces (Tool Adapter, MCP server, CLI) only project what this class returns or throws.
 // Each operation is a handler of core/operations/, reached through the handler record.
-import { performance } from "node:perf_hooks";
 import {
   OPERATIONS,
   type Operation,

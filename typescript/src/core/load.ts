@@ -173,9 +173,9 @@ export async function loadSource(source: SourceSpec, budgets: Budgets): Promise<
   const declared = definition as unknown as ProviderDefinition;
   const ruleFault = definitionRuleFault(declared);
   if (ruleFault !== undefined) return fail(ruleFault);
-  const relationFault = relationRuleFault(declared);
-  if (relationFault !== undefined) {
-    return fail(graphError("CG_RELATION_INVALID", "load"), undefined, relationFault);
+  const relationRules = relationRuleFault(declared);
+  if ("fault" in relationRules) {
+    return fail(graphError("CG_RELATION_INVALID", "load"), undefined, relationRules.fault);
   }
   let documentRoot: string | undefined;
   try {
@@ -189,7 +189,10 @@ export async function loadSource(source: SourceSpec, budgets: Budgets): Promise<
       ),
     );
   }
-  return { ok: true, provider: buildProvider(source.index, declared, documentRoot) };
+  return {
+    ok: true,
+    provider: buildProvider(source.index, declared, relationRules.targets, documentRoot),
+  };
 }
 
 /** Duplicate capability and document ids and `.` path segments, per capability in order ([CG-DEF-3], [CG-DEF-5]). */
@@ -199,19 +202,16 @@ function definitionRuleFault(definition: ProviderDefinition): GraphError | undef
     if (capabilityIds.has(capability.id))
       return definitionFault(`/capabilities/${index}/id repeats a capability id`);
     capabilityIds.add(capability.id);
-    const documentIds = new Set<string>();
-    for (const [position, document] of (capability.documents ?? []).entries()) {
-      if (documentIds.has(document.id)) {
+    const documents = capability.documents ?? [];
+    // Document ids seen: scanned when few, a set beyond.
+    const documentIds = documents.length > 8 ? new Set<string>() : undefined;
+    for (const [position, document] of documents.entries()) {
+      if (repeats(documents, position, document.id, documentIds)) {
         return definitionFault(
           `/capabilities/${index}/documents/${position}/id repeats a document id`,
         );
       }
-      documentIds.add(document.id);
-      if (
-        "path" in document &&
-        typeof document.path === "string" &&
-        document.path.split("/").includes(".")
-      ) {
+      if ("path" in document && typeof document.path === "string" && hasDotSegment(document.path)) {
         return definitionFault(
           `/capabilities/${index}/documents/${position}/path must be a relative POSIX path without empty or '.' segments`,
         );
@@ -221,33 +221,77 @@ function definitionRuleFault(definition: ProviderDefinition): GraphError | undef
   return undefined;
 }
 
-/** The relation rules of one provider ([CG-REL-1]); targets in other providers are not looked up. */
-function relationRuleFault(definition: ProviderDefinition): RelationFault | undefined {
-  const localIds = new Set(definition.capabilities.map((capability) => capability.id));
+/** Whether the document at `position` repeats an earlier id (recording it in `seen`, if given). */
+function repeats(
+  documents: readonly { readonly id: string }[],
+  position: number,
+  id: string,
+  seen: Set<string> | undefined,
+): boolean {
+  if (seen !== undefined) {
+    if (seen.has(id)) return true;
+    seen.add(id);
+    return false;
+  }
+  for (let earlier = 0; earlier < position; earlier += 1) {
+    if ((documents[earlier] as { id: string }).id === id) return true;
+  }
+  return false;
+}
+
+/** Whether a POSIX path has a `.` segment (as `path.split("/").includes(".")`, without the split). */
+function hasDotSegment(path: string): boolean {
+  return path === "." || path.startsWith("./") || path.endsWith("/.") || path.includes("/./");
+}
+
+/**
+ * The relation rules of one provider ([CG-REL-1]); targets in other providers are not looked up.
+ * On success, each capability's relation targets as full ids, in order, for its entry.
+ */
+function relationRuleFault(
+  definition: ProviderDefinition,
+): { readonly fault: RelationFault } | { readonly targets: readonly (readonly string[])[] } {
+  const providerId = definition.providerId;
+  const localIds = new Set<string>();
+  for (const capability of definition.capabilities) localIds.add(capability.id);
+  const targets: string[][] = [];
   for (const capability of definition.capabilities) {
-    const own = `${definition.providerId}::${capability.id}`;
-    const seen = new Set<string>();
-    for (const relation of capability.relations ?? []) {
-      const target = resolveTarget(definition.providerId, relation.target);
-      const fault = (reason: string): RelationFault => ({
-        capability: own,
-        kind: relation.kind,
-        target: relation.target,
-        reason,
+    const relations = capability.relations ?? [];
+    const resolved: string[] = [];
+    targets.push(resolved);
+    if (relations.length === 0) continue;
+    const own = `${providerId}::${capability.id}`;
+    // Kind and full target of the relations seen: scanned when few, a set beyond.
+    const seen = relations.length > 8 ? new Set<string>() : undefined;
+    for (const [position, relation] of relations.entries()) {
+      const target = resolveTarget(providerId, relation.target);
+      const fault = (reason: string): { fault: RelationFault } => ({
+        fault: { capability: own, kind: relation.kind, target: relation.target, reason },
       });
       if (!validateRelationKind(relation.kind)) return fault("the kind is not a relation kind");
       if (target === undefined) return fault("the target is not a capability id");
-      if (target.providerId === definition.providerId && !localIds.has(target.localId)) {
+      if (target.providerId === providerId && !localIds.has(target.localId)) {
         return fault("the target is not a capability of this provider");
       }
       if (target.fullId === own) return fault("a capability cannot relate to itself");
-      if (seen.has(`${relation.kind} ${target.fullId}`)) {
-        return fault("the same relation is declared twice");
+      if (seen === undefined) {
+        for (let earlier = 0; earlier < position; earlier += 1) {
+          if (
+            resolved[earlier] === target.fullId &&
+            (relations[earlier] as { kind: string }).kind === relation.kind
+          ) {
+            return fault("the same relation is declared twice");
+          }
+        }
+      } else {
+        const key = `${relation.kind} ${target.fullId}`;
+        if (seen.has(key)) return fault("the same relation is declared twice");
+        seen.add(key);
       }
-      seen.add(`${relation.kind} ${target.fullId}`);
+      resolved.push(target.fullId);
     }
   }
-  return undefined;
+  return { targets };
 }
 
 /**
@@ -295,46 +339,20 @@ async function fixDocumentRoot(source: SourceSpec): Promise<string | undefined> 
   return real;
 }
 
+/**
+ * The provider's entries. Members are added one by one, optional ones only when declared, in the
+ * order the results show them (no object spread: it costs a copy per object, which made this the
+ * largest cost of opening a large definition).
+ */
 function buildProvider(
   sourceIndex: number,
   definition: ProviderDefinition,
+  targets: readonly (readonly string[])[],
   documentRoot: string | undefined,
 ): LoadedProvider {
   const providerId = definition.providerId;
   const capabilities = definition.capabilities
-    .map(
-      (capability): CapabilityEntry => ({
-        id: `${providerId}::${capability.id}`,
-        providerId,
-        localId: capability.id,
-        name: capability.name,
-        description: capability.description,
-        ...(capability.whenToUse === undefined ? {} : { whenToUse: capability.whenToUse }),
-        tags: [...(capability.tags ?? [])],
-        relations: (capability.relations ?? []).map((relation) => ({
-          kind: relation.kind as RelationKind,
-          target: resolveTarget(providerId, relation.target)?.fullId as string,
-        })),
-        documents: (capability.documents ?? []).map((document) => {
-          const common = {
-            id: document.id,
-            title: document.title,
-            ...(document.role === undefined ? {} : { role: document.role }),
-            ...(document.locale === undefined ? {} : { locale: document.locale }),
-          };
-          if ("url" in document && typeof document.url === "string") {
-            return {
-              ...common,
-              mediaType: mediaTypeOf(urlPath(document.url)),
-              kind: "url" as const,
-              url: document.url,
-            };
-          }
-          const path = (document as { path: string }).path;
-          return { ...common, mediaType: mediaTypeOf(path), kind: "file" as const, path };
-        }),
-      }),
-    )
+    .map((capability, index) => capabilityEntry(providerId, capability, targets[index] ?? []))
     .sort((left, right) => compareCodePoints(left.localId, right.localId));
   return {
     sourceIndex,
@@ -346,6 +364,52 @@ function buildProvider(
     byLocalId: new Map(capabilities.map((capability) => [capability.localId, capability])),
     documentRoot,
   };
+}
+
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
+type DeclaredCapability = ProviderDefinition["capabilities"][number];
+type DeclaredDocument = NonNullable<DeclaredCapability["documents"]>[number];
+
+function capabilityEntry(
+  providerId: string,
+  capability: DeclaredCapability,
+  targets: readonly string[],
+): CapabilityEntry {
+  const entry: Partial<Writable<CapabilityEntry>> = {
+    id: `${providerId}::${capability.id}`,
+    providerId,
+    localId: capability.id,
+    name: capability.name,
+    description: capability.description,
+  };
+  if (capability.whenToUse !== undefined) entry.whenToUse = capability.whenToUse;
+  entry.tags = capability.tags === undefined ? [] : capability.tags.slice();
+  const relations: RelationEntry[] = [];
+  for (const [index, relation] of (capability.relations ?? []).entries()) {
+    relations.push({ kind: relation.kind as RelationKind, target: targets[index] as string });
+  }
+  entry.relations = relations;
+  const documents: DocumentEntry[] = [];
+  for (const document of capability.documents ?? []) documents.push(documentEntry(document));
+  entry.documents = documents;
+  return entry as CapabilityEntry;
+}
+
+function documentEntry(document: DeclaredDocument): DocumentEntry {
+  const entry: Partial<Writable<DocumentEntry>> = { id: document.id, title: document.title };
+  if (document.role !== undefined) entry.role = document.role;
+  if (document.locale !== undefined) entry.locale = document.locale;
+  if ("url" in document && typeof document.url === "string") {
+    entry.mediaType = mediaTypeOf(urlPath(document.url));
+    entry.kind = "url";
+    entry.url = document.url;
+  } else {
+    const path = (document as { path: string }).path;
+    entry.mediaType = mediaTypeOf(path);
+    entry.kind = "file";
+    entry.path = path;
+  }
+  return entry as DocumentEntry;
 }
 
 /** `.md` and `.mdx` (any case) of the last segment are markdown; a leading dot starts no suffix ([CG-DEF-7]). */

@@ -4,7 +4,7 @@ import type { HostConfig } from "./config.js";
 import { type GraphError, graphError, pointerError } from "./errors.js";
 import type { CatalogEntry } from "./executors/protocol.js";
 import { compareCodePoints, revisionOf } from "./json/canonical.js";
-import type { CapabilityEntry, LoadedProvider } from "./load.js";
+import type { CapabilityEntry, LoadedProvider, RelationEntry } from "./load.js";
 
 const ACYCLIC_KINDS = ["requires", "parent", "specializes"] as const;
 
@@ -109,46 +109,62 @@ export function assembleSnapshot(
  * targets that are not loaded are ignored.
  */
 function hasAcyclicKindCycle(byId: ReadonlyMap<string, LoadedProvider>): boolean {
-  const lookup = (fullId: string) => {
-    const separator = fullId.indexOf("::");
-    return byId.get(fullId.slice(0, separator))?.byLocalId.get(fullId.slice(separator + 2));
-  };
+  // Every loaded capability, numbered in search order, and its number by full id (one lookup
+  // per edge followed, no slicing of the target); the search's state is one byte per number.
+  const entries: CapabilityEntry[] = [];
+  const numbers = new Map<string, number>();
+  for (const provider of byId.values()) {
+    for (const capability of provider.capabilities) {
+      numbers.set(capability.id, entries.length);
+      entries.push(capability);
+    }
+  }
+  const OPEN = 1;
+  const DONE = 2;
   for (const kind of ACYCLIC_KINDS) {
-    const state = new Map<string, "open" | "done">();
-    for (const provider of byId.values()) {
-      for (const start of provider.capabilities) {
-        if (state.has(start.id) || !start.relations.some((relation) => relation.kind === kind))
-          continue;
-        const stack: Array<{ capability: CapabilityEntry; next: number }> = [
-          { capability: start, next: 0 },
-        ];
-        state.set(start.id, "open");
-        while (stack.length > 0) {
-          const frame = stack.at(-1) as { capability: CapabilityEntry; next: number };
-          const relations = frame.capability.relations;
-          let pushed = false;
-          while (frame.next < relations.length) {
-            const relation = relations[frame.next] as { kind: string; target: string };
-            frame.next += 1;
-            if (relation.kind !== kind) continue;
-            const target = lookup(relation.target);
-            if (target === undefined) continue;
-            const seen = state.get(target.id);
-            if (seen === "open") return true;
-            if (seen === "done") continue;
-            state.set(target.id, "open");
-            stack.push({ capability: target, next: 0 });
-            pushed = true;
-            break;
-          }
-          if (!pushed) {
-            state.set(frame.capability.id, "done");
-            stack.pop();
-          }
+    const state = new Uint8Array(entries.length);
+    // The path being searched: a capability's number and the index of its next relation.
+    const path: number[] = [];
+    const next: number[] = [];
+    for (let start = 0; start < entries.length; start += 1) {
+      if (state[start] !== 0 || !hasRelationOfKind(entries[start] as CapabilityEntry, kind)) {
+        continue;
+      }
+      path.push(start);
+      next.push(0);
+      state[start] = OPEN;
+      while (path.length > 0) {
+        const top = path.length - 1;
+        const relations = (entries[path[top] as number] as CapabilityEntry).relations;
+        let pushed = false;
+        while ((next[top] as number) < relations.length) {
+          const relation = relations[next[top] as number] as RelationEntry;
+          next[top] = (next[top] as number) + 1;
+          if (relation.kind !== kind) continue;
+          const target = numbers.get(relation.target);
+          if (target === undefined) continue;
+          const seen = state[target];
+          if (seen === OPEN) return true;
+          if (seen === DONE) continue;
+          state[target] = OPEN;
+          path.push(target);
+          next.push(0);
+          pushed = true;
+          break;
+        }
+        if (!pushed) {
+          state[path[top] as number] = DONE;
+          path.pop();
+          next.pop();
         }
       }
     }
   }
+  return false;
+}
+
+function hasRelationOfKind(capability: CapabilityEntry, kind: string): boolean {
+  for (const relation of capability.relations) if (relation.kind === kind) return true;
   return false;
 }
 

@@ -4,7 +4,6 @@
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { performance } from "node:perf_hooks";
 
 /** The program name used in usage texts and text reports. */
 export const PROGRAM = "capability-graph";

@@ -15,8 +15,8 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
+import * as validators from "../../src/_generated/contract-validators.js";
 import { OPERATIONS } from "../../src/_generated/operations.js";
-import * as validators from "../../src/_generated/validators.js";
 import { GraphError } from "../../src/core/errors.js";
 import { CapabilityGraph } from "../../src/core/graph.js";
 import { memberText } from "../../src/core/json/spans.js";

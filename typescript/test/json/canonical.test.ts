@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { test } from "node:test";
 import * as jcs from "canonicalize";
-import { canonicalJson } from "../../src/core/json/canonical.js";
+import fc from "fast-check";
+import { canonicalJson, revisionOf } from "../../src/core/json/canonical.js";
 import { compactByteLength, integralBeyondRange } from "../../src/core/json/pure.js";
 
 const reference = jcs.default as unknown as (input: unknown) => string | undefined;
@@ -18,6 +20,39 @@ test("the canonical serialization equals the canonicalize package's on values wi
     ["tab\tnewline\n", 0.1 + 0.2, -1e-300, 5e-324, 1.7976931348623157e308],
   ];
   for (const value of values) assert.equal(canonicalJson(value), reference(value));
+});
+
+test("canonicalJson equals the canonicalize package's on random JSON values, and revisionOf hashes its bytes", () => {
+  const hashed = (text: string) =>
+    `r:${createHash("sha256").update(text, "utf8").digest("hex").slice(0, 16)}`;
+  const member = fc.oneof(fc.string(), fc.constantFrom("__proto__", "10", "9", "", "constructor"));
+  const values = fc.oneof(
+    fc.jsonValue(),
+    fc.dictionary(member, fc.jsonValue()),
+    fc.dictionary(member, fc.array(fc.dictionary(member, fc.jsonValue()))),
+  );
+  fc.assert(
+    fc.property(values, (value) => {
+      const text = canonicalJson(value);
+      assert.equal(text, reference(value));
+      assert.equal(revisionOf(value), hashed(text));
+    }),
+    { numRuns: 1000 },
+  );
+});
+
+test("revisionOf hashes a definition's long arrays in batches, the same bytes", () => {
+  const hashed = (text: string) =>
+    `r:${createHash("sha256").update(text, "utf8").digest("hex").slice(0, 16)}`;
+  for (const length of [0, 1, 1023, 1024, 1025, 3000]) {
+    const value = {
+      z: Array.from({ length }, (_, index) => ({ id: `c${index}`, b: [index, { y: 1, x: 2 }] })),
+      a: [],
+      m: { q: [1, 2], p: "é" },
+    };
+    assert.equal(revisionOf(value), hashed(canonicalJson(value)));
+    assert.equal(canonicalJson(value), reference(value));
+  }
 });
 
 test("members are sorted by UTF-16 code units, not by code points", () => {

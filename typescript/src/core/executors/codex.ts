@@ -5,10 +5,9 @@
 // process (probes included) runs as its own process group, killed as a tree on the deadline, on
 // cancellation and on close.
 import { constants, promises as fs } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { performance } from "node:perf_hooks";
 import { parseJsonBytes, REQUEST_TEXT } from "../json/text.js";
+import { nodeOs } from "./on-first-use.js";
 import { runTree, type TreeOutcome, TreeRegistry } from "./process-tree.js";
 import { dropEmptyReasons, jobText, MATCH_INSTRUCTIONS, STRICT_OUTPUT_SCHEMA } from "./prompt.js";
 import {
@@ -64,7 +63,7 @@ export class CodexExecutor implements Executor {
   async execute(job: ExecutorJob): Promise<unknown> {
     const environment = this.#environment();
     const program = await this.checkPrerequisites(job);
-    const folder = await fs.mkdtemp(path.join(tmpdir(), "capability-graph-codex-"));
+    const folder = await fs.mkdtemp(path.join(nodeOs().tmpdir(), "capability-graph-codex-"));
     try {
       return await this.#run(program, environment, folder, job);
     } finally {

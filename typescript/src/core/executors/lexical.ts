@@ -4,7 +4,6 @@
 // schema's maximum length takes about a second) and ranking run on the event loop in slices of a
 // few milliseconds, so the match's deadline, a close and every other request are served on time.
 
-import { performance } from "node:perf_hooks";
 import {
   LOWERCASE,
   LOWERCASE_SPECIAL,
@@ -32,18 +31,38 @@ const STOPWORDS = new Set(
 const hex = (codePoint: number) => `\\u{${codePoint.toString(16)}}`;
 const characterClass = (ranges: readonly (readonly [number, number])[]) =>
   ranges.map(([first, last]) => `${hex(first)}-${hex(last)}`).join("");
-/** A code point NFKC is not given as it is: it becomes a space first. */
-const NOT_NORMALIZABLE = new RegExp(`[^${characterClass(NORMALIZABLE)}]`, "gu");
-/** Words: maximal runs of letters and numbers (general categories L* and N*). */
-const WORD = new RegExp(`[${characterClass(WORD_RANGES)}]+`, "gu");
-/** Per code point, without context (no final-sigma rule). */
-const LOWER = new Map<number, string>();
-for (const [first, last, step, delta] of LOWERCASE) {
-  for (let codePoint = first; codePoint <= last; codePoint += step)
-    LOWER.set(codePoint, String.fromCodePoint(codePoint + delta));
+interface UnicodeTables {
+  /** A code point NFKC is not given as it is: it becomes a space first. */
+  readonly notNormalizable: RegExp;
+  /** Words: maximal runs of letters and numbers (general categories L* and N*). */
+  readonly word: RegExp;
+  /** Per code point, without context (no final-sigma rule). */
+  readonly lower: ReadonlyMap<number, string>;
 }
-for (const [codePoint, mapped] of LOWERCASE_SPECIAL)
-  LOWER.set(codePoint, String.fromCodePoint(...mapped));
+
+let tables: UnicodeTables | undefined;
+
+/**
+ * The tables, built on the first text that is not ASCII (building them takes milliseconds that
+ * a command matching ASCII text, or not matching at all, does not spend at start-up).
+ */
+function unicodeTables(): UnicodeTables {
+  if (tables === undefined) {
+    const lower = new Map<number, string>();
+    for (const [first, last, step, delta] of LOWERCASE) {
+      for (let codePoint = first; codePoint <= last; codePoint += step)
+        lower.set(codePoint, String.fromCodePoint(codePoint + delta));
+    }
+    for (const [codePoint, mapped] of LOWERCASE_SPECIAL)
+      lower.set(codePoint, String.fromCodePoint(...mapped));
+    tables = {
+      notNormalizable: new RegExp(`[^${characterClass(NORMALIZABLE)}]`, "gu"),
+      word: new RegExp(`[${characterClass(WORD_RANGES)}]+`, "gu"),
+      lower,
+    };
+  }
+  return tables;
+}
 const ASCII_WORDS = /[a-z0-9]+/g;
 
 function isAscii(text: string): boolean {
@@ -53,20 +72,22 @@ function isAscii(text: string): boolean {
 }
 
 function lowercaseByTable(text: string): string {
+  const { lower } = unicodeTables();
   let lowered = "";
   for (const character of text)
-    lowered += LOWER.get(character.codePointAt(0) as number) ?? character;
+    lowered += lower.get(character.codePointAt(0) as number) ?? character;
   return lowered;
 }
 
 /** Every normalizable code point that the lowercase tables leave alone, but capital sigma. */
 function unmappedText(): string {
+  const { lower } = unicodeTables();
   const parts: string[] = [];
   for (const [first, last] of NORMALIZABLE) {
     for (let start = first; start <= last; start += 4096) {
       const codePoints: number[] = [];
       for (let codePoint = start; codePoint <= Math.min(last, start + 4095); codePoint += 1)
-        if (!LOWER.has(codePoint) && codePoint !== 0x3a3) codePoints.push(codePoint);
+        if (!lower.has(codePoint) && codePoint !== 0x3a3) codePoints.push(codePoint);
       parts.push(String.fromCodePoint(...codePoints));
     }
   }
@@ -83,7 +104,7 @@ function lowercase(text: string): string {
     const unmapped = unmappedText();
     runtimeLowerAgrees =
       unmapped.toLowerCase() === unmapped &&
-      [...LOWER].every(
+      [...unicodeTables().lower].every(
         ([codePoint, lowered]) => String.fromCodePoint(codePoint).toLowerCase() === lowered,
       );
   }
@@ -96,8 +117,9 @@ function lowercase(text: string): string {
 function words(text: string): string[] {
   // ASCII is NFKC-stable and lowercases as ASCII.
   if (isAscii(text)) return text.toLowerCase().match(ASCII_WORDS) ?? [];
-  const normalized = text.replace(NOT_NORMALIZABLE, " ").normalize("NFKC");
-  return lowercase(normalized).match(WORD) ?? [];
+  const { notNormalizable, word } = unicodeTables();
+  const normalized = text.replace(notNormalizable, " ").normalize("NFKC");
+  return lowercase(normalized).match(word) ?? [];
 }
 
 function isCjk(codePoint: number): boolean {

@@ -4,10 +4,9 @@
 // nothing the server, the transport or the environment said can reach a caller; the API key is
 // read from the named environment variable at match time and only ever written into the
 // Authorization header.
-import http from "node:http";
-import https from "node:https";
-import { performance } from "node:perf_hooks";
+import type http from "node:http";
 import { parseJsonBytes, parseJsonText, REQUEST_TEXT } from "../json/text.js";
+import { nodeHttp, nodeHttps } from "./on-first-use.js";
 import { dropEmptyReasons, jobText, MATCH_INSTRUCTIONS, STRICT_OUTPUT_SCHEMA } from "./prompt.js";
 import {
   type Executor,
@@ -98,7 +97,7 @@ export class OpenAIExecutor implements Executor {
   #post(endpoint: URL, body: Buffer, key: string, job: ExecutorJob): Promise<HttpAnswer> {
     // No body, whatever its status, is read past this bound (CG-MODEL-19).
     const bodyLimit = 4 * job.maxOutputBytes + BODY_SLACK_BYTES;
-    const transport = endpoint.protocol === "https:" ? https : http;
+    const transport = endpoint.protocol === "https:" ? nodeHttps() : nodeHttp();
     return new Promise<HttpAnswer>((resolve, reject) => {
       let settled = false;
       let request: http.ClientRequest;

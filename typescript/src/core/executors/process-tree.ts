@@ -3,9 +3,8 @@
 // everything it starts joins that group; stopping sends TERM to the whole group, then KILL after
 // one second, and settles only when no live member of the group is left. A deadline, the job's
 // abort signal and the executor's close all stop it the same way.
-import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { performance } from "node:perf_hooks";
+import { nodeChildProcess } from "./on-first-use.js";
 
 /** How long a group gets to honour TERM before it is killed. */
 const TERM_GRACE_MS = 1000;
@@ -67,7 +66,7 @@ export class TreeRegistry {
 export function runTree(run: TreeRun, registry: TreeRegistry): Promise<TreeOutcome> {
   if (run.signal.aborted) return Promise.resolve({ kind: "cancelled" });
   return new Promise<TreeOutcome>((resolve) => {
-    const child = spawn(run.program, [...run.args], {
+    const child = nodeChildProcess().spawn(run.program, [...run.args], {
       cwd: run.cwd,
       env: run.env as NodeJS.ProcessEnv | undefined,
       detached: true,

@@ -1,6 +1,6 @@
 // The `scripted` executor (executors.md section 7; [CG-MODEL-11]): deterministic steps, one per
 // match that reaches the executor, the last one repeating; `"steps": []` answers `unknown`.
-import { setTimeout as sleep } from "node:timers/promises";
+import { nodeTimersPromises } from "./on-first-use.js";
 import {
   type Executor,
   ExecutorError,
@@ -43,7 +43,7 @@ async function perform(step: Step, signal: AbortSignal): Promise<unknown> {
   let current = step;
   while ("sleepMs" in current) {
     // Interrupted by the deadline, cancellation and close like any executor work.
-    await sleep(current.sleepMs, undefined, { signal });
+    await nodeTimersPromises().setTimeout(current.sleepMs, undefined, { signal });
     current = current.then;
   }
   if ("return" in current) return structuredClone(current.return);

@@ -8,6 +8,11 @@ import { createHash } from "node:crypto";
 
 /** The canonical serialization of a pure JSON value (section 1.2). */
 export function canonicalJson(value: unknown): string {
+  // Fastest path: JSON.stringify with the sorted list of every member name in the value as its
+  // property list, which writes each object's members in the list's order (skipping those it
+  // lacks) without calling back into JavaScript per value.
+  const names = sortedMemberNames(value);
+  if (names !== undefined) return JSON.stringify(value, names);
   // Fast path: JSON.stringify over copies whose members were inserted in sorted order. JavaScript
   // enumerates integer-like member names ("10") first whatever the insertion order, so a value
   // holding one takes the general writer.
@@ -18,6 +23,57 @@ export function canonicalJson(value: unknown): string {
     if (error !== INTEGER_LIKE_NAME) throw error;
   }
   return write(value, new Map());
+}
+
+/** Deeper values (never pure JSON, whose depth is at most 32) take the paths below. */
+const NAMES_MAX_DEPTH = 64;
+
+/**
+ * Every member name of a pure JSON value, sorted by UTF-16 code units (RFC 8785's order, the
+ * default string order), or undefined when the value holds anything else than strings, finite
+ * numbers, booleans, null, arrays and plain objects (the paths below judge it as before), a
+ * member named `__proto__` (which a property list would read from the prototype of the objects
+ * that lack it), or is deeper than NAMES_MAX_DEPTH.
+ */
+function sortedMemberNames(root: unknown): string[] | undefined {
+  const names = new Set<string>();
+  const collect = (value: unknown, depth: number): boolean => {
+    switch (typeof value) {
+      case "string":
+      case "boolean":
+        return true;
+      case "number":
+        return Number.isFinite(value);
+      case "object": {
+        if (value === null) return true;
+        if (depth > NAMES_MAX_DEPTH) return false;
+        if (Array.isArray(value)) {
+          for (let index = 0; index < value.length; index += 1) {
+            if (!collect(value[index], depth + 1)) return false;
+          }
+          return true;
+        }
+        const prototype = Object.getPrototypeOf(value);
+        if (prototype !== Object.prototype && prototype !== null) return false;
+        const record = value as Record<string, unknown>;
+        for (const key of Object.keys(record)) {
+          names.add(key);
+          if (!collect(record[key], depth + 1)) return false;
+        }
+        return true;
+      }
+      default:
+        return false;
+    }
+  };
+  if (!collect(root, 0) || names.has("__proto__")) return undefined;
+  // A name that objects inherit with a value (only if Object.prototype was changed) would be
+  // written for the objects that lack it.
+  const inherited = Object.prototype as Record<string, unknown>;
+  for (const name of names) {
+    if (name in inherited && typeof inherited[name] !== "function") return undefined;
+  }
+  return [...names].sort();
 }
 
 const INTEGER_LIKE = /^(?:0|[1-9][0-9]*)$/;
@@ -76,7 +132,56 @@ function write(value: unknown, names: Map<string, string>): string {
 
 /** `r:` + the first 16 lowercase hex digits of SHA-256 over the canonical UTF-8 bytes. */
 export function revisionOf(value: unknown): string {
-  return `r:${createHash("sha256").update(canonicalJson(value), "utf8").digest("hex").slice(0, 16)}`;
+  const hash = createHash("sha256");
+  const names = sortedMemberNames(value);
+  if (names === undefined || value === null || typeof value !== "object" || Array.isArray(value)) {
+    hash.update(canonicalJson(value), "utf8");
+  } else {
+    // A definition: its canonical text hashed a piece at a time (the members of the root, the
+    // items of its arrays by batches), never built whole, so that a large definition's text and its UTF-8
+    // copy are never in memory. The bytes are those of canonicalJson: the same property list.
+    const pieces = new HashPieces(hash);
+    const record = value as Record<string, unknown>;
+    let first = true;
+    pieces.add("{");
+    for (const name of names) {
+      if (!Object.hasOwn(record, name)) continue;
+      pieces.add(`${first ? "" : ","}${JSON.stringify(name)}:`);
+      first = false;
+      const member = record[name];
+      if (Array.isArray(member)) {
+        // Items in batches: one JSON.stringify per item costs more than the writing itself.
+        pieces.add("[");
+        for (let start = 0; start < member.length; start += HASH_BATCH) {
+          const batch = JSON.stringify(member.slice(start, start + HASH_BATCH), names);
+          pieces.add(`${start > 0 ? "," : ""}${batch.slice(1, -1)}`);
+        }
+        pieces.add("]");
+      } else pieces.add(JSON.stringify(member, names));
+    }
+    pieces.add("}");
+    pieces.flush();
+  }
+  return `r:${hash.digest("hex").slice(0, 16)}`;
+}
+
+/** The items of a definition's array written by one JSON.stringify when hashing. */
+const HASH_BATCH = 1024;
+
+/** Text handed to a hash in pieces of about a megabyte (fewer calls than one per piece). */
+class HashPieces {
+  #pending = "";
+  constructor(private readonly hash: ReturnType<typeof createHash>) {}
+
+  add(text: string): void {
+    this.#pending += text;
+    if (this.#pending.length >= 1 << 20) this.flush();
+  }
+
+  flush(): void {
+    if (this.#pending.length > 0) this.hash.update(this.#pending, "utf8");
+    this.#pending = "";
+  }
 }
 
 /** Unicode code point order (ids are ASCII, where it equals UTF-16 order; names may not be). */

@@ -72,67 +72,108 @@ const SKIP_DEPTH = 3;
 /**
  * The first violation of the pure-JSON rules in document order, or undefined. A container at
  * depth 33 is reported at its own pointer and not entered.
+ *
+ * A recursive walk (containers deeper than MAX_DEPTH are faults, never entered, so it recurses
+ * at most 33 deep) that keeps the current path in one array and copies it only for a fault, a
+ * skip decision or an integer's range: nothing is allocated per value. Each container's own
+ * checks (an array's holes, last first; an object's prototype, symbols and names) come before
+ * its members, as they always did.
  */
 export function firstPureFault(
   root: unknown,
   options: PureCheckOptions = {},
 ): PureFault | undefined {
-  const stack: Visit[] = [{ value: root, parent: undefined, key: 0, depth: 0 }];
-  // Values inside a member skipped "inside": only their depth is judged.
-  const depthOnly = new Set<Visit>();
-  while (stack.length > 0) {
-    const visit = stack.pop() as Visit;
-    const { value, depth } = visit;
-    if (value instanceof TooDeep) return { kind: "depth", path: pathOf(visit) };
-    if (depthOnly.has(visit)) {
-      if (value === null || typeof value !== "object") continue;
-      if (depth > MAX_DEPTH) return { kind: "depth", path: pathOf(visit) };
-      for (const child of childVisits(visit)) {
-        depthOnly.add(child);
-        stack.push(child);
-      }
-      continue;
-    }
+  return new PureWalk(options).value(root, 0);
+}
+
+class PureWalk {
+  /** The path of the value being judged: member names and array indexes. */
+  private readonly path: Array<string | number> = [];
+  private readonly skip: PureCheckOptions["skip"];
+  private readonly outOfRangeInteger: PureCheckOptions["outOfRangeInteger"];
+  private readonly currentPath = (): JsonPath => [...this.path];
+
+  constructor(options: PureCheckOptions) {
+    this.skip = options.skip;
+    this.outOfRangeInteger = options.outOfRangeInteger;
+  }
+
+  private fault(kind: PureFaultKind): PureFault {
+    return { kind, path: [...this.path] };
+  }
+
+  value(value: unknown, depth: number): PureFault | undefined {
+    if (value instanceof TooDeep) return this.fault("depth");
     const skip =
-      options.skip !== undefined && depth > 0 && depth <= SKIP_DEPTH
-        ? options.skip(pathOf(visit))
+      this.skip !== undefined && depth > 0 && depth <= SKIP_DEPTH
+        ? this.skip([...this.path])
         : undefined;
-    if (skip === "entirely") continue;
+    if (skip === "entirely") return undefined;
     const fault = scalarFault(value);
-    if (fault !== undefined) return { kind: fault, path: pathOf(visit) };
-    if (typeof value === "number" && options.outOfRangeInteger?.(() => pathOf(visit), value)) {
-      return { kind: "integer-range", path: pathOf(visit) };
+    if (fault !== undefined) return this.fault(fault);
+    if (typeof value === "number" && this.outOfRangeInteger?.(this.currentPath, value)) {
+      return this.fault("integer-range");
     }
-    if (value === null || typeof value !== "object") continue;
-    if (depth > MAX_DEPTH) return { kind: "depth", path: pathOf(visit) };
-    if (skip === "inside") {
-      for (const child of childVisits(visit)) {
-        depthOnly.add(child);
-        stack.push(child);
-      }
-      continue;
-    }
+    if (value === null || typeof value !== "object") return undefined;
+    if (depth > MAX_DEPTH) return this.fault("depth");
+    if (skip === "inside") return this.depthOnlyChildren(value, depth);
     if (Array.isArray(value)) {
       for (let index = value.length - 1; index >= 0; index -= 1) {
-        const item: Visit = { value: value[index], parent: visit, key: index, depth: depth + 1 };
-        if (!(index in value)) return { kind: "not-json", path: pathOf(item) };
-        stack.push(item);
+        if (!(index in value)) {
+          this.path.push(index);
+          return this.fault("not-json");
+        }
       }
-      continue;
+      for (let index = 0; index < value.length; index += 1) {
+        this.path.push(index);
+        const found = this.value(value[index], depth + 1);
+        if (found !== undefined) return found;
+        this.path.pop();
+      }
+      return undefined;
     }
     if (!isPlainObject(value) || Object.getOwnPropertySymbols(value).length > 0) {
-      return { kind: "not-json", path: pathOf(visit) };
+      return this.fault("not-json");
     }
     const keys = Object.keys(value);
     for (const key of keys) {
-      if (hasLoneSurrogate(key)) return { kind: "lone-surrogate", path: pathOf(visit) };
+      if (hasLoneSurrogate(key)) return this.fault("lone-surrogate");
     }
-    for (let index = keys.length - 1; index >= 0; index -= 1) {
-      const key = keys[index] as string;
-      stack.push({ value: value[key], parent: visit, key, depth: depth + 1 });
+    for (const key of keys) {
+      this.path.push(key);
+      const found = this.value(value[key], depth + 1);
+      if (found !== undefined) return found;
+      this.path.pop();
     }
+    return undefined;
   }
-  return undefined;
+
+  /** Values inside a member skipped "inside": only their depth is judged. */
+  private depthOnly(value: unknown, depth: number): PureFault | undefined {
+    if (value instanceof TooDeep) return this.fault("depth");
+    if (value === null || typeof value !== "object") return undefined;
+    if (depth > MAX_DEPTH) return this.fault("depth");
+    return this.depthOnlyChildren(value, depth);
+  }
+
+  private depthOnlyChildren(value: object, depth: number): PureFault | undefined {
+    if (Array.isArray(value)) {
+      for (let index = 0; index < value.length; index += 1) {
+        this.path.push(index);
+        const found = this.depthOnly(value[index], depth + 1);
+        if (found !== undefined) return found;
+        this.path.pop();
+      }
+    } else if (isPlainObject(value)) {
+      for (const key of Object.keys(value)) {
+        this.path.push(key);
+        const found = this.depthOnly(value[key], depth + 1);
+        if (found !== undefined) return found;
+        this.path.pop();
+      }
+    }
+    return undefined;
+  }
 }
 
 /** The members or items of a container, last first (the stack pops the first first). */
@@ -193,10 +234,13 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return prototype === Object.prototype || prototype === null;
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** String.prototype.isWellFormed (ES2024, in every Node this package supports; not in lib ES2022). */
+const isWellFormed = (String.prototype as unknown as { isWellFormed: (this: string) => boolean })
+  .isWellFormed;
 
+/** Whether a string holds a surrogate that is not part of a pair (natively: several times faster than a regular expression). */
 export function hasLoneSurrogate(text: string): boolean {
-  return LONE_SURROGATE.test(text);
+  return !isWellFormed.call(text);
 }
 
 /**

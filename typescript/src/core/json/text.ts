@@ -1,4 +1,4 @@
-// Over 400 lines: one hand-written JSON text parser (duplicate names, big integers, depth, UTF-8) that must stay in one scan.
+// Over 400 lines: one hand-written JSON text parser (duplicate names, big integers, depth, UTF-8) that must stay in one scan, and the JSON.parse fast path that stands for it when provably the same.
 // A strict JSON text parser (RFC 8259) for the texts the contract parses itself: configuration
 // files, definition files and request texts. JSON.parse cannot be used for them: it keeps the
 // last of two duplicate member names ([CG-CONV-4], [CG-CONV-5]), silently rounds integer
@@ -111,12 +111,87 @@ export function parseJsonBytes(bytes: Uint8Array, options: ParseOptions = {}): P
 /** Parse a JSON text given as a string. */
 export function parseJsonText(text: string, options: ParseOptions = {}): ParseOutcome {
   if (text.charCodeAt(0) === 0xfeff) return { ok: false, fault: { kind: "bom" } };
+  const skipDepth = options.skipDepth ?? DEEPEST + 1;
+  const native = parsedNatively(text, skipDepth);
+  if (native !== undefined) return { ok: true, value: native.value, bigIntegers: new Set() };
+  return scanJsonText(text, options);
+}
+
+/** The hand-written parser alone, without the JSON.parse fast path (the tests compare the two). */
+export function scanJsonText(text: string, options: ParseOptions = {}): ParseOutcome {
+  if (text.charCodeAt(0) === 0xfeff) return { ok: false, fault: { kind: "bom" } };
   return new Parser(
     text,
     options.maxIntegerDigits ?? Number.POSITIVE_INFINITY,
     options.skipDepth ?? DEEPEST + 1,
     options.depthIsFault === true,
   ).parse();
+}
+
+/**
+ * The fast path: JSON.parse, when its value is provably the one this module's parser builds —
+ * the text is JSON (JSON.parse throws otherwise), and none of what JSON.parse cannot show is there:
+ * no container at the skip depth, no number of magnitude 10^15 or more (an integer literal beyond
+ * 2^53 has at least 16 digits; a literal beyond MAX_INTEGER_DIGITS or the double range is larger
+ * still), and no duplicate member name. Undefined otherwise: the parser then reads the text and
+ * reports its fault, the same outcome as before this path existed, only slower.
+ *
+ * Duplicates are found by counting: in a JSON text every ':' outside a string introduces one
+ * member, so the text's ':' count is the members M plus the ':' written inside strings L. The
+ * value has K <= M member names (K < M exactly when a name repeats, JSON.parse keeping the last)
+ * and its strings (names and values) hold C <= L colons, as long as no string writes one as an
+ * escape (\u003a, then the path is not taken). So the counts agree exactly when no name repeats.
+ */
+function parsedNatively(text: string, skipDepth: number): { readonly value: unknown } | undefined {
+  if (text.includes("\\u003a") || text.includes("\\u003A")) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const counts = { members: 0, colons: 0 };
+  if (!provablySame(value, 0, skipDepth, counts)) return undefined;
+  return colonsIn(text) === counts.members + counts.colons ? { value } : undefined;
+}
+
+const NATIVE_MAGNITUDE = 1e15;
+
+function colonsIn(text: string): number {
+  let count = 0;
+  for (let index = text.indexOf(":"); index !== -1; index = text.indexOf(":", index + 1)) {
+    count += 1;
+  }
+  return count;
+}
+
+/** Whether a parsed value is free of what JSON.parse hides, counting its members and colons. */
+function provablySame(
+  value: unknown,
+  depth: number,
+  skipDepth: number,
+  counts: { members: number; colons: number },
+): boolean {
+  if (typeof value === "string") {
+    counts.colons += colonsIn(value);
+    return true;
+  }
+  if (typeof value === "number") return Math.abs(value) < NATIVE_MAGNITUDE;
+  if (value === null || typeof value !== "object") return true;
+  if (depth >= skipDepth) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      if (!provablySame(item, depth + 1, skipDepth, counts)) return false;
+    }
+    return true;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    counts.members += 1;
+    counts.colons += colonsIn(key);
+    if (!provablySame(record[key], depth + 1, skipDepth, counts)) return false;
+  }
+  return true;
 }
 
 interface Frame {

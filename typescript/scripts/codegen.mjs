@@ -286,7 +286,8 @@ function validatorModule(schemas, files, purpose) {
     validateRelationKind: "definition.schema.json#/$defs/RelationKind",
   };
   for (const [name, ref] of Object.entries(fragments)) exported[name] = `${SCHEMA_BASE}${ref}`;
-  const unions = discriminatedUnions(schemas);
+  // The unions of this module's schemas only: a branch's validator is code the module carries.
+  const unions = discriminatedUnions(schemas).filter((union) => files.has(union.file));
   for (const union of unions) {
     for (const branch of union.branches) {
       if (Object.hasOwn(exported, branch.validator) && exported[branch.validator] !== branch.uri)
@@ -345,9 +346,9 @@ function discriminatedUnions(schemas) {
   };
   const found = [];
   const titles = new Set();
-  const visit = (node, base) => {
+  const visit = (node, base, file) => {
     if (Array.isArray(node)) {
-      for (const item of node) visit(item, base);
+      for (const item of node) visit(item, base, file);
       return;
     }
     if (node === null || typeof node !== "object") return;
@@ -357,13 +358,13 @@ function discriminatedUnions(schemas) {
         if (typeof node.title !== "string" || titles.has(node.title))
           throw new Error(`a oneOf with a discriminator needs a title of its own (${base})`);
         titles.add(node.title);
-        found.push({ title: node.title, ...union });
+        found.push({ title: node.title, file, ...union });
       }
     }
     for (const [key, value] of Object.entries(node))
-      if (!DATA_KEYWORDS.has(key)) visit(value, base);
+      if (!DATA_KEYWORDS.has(key)) visit(value, base, file);
   };
-  for (const [file, schema] of schemas) visit(schema, `${SCHEMA_BASE}${file}`);
+  for (const [file, schema] of schemas) visit(schema, `${SCHEMA_BASE}${file}`, file);
   return found;
 }
 

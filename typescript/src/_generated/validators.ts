@@ -4951,12 +4951,12 @@ return errors === 0;
 }
 validate82.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateScriptedExecutorConfig: ContractValidator = validate162;
+export const validateScriptedExecutorConfig: ContractValidator = validate83;
 
-function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate162.evaluated;
+const evaluated0 = validate83.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4965,7 +4965,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.executor === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "executor"},message:"must have required property '"+"executor"+"'",schema:schema115.required,parentSchema:schema115,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "executor"},message:"must have required property '"+"executor"+"'",schema:schema54.required,parentSchema:schema54,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -4975,7 +4975,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.steps === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "steps"},message:"must have required property '"+"steps"+"'",schema:schema115.required,parentSchema:schema115,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "steps"},message:"must have required property '"+"steps"+"'",schema:schema54.required,parentSchema:schema54,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4986,7 +4986,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((key0 === "executor") || (key0 === "steps")) || (key0 === "timeoutMs"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema115,data};
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema54,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4999,7 +4999,7 @@ errors++;
 if(data.executor !== undefined){
 let data0 = data.executor;
 if("scripted" !== data0){
-const err3 = {instancePath:instancePath+"/executor",schemaPath:"#/properties/executor/const",keyword:"const",params:{allowedValue: "scripted"},message:"must be equal to constant",schema:"scripted",parentSchema:schema115.properties.executor,data:data0};
+const err3 = {instancePath:instancePath+"/executor",schemaPath:"#/properties/executor/const",keyword:"const",params:{allowedValue: "scripted"},message:"must be equal to constant",schema:"scripted",parentSchema:schema54.properties.executor,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -5014,14 +5014,14 @@ let data1 = data.steps;
 if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate61(data1[i0], {instancePath:instancePath+"/steps/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
+if(!(validate38(data1[i0], {instancePath:instancePath+"/steps/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema115.properties.steps.type,parentSchema:schema115.properties.steps,data:data1};
+const err4 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema54.properties.steps.type,parentSchema:schema54.properties.steps,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -5034,7 +5034,7 @@ errors++;
 if(data.timeoutMs !== undefined){
 let data3 = data.timeoutMs;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err5 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema122.type,parentSchema:schema122,data:data3};
+const err5 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema61.type,parentSchema:schema61,data:data3};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5045,7 +5045,7 @@ errors++;
 }
 if(typeof data3 == "number"){
 if(data3 > 600000 || isNaN(data3)){
-const err6 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema122,data:data3};
+const err6 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema61,data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5055,7 +5055,7 @@ vErrors.push(err6);
 errors++;
 }
 if(data3 < 1 || isNaN(data3)){
-const err7 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema122,data:data3};
+const err7 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema61,data:data3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -5068,7 +5068,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema115.type,parentSchema:schema115,data};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema54.type,parentSchema:schema54,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5077,17 +5077,17 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate162.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
-validate162.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateLexicalExecutorConfig: ContractValidator = validate164;
+export const validateLexicalExecutorConfig: ContractValidator = validate85;
 
-function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate164.evaluated;
+const evaluated0 = validate85.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5096,7 +5096,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.executor === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "executor"},message:"must have required property '"+"executor"+"'",schema:schema123.required,parentSchema:schema123,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "executor"},message:"must have required property '"+"executor"+"'",schema:schema62.required,parentSchema:schema62,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -5107,7 +5107,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((key0 === "executor") || (key0 === "timeoutMs"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema123,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema62,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5120,7 +5120,7 @@ errors++;
 if(data.executor !== undefined){
 let data0 = data.executor;
 if("lexical" !== data0){
-const err2 = {instancePath:instancePath+"/executor",schemaPath:"#/properties/executor/const",keyword:"const",params:{allowedValue: "lexical"},message:"must be equal to constant",schema:"lexical",parentSchema:schema123.properties.executor,data:data0};
+const err2 = {instancePath:instancePath+"/executor",schemaPath:"#/properties/executor/const",keyword:"const",params:{allowedValue: "lexical"},message:"must be equal to constant",schema:"lexical",parentSchema:schema62.properties.executor,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -5133,7 +5133,7 @@ errors++;
 if(data.timeoutMs !== undefined){
 let data1 = data.timeoutMs;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err3 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema122.type,parentSchema:schema122,data:data1};
+const err3 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema61.type,parentSchema:schema61,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -5144,7 +5144,7 @@ errors++;
 }
 if(typeof data1 == "number"){
 if(data1 > 600000 || isNaN(data1)){
-const err4 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema122,data:data1};
+const err4 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema61,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -5154,7 +5154,7 @@ vErrors.push(err4);
 errors++;
 }
 if(data1 < 1 || isNaN(data1)){
-const err5 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema122,data:data1};
+const err5 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema61,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5167,7 +5167,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema123.type,parentSchema:schema123,data};
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema62.type,parentSchema:schema62,data};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5176,17 +5176,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate164.errors = vErrors;
+validate85.errors = vErrors;
 return errors === 0;
 }
-validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOpenAIExecutorConfig: ContractValidator = validate165;
+export const validateOpenAIExecutorConfig: ContractValidator = validate86;
 
-function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate165.evaluated;
+const evaluated0 = validate86.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5195,7 +5195,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.executor === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "executor"},message:"must have required property '"+"executor"+"'",schema:schema125.required,parentSchema:schema125,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "executor"},message:"must have required property '"+"executor"+"'",schema:schema64.required,parentSchema:schema64,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -5205,7 +5205,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.baseUrl === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "baseUrl"},message:"must have required property '"+"baseUrl"+"'",schema:schema125.required,parentSchema:schema125,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "baseUrl"},message:"must have required property '"+"baseUrl"+"'",schema:schema64.required,parentSchema:schema64,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5215,7 +5215,7 @@ vErrors.push(err1);
 errors++;
 }
 if(data.model === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'",schema:schema125.required,parentSchema:schema125,data};
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'",schema:schema64.required,parentSchema:schema64,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -5225,7 +5225,7 @@ vErrors.push(err2);
 errors++;
 }
 if(data.apiKeyEnv === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "apiKeyEnv"},message:"must have required property '"+"apiKeyEnv"+"'",schema:schema125.required,parentSchema:schema125,data};
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "apiKeyEnv"},message:"must have required property '"+"apiKeyEnv"+"'",schema:schema64.required,parentSchema:schema64,data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -5236,7 +5236,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((((key0 === "executor") || (key0 === "baseUrl")) || (key0 === "model")) || (key0 === "apiKeyEnv")) || (key0 === "timeoutMs"))){
-const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema125,data};
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema64,data};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -5249,7 +5249,7 @@ errors++;
 if(data.executor !== undefined){
 let data0 = data.executor;
 if("openai" !== data0){
-const err5 = {instancePath:instancePath+"/executor",schemaPath:"#/properties/executor/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema125.properties.executor,data:data0};
+const err5 = {instancePath:instancePath+"/executor",schemaPath:"#/properties/executor/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema64.properties.executor,data:data0};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5263,7 +5263,7 @@ if(data.baseUrl !== undefined){
 let data1 = data.baseUrl;
 if(typeof data1 === "string"){
 if(func1(data1) > 2048){
-const err6 = {instancePath:instancePath+"/baseUrl",schemaPath:"#/$defs/BaseUrl/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema126,data:data1};
+const err6 = {instancePath:instancePath+"/baseUrl",schemaPath:"#/$defs/BaseUrl/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema65,data:data1};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5272,8 +5272,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern50.test(data1)){
-const err7 = {instancePath:instancePath+"/baseUrl",schemaPath:"#/$defs/BaseUrl/pattern",keyword:"pattern",params:{pattern: "^[hH][tT][tT][pP][sS]?://(?:[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\\\[\\]:]+|\\[[0-9A-Fa-f:.]+\\])(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(?:/[^\\x00-\\x20\\x7f-\\x9f?#]*)?$"},message:"must match pattern \""+"^[hH][tT][tT][pP][sS]?://(?:[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\\\[\\]:]+|\\[[0-9A-Fa-f:.]+\\])(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(?:/[^\\x00-\\x20\\x7f-\\x9f?#]*)?$"+"\"",schema:"^[hH][tT][tT][pP][sS]?://(?:[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\\\[\\]:]+|\\[[0-9A-Fa-f:.]+\\])(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(?:/[^\\x00-\\x20\\x7f-\\x9f?#]*)?$",parentSchema:schema126,data:data1};
+if(!pattern9.test(data1)){
+const err7 = {instancePath:instancePath+"/baseUrl",schemaPath:"#/$defs/BaseUrl/pattern",keyword:"pattern",params:{pattern: "^[hH][tT][tT][pP][sS]?://(?:[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\\\[\\]:]+|\\[[0-9A-Fa-f:.]+\\])(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(?:/[^\\x00-\\x20\\x7f-\\x9f?#]*)?$"},message:"must match pattern \""+"^[hH][tT][tT][pP][sS]?://(?:[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\\\[\\]:]+|\\[[0-9A-Fa-f:.]+\\])(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(?:/[^\\x00-\\x20\\x7f-\\x9f?#]*)?$"+"\"",schema:"^[hH][tT][tT][pP][sS]?://(?:[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\\\[\\]:]+|\\[[0-9A-Fa-f:.]+\\])(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(?:/[^\\x00-\\x20\\x7f-\\x9f?#]*)?$",parentSchema:schema65,data:data1};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -5284,7 +5284,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/baseUrl",schemaPath:"#/$defs/BaseUrl/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema126.type,parentSchema:schema126,data:data1};
+const err8 = {instancePath:instancePath+"/baseUrl",schemaPath:"#/$defs/BaseUrl/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema65.type,parentSchema:schema65,data:data1};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5298,7 +5298,7 @@ if(data.model !== undefined){
 let data2 = data.model;
 if(typeof data2 === "string"){
 if(func1(data2) > 256){
-const err9 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema125.properties.model,data:data2};
+const err9 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema64.properties.model,data:data2};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -5308,7 +5308,7 @@ vErrors.push(err9);
 errors++;
 }
 if(func1(data2) < 1){
-const err10 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema125.properties.model,data:data2};
+const err10 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema64.properties.model,data:data2};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -5317,8 +5317,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!pattern7.test(data2)){
-const err11 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema125.properties.model,data:data2};
+if(!pattern10.test(data2)){
+const err11 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema64.properties.model,data:data2};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -5329,7 +5329,7 @@ errors++;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema125.properties.model.type,parentSchema:schema125.properties.model,data:data2};
+const err12 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema64.properties.model.type,parentSchema:schema64.properties.model,data:data2};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -5342,8 +5342,8 @@ errors++;
 if(data.apiKeyEnv !== undefined){
 let data3 = data.apiKeyEnv;
 if(typeof data3 === "string"){
-if(!pattern52.test(data3)){
-const err13 = {instancePath:instancePath+"/apiKeyEnv",schemaPath:"#/$defs/EnvVarName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]{0,127}$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]{0,127}$"+"\"",schema:"^[A-Za-z_][A-Za-z0-9_]{0,127}$",parentSchema:schema127,data:data3};
+if(!pattern11.test(data3)){
+const err13 = {instancePath:instancePath+"/apiKeyEnv",schemaPath:"#/$defs/EnvVarName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]{0,127}$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]{0,127}$"+"\"",schema:"^[A-Za-z_][A-Za-z0-9_]{0,127}$",parentSchema:schema66,data:data3};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -5354,7 +5354,7 @@ errors++;
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/apiKeyEnv",schemaPath:"#/$defs/EnvVarName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema127.type,parentSchema:schema127,data:data3};
+const err14 = {instancePath:instancePath+"/apiKeyEnv",schemaPath:"#/$defs/EnvVarName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema66.type,parentSchema:schema66,data:data3};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -5367,7 +5367,7 @@ errors++;
 if(data.timeoutMs !== undefined){
 let data4 = data.timeoutMs;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err15 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema122.type,parentSchema:schema122,data:data4};
+const err15 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema61.type,parentSchema:schema61,data:data4};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -5378,7 +5378,7 @@ errors++;
 }
 if(typeof data4 == "number"){
 if(data4 > 600000 || isNaN(data4)){
-const err16 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema122,data:data4};
+const err16 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema61,data:data4};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -5388,7 +5388,7 @@ vErrors.push(err16);
 errors++;
 }
 if(data4 < 1 || isNaN(data4)){
-const err17 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema122,data:data4};
+const err17 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema61,data:data4};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -5401,7 +5401,7 @@ errors++;
 }
 }
 else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema125.type,parentSchema:schema125,data};
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema64.type,parentSchema:schema64,data};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -5410,17 +5410,17 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate165.errors = vErrors;
+validate86.errors = vErrors;
 return errors === 0;
 }
-validate165.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateCodexExecutorConfig: ContractValidator = validate166;
+export const validateCodexExecutorConfig: ContractValidator = validate87;
 
-function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate166.evaluated;
+const evaluated0 = validate87.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5429,7 +5429,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.executor === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "executor"},message:"must have required property '"+"executor"+"'",schema:schema129.required,parentSchema:schema129,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "executor"},message:"must have required property '"+"executor"+"'",schema:schema68.required,parentSchema:schema68,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -5440,7 +5440,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((key0 === "executor") || (key0 === "model")) || (key0 === "timeoutMs"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema129,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema68,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5453,7 +5453,7 @@ errors++;
 if(data.executor !== undefined){
 let data0 = data.executor;
 if("codex" !== data0){
-const err2 = {instancePath:instancePath+"/executor",schemaPath:"#/properties/executor/const",keyword:"const",params:{allowedValue: "codex"},message:"must be equal to constant",schema:"codex",parentSchema:schema129.properties.executor,data:data0};
+const err2 = {instancePath:instancePath+"/executor",schemaPath:"#/properties/executor/const",keyword:"const",params:{allowedValue: "codex"},message:"must be equal to constant",schema:"codex",parentSchema:schema68.properties.executor,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -5466,8 +5466,8 @@ errors++;
 if(data.model !== undefined){
 let data1 = data.model;
 if(typeof data1 === "string"){
-if(!pattern53.test(data1)){
-const err3 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$"+"\"",schema:"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$",parentSchema:schema129.properties.model,data:data1};
+if(!pattern12.test(data1)){
+const err3 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$"+"\"",schema:"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$",parentSchema:schema68.properties.model,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -5478,7 +5478,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema129.properties.model.type,parentSchema:schema129.properties.model,data:data1};
+const err4 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema68.properties.model.type,parentSchema:schema68.properties.model,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -5491,7 +5491,7 @@ errors++;
 if(data.timeoutMs !== undefined){
 let data2 = data.timeoutMs;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err5 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema122.type,parentSchema:schema122,data:data2};
+const err5 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema61.type,parentSchema:schema61,data:data2};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5502,7 +5502,7 @@ errors++;
 }
 if(typeof data2 == "number"){
 if(data2 > 600000 || isNaN(data2)){
-const err6 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema122,data:data2};
+const err6 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema61,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5512,7 +5512,7 @@ vErrors.push(err6);
 errors++;
 }
 if(data2 < 1 || isNaN(data2)){
-const err7 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema122,data:data2};
+const err7 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema61,data:data2};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -5525,7 +5525,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema129.type,parentSchema:schema129,data};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema68.type,parentSchema:schema68,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5534,1294 +5534,10 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate166.errors = vErrors;
+validate87.errors = vErrors;
 return errors === 0;
 }
-validate166.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateFileDocumentMetadata: ContractValidator = validate167;
-
-function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate167.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema76.required,parentSchema:schema76,data};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.title === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "title"},message:"must have required property '"+"title"+"'",schema:schema76.required,parentSchema:schema76,data};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.mediaType === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mediaType"},message:"must have required property '"+"mediaType"+"'",schema:schema76.required,parentSchema:schema76,data};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.kind === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'",schema:schema76.required,parentSchema:schema76,data};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-for(const key0 in data){
-if(!((((((key0 === "id") || (key0 === "title")) || (key0 === "role")) || (key0 === "locale")) || (key0 === "mediaType")) || (key0 === "kind"))){
-const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema76,data};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.id !== undefined){
-let data0 = data.id;
-if(typeof data0 === "string"){
-if(!pattern15.test(data0)){
-const err5 = {instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/DocumentId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9._-]{0,127}$"+"\"",schema:"^[A-Za-z][A-Za-z0-9._-]{0,127}$",parentSchema:schema57,data:data0};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/DocumentId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema57.type,parentSchema:schema57,data:data0};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.title !== undefined){
-let data1 = data.title;
-if(typeof data1 === "string"){
-if(func1(data1) > 256){
-const err7 = {instancePath:instancePath+"/title",schemaPath:"definition.schema.json#/$defs/DisplayName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema45,data:data1};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(func1(data1) < 1){
-const err8 = {instancePath:instancePath+"/title",schemaPath:"definition.schema.json#/$defs/DisplayName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45,data:data1};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(!pattern7.test(data1)){
-const err9 = {instancePath:instancePath+"/title",schemaPath:"definition.schema.json#/$defs/DisplayName/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema45,data:data1};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/title",schemaPath:"definition.schema.json#/$defs/DisplayName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.type,parentSchema:schema45,data:data1};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data.role !== undefined){
-let data2 = data.role;
-if(typeof data2 === "string"){
-if(!pattern17.test(data2)){
-const err11 = {instancePath:instancePath+"/role",schemaPath:"definition.schema.json#/$defs/DocumentRole/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9_-]{0,63}$",parentSchema:schema59,data:data2};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/role",schemaPath:"definition.schema.json#/$defs/DocumentRole/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema59.type,parentSchema:schema59,data:data2};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-if(data.locale !== undefined){
-let data3 = data.locale;
-if(typeof data3 === "string"){
-if(func1(data3) > 35){
-const err13 = {instancePath:instancePath+"/locale",schemaPath:"definition.schema.json#/$defs/Locale/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema60,data:data3};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-if(!pattern18.test(data3)){
-const err14 = {instancePath:instancePath+"/locale",schemaPath:"definition.schema.json#/$defs/Locale/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$"},message:"must match pattern \""+"^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$"+"\"",schema:"^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$",parentSchema:schema60,data:data3};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-else {
-const err15 = {instancePath:instancePath+"/locale",schemaPath:"definition.schema.json#/$defs/Locale/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema60.type,parentSchema:schema60,data:data3};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-if(data.mediaType !== undefined){
-let data4 = data.mediaType;
-if(typeof data4 !== "string"){
-const err16 = {instancePath:instancePath+"/mediaType",schemaPath:"#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema81.type,parentSchema:schema81,data:data4};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-if(!((data4 === "text/markdown") || (data4 === "text/plain"))){
-const err17 = {instancePath:instancePath+"/mediaType",schemaPath:"#/$defs/MediaType/enum",keyword:"enum",params:{allowedValues: schema81.enum},message:"must be equal to one of the allowed values",schema:schema81.enum,parentSchema:schema81,data:data4};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data.kind !== undefined){
-let data5 = data.kind;
-if("file" !== data5){
-const err18 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant",schema:"file",parentSchema:schema76.properties.kind,data:data5};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-}
-else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema76.type,parentSchema:schema76,data};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-validate167.errors = vErrors;
-return errors === 0;
-}
-validate167.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateUrlDocumentMetadata: ContractValidator = validate168;
-
-function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate168.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema82.required,parentSchema:schema82,data};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.title === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "title"},message:"must have required property '"+"title"+"'",schema:schema82.required,parentSchema:schema82,data};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.mediaType === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mediaType"},message:"must have required property '"+"mediaType"+"'",schema:schema82.required,parentSchema:schema82,data};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.kind === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'",schema:schema82.required,parentSchema:schema82,data};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(data.url === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema82.required,parentSchema:schema82,data};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(((((((key0 === "id") || (key0 === "title")) || (key0 === "role")) || (key0 === "locale")) || (key0 === "mediaType")) || (key0 === "kind")) || (key0 === "url"))){
-const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema82,data};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.id !== undefined){
-let data0 = data.id;
-if(typeof data0 === "string"){
-if(!pattern15.test(data0)){
-const err6 = {instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/DocumentId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9._-]{0,127}$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9._-]{0,127}$"+"\"",schema:"^[A-Za-z][A-Za-z0-9._-]{0,127}$",parentSchema:schema57,data:data0};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/id",schemaPath:"ids.schema.json#/$defs/DocumentId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema57.type,parentSchema:schema57,data:data0};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.title !== undefined){
-let data1 = data.title;
-if(typeof data1 === "string"){
-if(func1(data1) > 256){
-const err8 = {instancePath:instancePath+"/title",schemaPath:"definition.schema.json#/$defs/DisplayName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema45,data:data1};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(func1(data1) < 1){
-const err9 = {instancePath:instancePath+"/title",schemaPath:"definition.schema.json#/$defs/DisplayName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema45,data:data1};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if(!pattern7.test(data1)){
-const err10 = {instancePath:instancePath+"/title",schemaPath:"definition.schema.json#/$defs/DisplayName/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$"},message:"must match pattern \""+"^[^\\x00-\\x1f\\x7f-\\x9f]+$"+"\"",schema:"^[^\\x00-\\x1f\\x7f-\\x9f]+$",parentSchema:schema45,data:data1};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/title",schemaPath:"definition.schema.json#/$defs/DisplayName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.type,parentSchema:schema45,data:data1};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data.role !== undefined){
-let data2 = data.role;
-if(typeof data2 === "string"){
-if(!pattern17.test(data2)){
-const err12 = {instancePath:instancePath+"/role",schemaPath:"definition.schema.json#/$defs/DocumentRole/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9_-]{0,63}$",parentSchema:schema59,data:data2};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/role",schemaPath:"definition.schema.json#/$defs/DocumentRole/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema59.type,parentSchema:schema59,data:data2};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data.locale !== undefined){
-let data3 = data.locale;
-if(typeof data3 === "string"){
-if(func1(data3) > 35){
-const err14 = {instancePath:instancePath+"/locale",schemaPath:"definition.schema.json#/$defs/Locale/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema60,data:data3};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(!pattern18.test(data3)){
-const err15 = {instancePath:instancePath+"/locale",schemaPath:"definition.schema.json#/$defs/Locale/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$"},message:"must match pattern \""+"^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$"+"\"",schema:"^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$",parentSchema:schema60,data:data3};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-else {
-const err16 = {instancePath:instancePath+"/locale",schemaPath:"definition.schema.json#/$defs/Locale/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema60.type,parentSchema:schema60,data:data3};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data.mediaType !== undefined){
-let data4 = data.mediaType;
-if(typeof data4 !== "string"){
-const err17 = {instancePath:instancePath+"/mediaType",schemaPath:"#/$defs/MediaType/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema81.type,parentSchema:schema81,data:data4};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-if(!((data4 === "text/markdown") || (data4 === "text/plain"))){
-const err18 = {instancePath:instancePath+"/mediaType",schemaPath:"#/$defs/MediaType/enum",keyword:"enum",params:{allowedValues: schema81.enum},message:"must be equal to one of the allowed values",schema:schema81.enum,parentSchema:schema81,data:data4};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data.kind !== undefined){
-let data5 = data.kind;
-if("url" !== data5){
-const err19 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "url"},message:"must be equal to constant",schema:"url",parentSchema:schema82.properties.kind,data:data5};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data.url !== undefined){
-let data6 = data.url;
-if(typeof data6 === "string"){
-if(func1(data6) > 2048){
-const err20 = {instancePath:instancePath+"/url",schemaPath:"ids.schema.json#/$defs/HttpUrl/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema67,data:data6};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-if(!pattern24.test(data6)){
-const err21 = {instancePath:instancePath+"/url",schemaPath:"ids.schema.json#/$defs/HttpUrl/pattern",keyword:"pattern",params:{pattern: "^[hH][tT][tT][pP][sS]?://[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\]+(?:[/?#][^\\x00-\\x20\\x7f-\\x9f]*)?$"},message:"must match pattern \""+"^[hH][tT][tT][pP][sS]?://[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\]+(?:[/?#][^\\x00-\\x20\\x7f-\\x9f]*)?$"+"\"",schema:"^[hH][tT][tT][pP][sS]?://[^\\x00-\\x20\\x7f-\\x9f/?#@\\\\]+(?:[/?#][^\\x00-\\x20\\x7f-\\x9f]*)?$",parentSchema:schema67,data:data6};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-else {
-const err22 = {instancePath:instancePath+"/url",schemaPath:"ids.schema.json#/$defs/HttpUrl/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema67.type,parentSchema:schema67,data:data6};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-}
-else {
-const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema82.type,parentSchema:schema82,data};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-validate168.errors = vErrors;
-return errors === 0;
-}
-validate168.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateReloadSucceeded: ContractValidator = validate169;
-
-function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate169.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.ok === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'",schema:schema218.required,parentSchema:schema218,data};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.revision === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "revision"},message:"must have required property '"+"revision"+"'",schema:schema218.required,parentSchema:schema218,data};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.providers === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "providers"},message:"must have required property '"+"providers"+"'",schema:schema218.required,parentSchema:schema218,data};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(((key0 === "ok") || (key0 === "revision")) || (key0 === "providers"))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema218,data};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.ok !== undefined){
-let data0 = data.ok;
-if(true !== data0){
-const err4 = {instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant",schema:true,parentSchema:schema218.properties.ok,data:data0};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.revision !== undefined){
-let data1 = data.revision;
-if(typeof data1 === "string"){
-if(!pattern55.test(data1)){
-const err5 = {instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/pattern",keyword:"pattern",params:{pattern: "^r:[0-9a-f]{16}$"},message:"must match pattern \""+"^r:[0-9a-f]{16}$"+"\"",schema:"^r:[0-9a-f]{16}$",parentSchema:schema137,data:data1};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema137.type,parentSchema:schema137,data:data1};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.providers !== undefined){
-let data2 = data.providers;
-if(Array.isArray(data2)){
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate137(data2[i0], {instancePath:instancePath+"/providers/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema218.properties.providers.type,parentSchema:schema218.properties.providers,data:data2};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema218.type,parentSchema:schema218,data};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-validate169.errors = vErrors;
-return errors === 0;
-}
-validate169.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateReloadFailed: ContractValidator = validate171;
-
-function validate171(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate171.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.ok === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'",schema:schema223.required,parentSchema:schema223,data};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.error === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error"},message:"must have required property '"+"error"+"'",schema:schema223.required,parentSchema:schema223,data};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.revision === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "revision"},message:"must have required property '"+"revision"+"'",schema:schema223.required,parentSchema:schema223,data};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.providers === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "providers"},message:"must have required property '"+"providers"+"'",schema:schema223.required,parentSchema:schema223,data};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-for(const key0 in data){
-if(!((((key0 === "ok") || (key0 === "error")) || (key0 === "revision")) || (key0 === "providers"))){
-const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema223,data};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.ok !== undefined){
-let data0 = data.ok;
-if(false !== data0){
-const err5 = {instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant",schema:false,parentSchema:schema223.properties.ok,data:data0};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.error !== undefined){
-if(!(validate42(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
-errors = vErrors.length;
-}
-}
-if(data.revision !== undefined){
-let data2 = data.revision;
-if(typeof data2 === "string"){
-if(!pattern55.test(data2)){
-const err6 = {instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/pattern",keyword:"pattern",params:{pattern: "^r:[0-9a-f]{16}$"},message:"must match pattern \""+"^r:[0-9a-f]{16}$"+"\"",schema:"^r:[0-9a-f]{16}$",parentSchema:schema137,data:data2};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema137.type,parentSchema:schema137,data:data2};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.providers !== undefined){
-let data3 = data.providers;
-if(Array.isArray(data3)){
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate142(data3[i0], {instancePath:instancePath+"/providers/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate142.errors : vErrors.concat(validate142.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema223.properties.providers.type,parentSchema:schema223.properties.providers,data:data3};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-}
-else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema223.type,parentSchema:schema223,data};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-validate171.errors = vErrors;
-return errors === 0;
-}
-validate171.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateProviderReloaded: ContractValidator = validate174;
-
-function validate174(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate174.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.providerId === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "providerId"},message:"must have required property '"+"providerId"+"'",schema:schema220.required,parentSchema:schema220,data};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.ok === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'",schema:schema220.required,parentSchema:schema220,data};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.revision === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "revision"},message:"must have required property '"+"revision"+"'",schema:schema220.required,parentSchema:schema220,data};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.changed === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "changed"},message:"must have required property '"+"changed"+"'",schema:schema220.required,parentSchema:schema220,data};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-for(const key0 in data){
-if(!((((key0 === "providerId") || (key0 === "ok")) || (key0 === "revision")) || (key0 === "changed"))){
-const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema220,data};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.providerId !== undefined){
-let data0 = data.providerId;
-if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
-const err5 = {instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema42,data:data0};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.type,parentSchema:schema42,data:data0};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.ok !== undefined){
-let data1 = data.ok;
-if(true !== data1){
-const err7 = {instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant",schema:true,parentSchema:schema220.properties.ok,data:data1};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.revision !== undefined){
-let data2 = data.revision;
-if(typeof data2 === "string"){
-if(!pattern55.test(data2)){
-const err8 = {instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/pattern",keyword:"pattern",params:{pattern: "^r:[0-9a-f]{16}$"},message:"must match pattern \""+"^r:[0-9a-f]{16}$"+"\"",schema:"^r:[0-9a-f]{16}$",parentSchema:schema137,data:data2};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema137.type,parentSchema:schema137,data:data2};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.changed !== undefined){
-let data3 = data.changed;
-if(typeof data3 !== "boolean"){
-const err10 = {instancePath:instancePath+"/changed",schemaPath:"#/properties/changed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema220.properties.changed.type,parentSchema:schema220.properties.changed,data:data3};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema220.type,parentSchema:schema220,data};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-validate174.errors = vErrors;
-return errors === 0;
-}
-validate174.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateProviderReloadError: ContractValidator = validate175;
-
-function validate175(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate175.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.providerId === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "providerId"},message:"must have required property '"+"providerId"+"'",schema:schema226.required,parentSchema:schema226,data};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.ok === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'",schema:schema226.required,parentSchema:schema226,data};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.revision === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "revision"},message:"must have required property '"+"revision"+"'",schema:schema226.required,parentSchema:schema226,data};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.error === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error"},message:"must have required property '"+"error"+"'",schema:schema226.required,parentSchema:schema226,data};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-for(const key0 in data){
-if(!((((key0 === "providerId") || (key0 === "ok")) || (key0 === "revision")) || (key0 === "error"))){
-const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema226,data};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.providerId !== undefined){
-let data0 = data.providerId;
-if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
-const err5 = {instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9._-]{0,63}$"+"\"",schema:"^[a-z][a-z0-9._-]{0,63}$",parentSchema:schema42,data:data0};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/providerId",schemaPath:"ids.schema.json#/$defs/ProviderId/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.type,parentSchema:schema42,data:data0};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.ok !== undefined){
-let data1 = data.ok;
-if(false !== data1){
-const err7 = {instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant",schema:false,parentSchema:schema226.properties.ok,data:data1};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.revision !== undefined){
-let data2 = data.revision;
-if(typeof data2 === "string"){
-if(!pattern55.test(data2)){
-const err8 = {instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/pattern",keyword:"pattern",params:{pattern: "^r:[0-9a-f]{16}$"},message:"must match pattern \""+"^r:[0-9a-f]{16}$"+"\"",schema:"^r:[0-9a-f]{16}$",parentSchema:schema137,data:data2};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/revision",schemaPath:"ids.schema.json#/$defs/Revision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema137.type,parentSchema:schema137,data:data2};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.error !== undefined){
-if(!(validate42(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema226.type,parentSchema:schema226,data};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-validate175.errors = vErrors;
-return errors === 0;
-}
-validate175.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateToolSuccess: ContractValidator = validate177;
-
-function validate177(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate177.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.ok === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'",schema:schema189.required,parentSchema:schema189,data};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.result === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "result"},message:"must have required property '"+"result"+"'",schema:schema189.required,parentSchema:schema189,data};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-for(const key0 in data){
-if(!((key0 === "ok") || (key0 === "result"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema189,data};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.ok !== undefined){
-let data0 = data.ok;
-if(true !== data0){
-const err3 = {instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant",schema:true,parentSchema:schema189.properties.ok,data:data0};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.result !== undefined){
-if(!(validate105(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema189.type,parentSchema:schema189,data};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate177.errors = vErrors;
-return errors === 0;
-}
-validate177.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateToolFailure: ContractValidator = validate179;
-
-function validate179(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate179.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.ok === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'",schema:schema208.required,parentSchema:schema208,data};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.error === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error"},message:"must have required property '"+"error"+"'",schema:schema208.required,parentSchema:schema208,data};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-for(const key0 in data){
-if(!((key0 === "ok") || (key0 === "error"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema208,data};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.ok !== undefined){
-let data0 = data.ok;
-if(false !== data0){
-const err3 = {instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant",schema:false,parentSchema:schema208.properties.ok,data:data0};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.error !== undefined){
-if(!(validate42(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema208.type,parentSchema:schema208,data};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate179.errors = vErrors;
-return errors === 0;
-}
-validate179.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 /** A compiled validator: returns true, or false with `errors` (every fault, allErrors). */
@@ -6855,15 +5571,7 @@ export const VALIDATOR_NAMES = [
   "validateScriptedExecutorConfig",
   "validateLexicalExecutorConfig",
   "validateOpenAIExecutorConfig",
-  "validateCodexExecutorConfig",
-  "validateFileDocumentMetadata",
-  "validateUrlDocumentMetadata",
-  "validateReloadSucceeded",
-  "validateReloadFailed",
-  "validateProviderReloaded",
-  "validateProviderReloadError",
-  "validateToolSuccess",
-  "validateToolFailure"
+  "validateCodexExecutorConfig"
 ] as const;
 
 /** The validator of each schema file, by file name. */
@@ -6893,34 +5601,6 @@ export const DISCRIMINATED_UNIONS: Readonly<Record<string, DiscriminatedUnion>> 
       { value: "lexical", validate: validateLexicalExecutorConfig },
       { value: "openai", validate: validateOpenAIExecutorConfig },
       { value: "codex", validate: validateCodexExecutorConfig },
-    ],
-  },
-  "DocumentMetadata": {
-    propertyName: "kind",
-    branches: [
-      { value: "file", validate: validateFileDocumentMetadata },
-      { value: "url", validate: validateUrlDocumentMetadata },
-    ],
-  },
-  "ReloadResult": {
-    propertyName: "ok",
-    branches: [
-      { value: true, validate: validateReloadSucceeded },
-      { value: false, validate: validateReloadFailed },
-    ],
-  },
-  "ProviderReloadOutcome": {
-    propertyName: "ok",
-    branches: [
-      { value: true, validate: validateProviderReloaded },
-      { value: false, validate: validateProviderReloadError },
-    ],
-  },
-  "ToolOutcome": {
-    propertyName: "ok",
-    branches: [
-      { value: true, validate: validateToolSuccess },
-      { value: false, validate: validateToolFailure },
     ],
   },
 };

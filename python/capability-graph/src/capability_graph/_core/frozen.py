@@ -92,12 +92,18 @@ def serialized_size(value: Any) -> int:
     if isinstance(value, _FROZEN):
         return _frozen_size(value)
     if isinstance(value, dict):
-        members = len(value)
-        return (
-            2
-            + max(members - 1, 0)
-            + sum(len(dump_bytes(key)) + 1 + serialized_size(item) for key, item in value.items())
-        )
+        # The members holding a container are measured one by one (a frozen part remembers its
+        # size); the others are serialized together, in one call: the serialization of that
+        # object without its braces and the commas between its members is the sum of theirs.
+        scalars: dict[str, Any] = {}
+        nested = 0
+        for key, item in value.items():
+            if isinstance(item, dict | list):
+                nested += len(dump_bytes(key)) + 1 + serialized_size(item)
+            else:
+                scalars[key] = item
+        scalar_size = len(dump_bytes(scalars)) - 2 - max(len(scalars) - 1, 0) if scalars else 0
+        return 2 + max(len(value) - 1, 0) + scalar_size + nested
     if isinstance(value, list):
         plain = [item for item in value if not isinstance(item, _FROZEN)]
         if len(plain) == len(value):

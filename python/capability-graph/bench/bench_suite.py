@@ -10,9 +10,10 @@ reported), so the run says how many processes the implementation started for eac
 The floor is what those starts cost on their own, on this machine, measured in the same run: an
 MCP server started per distinct configuration costs at least a bare low-level ``mcp`` server's
 spawn -> ``initialize`` (the SDK's import dominates it), and a CLI case at least
-``python -c "import pydantic"``. ``floor = (servers x bare server + CLI processes x bare start) /
-CPUs``: no harness can run the suite in less on this machine while each case starts a real
-process of the implementation.
+``python -c "import pydantic"``, plus the ``openai`` SDK's import for a process whose configuration
+selects the openai executor. ``floor = (servers x bare server + CLI processes x bare start +
+openai processes x the SDK's import) / CPUs``: no harness can run the suite in less on this
+machine while each case starts a real process of the implementation.
 """
 
 from __future__ import annotations
@@ -37,8 +38,17 @@ REPOSITORY = HERE.parents[2]
 REFERENCE = REPOSITORY / "conformance" / "implementations" / "python-reference.json"
 GOAL_S = 25.0
 
+# Logs the command (its first argument), marked "+openai" when its configuration names the
+# openai executor (whose process imports the openai SDK).
 WRAPPER = """#!/bin/sh
-echo "$1" >> "{log}"
+config=capability-graph.json; previous=
+for argument in "$@"; do
+    [ "$previous" = --config ] && config=$argument
+    previous=$argument
+done
+kind=$1
+grep -qs '"openai"' "$config" && kind="$kind+openai"
+echo "$kind" >> "{log}"
 exec "{cli}" "$@"
 """
 
@@ -146,13 +156,19 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write(run.stdout[-2000:] + run.stderr[-2000:])
             raise SystemExit("bench_suite: the suite did not pass")
         starts = log.read_text(encoding="utf-8").split()
-        servers = starts.count("mcp")
+        servers = sum(start.split("+")[0] == "mcp" for start in starts)
         cli = len(starts) - servers
+        with_openai = sum(start.endswith("+openai") for start in starts)
         cases = json.loads((folder / "report" / "report.json").read_text(encoding="utf-8"))
         bare_mcp = bare_initialize_s(folder, args.runs)
         bare_start = median_s(args.runs, lambda: timed([sys.executable, "-c", "import pydantic"]))
         shell = median_s(args.runs, lambda: timed(["/bin/sh", "-c", "exec true"]))
-    floor = (servers * bare_mcp + cli * bare_start) / cpus
+        openai_sdk = median_s(
+            args.runs, lambda: timed([sys.executable, "-c", "import pydantic, openai"])
+        )
+    # A process of an openai configuration imports the openai SDK on top of the rest.
+    openai_extra = max(openai_sdk - bare_start, 0.0)
+    floor = (servers * bare_mcp + cli * bare_start + with_openai * openai_extra) / cpus
     report = {
         "suite_s": round(wall, 1),
         "suite_cpu_s": round(
@@ -166,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
         "cli_processes": cli,
         "bare_mcp_initialize_ms": round(bare_mcp * 1000, 1),
         "bare_start_ms": round(bare_start * 1000, 1),
+        "openai_processes": with_openai,
+        "openai_import_ms": round(openai_extra * 1000, 1),
         "wrapper_ms": round(shell * 1000, 1),
         "floor_s": round(floor, 1),
         "suite_to_floor_ratio": round(wall / floor, 2),
@@ -181,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         f"(each through a wrapper of {report['wrapper_ms']} ms)\n"
         f"  floor on {cpus} CPUs: {servers} x bare mcp server {report['bare_mcp_initialize_ms']} "
         f"ms + {cli} x python -c 'import pydantic' {report['bare_start_ms']} ms "
+        f"+ {with_openai} x import openai {report['openai_import_ms']} ms "
         f"= {report['floor_s']} s; suite {report['suite_to_floor_ratio']}x its floor"
     )
     return 0

@@ -39,6 +39,7 @@ is a 461 MB file and takes several GB of memory in each implementation.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import os
@@ -50,7 +51,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench_core import generate, roots_of
+from bench_core import generate, json_out_option, roots_of, save_json
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
@@ -93,7 +94,8 @@ if mode == "bare":
     print(json.dumps({"peak_rss_mb": peak_rss_mb(), "rss_mb": rss_mb()}))
     sys.exit(0)
 
-path, size, roots, timeout_ms = sys.argv[2], int(sys.argv[3]), json.loads(sys.argv[4]), int(sys.argv[5])
+path, size, roots = sys.argv[2], int(sys.argv[3]), json.loads(sys.argv[4])
+timeout_ms = int(sys.argv[5])
 config = {
     "providers": [{"path": path}],
     "budgets": {"maxCapabilities": 10000000, "maxCatalogEntries": min(size, 1000000),
@@ -142,8 +144,8 @@ async def main():
     started = time.perf_counter()
     while True:
         page_started = time.perf_counter()
-        page = await graph.call("list_capabilities",
-                                {"limit": 500} if cursor is None else {"limit": 500, "cursor": cursor})
+        arguments = {"limit": 500} if cursor is None else {"limit": 500, "cursor": cursor}
+        page = await graph.call("list_capabilities", arguments)
         last_page_ms = (time.perf_counter() - page_started) * 1000
         if pages == 0:
             first_page_ms = last_page_ms
@@ -258,7 +260,7 @@ def exponents(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             (row for row in rows if row["implementation"] == implementation),
             key=lambda row: row["capabilities"],
         )
-        for small, large in zip(mine, mine[1:], strict=False):
+        for small, large in itertools.pairwise(mine):
             growth = math.log(large["capabilities"] / small["capabilities"])
             for key, label, _ in (*OPERATIONS, ("peak_rss_mb", "peak RSS", "MB")):
                 if small[key] <= 0 or large[key] <= 0:
@@ -313,7 +315,10 @@ def table(report: dict[str, Any]) -> str:
     rows = report["rows"]
     heads = [f"{r['implementation'][:2]} {r['capabilities']:,}" for r in rows]
     lines: list[tuple[str, list[str]]] = [
-        ("file MB (B/cap)", [f"{r['file_bytes'] / 1e6:.0f} ({r['file_bytes_per_cap']:.0f})" for r in rows]),
+        (
+            "file MB (B/cap)",
+            [f"{r['file_bytes'] / 1e6:.0f} ({r['file_bytes_per_cap']:.0f})" for r in rows],
+        ),
     ]
     for key, label, unit in OPERATIONS:
         lines.append((f"{label} {unit}", [f"{r[key]:g}" for r in rows]))
@@ -322,14 +327,14 @@ def table(report: dict[str, Any]) -> str:
         ("RSS after open MB", [f"{r['rss_after_open_mb']:.0f}" for r in rows]),
         ("memory B/cap", [str(r["mem_bytes_per_cap"]) for r in rows]),
         ("list pages/items", [f"{r['list_pages']}/{r['list_items']}" for r in rows]),
-        ("list 1st/last page ms", [f"{r['list_first_page_ms']:g}/{r['list_last_page_ms']:g}" for r in rows]),
+        (
+            "list 1st/last page ms",
+            [f"{r['list_first_page_ms']:g}/{r['list_last_page_ms']:g}" for r in rows],
+        ),
         ("resolved (d3)", [str(r["resolved"]) for r in rows]),
         (
             "match cold outcome",
-            [
-                f"{r['match_outcome']}{'' if r['match_within_deadline'] else ' LATE'}"
-                for r in rows
-            ],
+            [f"{r['match_outcome']}{'' if r['match_within_deadline'] else ' LATE'}" for r in rows],
         ),
         ("match warm outcome", [str(r["match_warm_outcome"]) for r in rows]),
         (
@@ -368,6 +373,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--implementations", default="python,typescript")
     parser.add_argument("--match-timeout-ms", type=int, default=10_000)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    json_out_option(parser)
     args = parser.parse_args(argv)
     sizes = sorted(int(size) for size in args.sizes.split(","))
     implementations = [name.strip() for name in args.implementations.split(",")]
@@ -375,6 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown implementations: {', '.join(sorted(unknown))}")
     report = run(sizes, implementations, args.match_timeout_ms)
+    save_json(args.json_out, report)
     print(json.dumps(report, indent=2) if args.json else table(report))
     return 0
 

@@ -29,6 +29,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from bench_core import json_out_option, save_json
+
 BARE_SERVER = """\
 import anyio
 from mcp import types
@@ -161,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=15, help="cold starts per subject")
     parser.add_argument("--calls", type=int, default=300, help="tools/call round trips")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    json_out_option(parser)
     args = parser.parse_args(argv)
 
     cli = cli_command()
@@ -226,6 +229,7 @@ def main(argv: list[str] | None = None) -> int:
             "mcp_call_ratio": 1.5,
         },
     }
+    save_json(args.json_out, report)
     if args.json:
         print(json.dumps(report))
         return 0

@@ -146,9 +146,23 @@ class _Axes:
         return out
 
 
+#: The outcome member of each match time: a match that ended in an error (CG_MODEL_TIMEOUT)
+#: took its deadline, not the work; it is left out of the lines.
+OUTCOME_OF = {"match_ms": "match_outcome", "match_warm_ms": "match_warm_outcome"}
+
+
+def _failed(row: dict[str, Any], key: str) -> str | None:
+    outcome = str(row.get(OUTCOME_OF.get(key, ""), ""))
+    return outcome if outcome.startswith("CG_") else None
+
+
 def _series(rows: Sequence[dict[str, Any]], implementation: str, key: str, factor: float) -> list:
     mine = sorted(
-        (r for r in rows if r["implementation"] == implementation and r.get(key, 0) > 0),
+        (
+            r
+            for r in rows
+            if r["implementation"] == implementation and r.get(key, 0) > 0 and not _failed(r, key)
+        ),
         key=lambda r: r["capabilities"],
     )
     return [(r["capabilities"], r[key] * factor) for r in mine]
@@ -188,8 +202,8 @@ def scale_svg(data: dict[str, Any]) -> str:
             "stroke='#bbb' stroke-width='1.5' stroke-dasharray='2 3'/>"
         )
         out.append(
-            f"<text x='{_num(time_axes.x(guide_last) + 4)}' y='{_num(time_axes.y(end) - 4)}' "
-            "font-size='10' fill='#888'>linear</text>"
+            f"<text x='{_num(time_axes.x(guide_last) - 6)}' y='{_num(time_axes.y(end) + 14)}' "
+            "font-size='10' fill='#888' text-anchor='end'>linear growth</text>"
         )
     for implementation, _, dash in IMPLEMENTATIONS:
         for key, _, factor, colour in OPERATIONS:
@@ -283,6 +297,11 @@ def _time_cell(ms: float) -> str:
     return f"{ms * 1000:.3g} µs"
 
 
+def _op_cell(row: dict[str, Any], key: str, factor: float) -> str:
+    failed = _failed(row, key)
+    return _time_cell(row[key] * factor) + (f" ({failed})" if failed else "")
+
+
 def scale_section(data: dict[str, Any], image: str) -> list[str]:
     """The figures of ``bench_scale``: the picture, the table and the flagged operations."""
     rows = data["rows"]
@@ -321,7 +340,7 @@ def scale_section(data: dict[str, Any], image: str) -> list[str]:
                 out.append(
                     " / ".join(
                         "–"
-                        if e is None
+                        if e is None or e["exponent"] is None
                         else f"**{e['exponent']:.2f}**"
                         if e["superlinear"]
                         else f"{e['exponent']:.2f}"
@@ -335,7 +354,7 @@ def scale_section(data: dict[str, Any], image: str) -> list[str]:
     for key, label, factor, _ in OPERATIONS:
         lines.append(
             f"| {label} | "
-            + " | ".join(cells(lambda r, k=key, f=factor: _time_cell(r[k] * f), key))
+            + " | ".join(cells(lambda r, k=key, f=factor: _op_cell(r, k, f), key))
             + " |"
         )
     extra: list[tuple[str, Any, str | None]] = [
@@ -365,5 +384,12 @@ def scale_section(data: dict[str, Any], image: str) -> list[str]:
         )
     else:
         lines.append("No operation grows faster than linearly (every exponent ≤ 1.15).")
+    capped = sorted({e["capped"] for e in data.get("exponents", []) if e.get("capped")})
+    if capped:
+        lines += [
+            "",
+            f"A match that ended in {', '.join(capped)} took its deadline, not the work: it "
+            "has no growth exponent and is left out of the chart's lines.",
+        ]
     lines.append("")
     return lines

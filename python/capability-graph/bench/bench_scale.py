@@ -251,9 +251,22 @@ def row_of(
     }
 
 
+#: The outcome member of each match time: a match that ended in an error (its deadline passed)
+#: took the deadline, not the work, so its time has no growth exponent.
+OUTCOME_OF = {"match_ms": "match_outcome", "match_warm_ms": "match_warm_outcome"}
+
+
+def failed(row: dict[str, Any], key: str) -> str | None:
+    """The error code that ended the operation ``key`` of ``row`` (a match), if one did."""
+    outcome = row.get(OUTCOME_OF.get(key, ""), "")
+    return outcome if str(outcome).startswith("CG_") else None
+
+
 def exponents(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The growth exponent of each timed operation (and of memory per capability's total)
-    between consecutive sizes of each implementation; ``superlinear`` when above 1.15."""
+    """The growth exponent of each timed operation (and of the peak RSS) between consecutive
+    sizes of each implementation; ``superlinear`` when above 1.15. A match that ended in an
+    error at either size (``CG_MODEL_TIMEOUT``: the deadline) has no exponent (``null``) and
+    the error in ``capped``."""
     found = []
     for implementation in dict.fromkeys(row["implementation"] for row in rows):
         mine = sorted(
@@ -265,18 +278,20 @@ def exponents(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             for key, label, _ in (*OPERATIONS, ("peak_rss_mb", "peak RSS", "MB")):
                 if small[key] <= 0 or large[key] <= 0:
                     continue
-                exponent = math.log(large[key] / small[key]) / growth
-                found.append(
-                    {
-                        "implementation": implementation,
-                        "operation": label,
-                        "key": key,
-                        "from": small["capabilities"],
-                        "to": large["capabilities"],
-                        "exponent": round(exponent, 2),
-                        "superlinear": exponent > LINEAR_LIMIT,
-                    }
-                )
+                item: dict[str, Any] = {
+                    "implementation": implementation,
+                    "operation": label,
+                    "key": key,
+                    "from": small["capabilities"],
+                    "to": large["capabilities"],
+                }
+                capped = failed(small, key) or failed(large, key)
+                if capped:
+                    item.update(exponent=None, superlinear=False, capped=capped)
+                else:
+                    exponent = math.log(large[key] / small[key]) / growth
+                    item.update(exponent=round(exponent, 2), superlinear=exponent > LINEAR_LIMIT)
+                found.append(item)
     return found
 
 
@@ -360,9 +375,14 @@ def table(report: dict[str, Any]) -> str:
         out += ["", "growth exponents, log(t2/t1)/log(n2/n1) (> 1.15: superlinear)"]
         for item in report["exponents"]:
             flag = "  SUPERLINEAR" if item["superlinear"] else ""
+            value = (
+                f"{item['exponent']:>6.2f}"
+                if item["exponent"] is not None
+                else f"     -  ({item['capped']}: the deadline, not the work)"
+            )
             out.append(
                 f"  {item['implementation']:<11}{item['operation']:<14}"
-                f"{item['from']:>10,} -> {item['to']:<10,}{item['exponent']:>6.2f}{flag}"
+                f"{item['from']:>10,} -> {item['to']:<10,}{value}{flag}"
             )
     return "\n".join(out)
 

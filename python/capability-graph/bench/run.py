@@ -125,7 +125,11 @@ def scale_lines(figures: Figures) -> list[tuple[str, str, str, str, str]]:
         rows = [r for r in scale["rows"] if r["implementation"] == name]
         if not rows:
             continue
-        growth = [e for e in scale["exponents"] if e["implementation"] == name]
+        growth = [
+            e
+            for e in scale["exponents"]
+            if e["implementation"] == name and e["exponent"] is not None
+        ]
         if growth:
             worst = max(growth, key=lambda e: e["exponent"])
             out.append(

@@ -81,7 +81,9 @@ RATIOS: tuple[tuple[str, str, float, Reader, str, float, Reader], ...] = (
         lambda f: _get(f, "bench_core", "open_ratio", capabilities=100000),
         "JSON.parse",
         1.5,
-        lambda f: _get(f, "bench_typescript", "open_ratio", implementation="typescript"),
+        lambda f: _get(
+            f, "bench_typescript", "open_ratio", implementation="typescript", capabilities=100000
+        ),
     ),
     (
         "open 100k, peak memory",
@@ -90,7 +92,9 @@ RATIOS: tuple[tuple[str, str, float, Reader, str, float, Reader], ...] = (
         lambda f: _get(f, "bench_core", "rss_ratio", capabilities=100000),
         "JSON.parse",
         1.3,
-        lambda f: _get(f, "bench_typescript", "rss_ratio", implementation="typescript"),
+        lambda f: _get(
+            f, "bench_typescript", "rss_ratio", implementation="typescript", capabilities=100000
+        ),
     ),
     (
         "MCP spawn -> initialize",

@@ -43,6 +43,7 @@ from doc_examples import EXAMPLES, Example, error_of, run_script
 from capability_graph._testing import NEXT_ACTION_TEXT, PHASE_TEXT, REGISTRY, explain_markdown
 
 from .base import GenerationError, Repo, Step
+from .scale_chart import scale_section, scale_svg
 
 TAXONOMY = "spec/capability-graph/taxonomy.json"
 SUFFIX = ".schema.json"
@@ -495,6 +496,20 @@ def _range(node: Mapping[str, Any], low: str, high: str, what: str) -> list[str]
 # -- benchmarks ----------------------------------------------------------------------------------
 
 
+#: The scale benchmark's figures: drawn into an SVG beside the JSON, and a table of their own.
+SCALE_JSON = Path("bench_scale.json")
+SCALE_SVG = "scale.svg"
+
+
+def scale_chart(repo: Repo) -> dict[Path, str]:
+    """``docs/benchmarks/scale.svg`` drawn from ``bench_scale.json``, when it is recorded."""
+    source = repo.docs / "benchmarks" / SCALE_JSON
+    if not source.is_file():
+        return {}
+    data = json.loads(source.read_text(encoding="utf-8"))
+    return {repo.docs / "benchmarks" / SCALE_SVG: scale_svg(data)}
+
+
 def benchmark_figures(repo: Repo) -> list[str]:
     """The figures of ``docs/benchmarks/*.json`` (written by the benchmarks' ``--json``)."""
     files = sorted((repo.docs / "benchmarks").glob("*.json"))
@@ -509,6 +524,9 @@ def benchmark_figures(repo: Repo) -> list[str]:
         return lines
     for path in files:
         data = json.loads(path.read_text(encoding="utf-8"))
+        if path.stem == SCALE_JSON.stem:
+            lines += scale_section(data, f"benchmarks/{SCALE_SVG}")
+            continue
         rows = data if isinstance(data, list) else data.get("rows", [data])
         lines += [f"### `{path.stem}`", ""]
         if isinstance(data, dict) and data.get("recorded"):
@@ -710,12 +728,14 @@ def docs_files(repo: Repo) -> dict[Path, str]:
     files[benchmarks] = replace_blocks(
         repo.text(benchmarks), {"figures": benchmark_figures(repo)}, comment="<!-- {} -->"
     )
+    files.update(scale_chart(repo))
     return files
 
 
 def owned(repo: Repo) -> Iterator[Path]:
     for folder in GENERATED_DIRS:
         yield from sorted((repo.docs / folder).glob("*.md"))
+    yield from sorted((repo.docs / "benchmarks").glob(SCALE_SVG))
 
 
 DOCS = Step("docs", docs_files, owned)

@@ -190,6 +190,17 @@ def measure_open_and_resolve(path: Path, size: int) -> Row:
     }
 
 
+def json_out_option(parser: argparse.ArgumentParser) -> None:
+    """``--json-out PATH``: also write the JSON (what ``--json`` prints) to PATH, the normal
+    output printed as usual (``run.py`` collects every benchmark's figures this way)."""
+    parser.add_argument("--json-out", type=Path, metavar="PATH", help="also write the JSON to PATH")
+
+
+def save_json(path: Path | None, value: Any) -> None:
+    if path is not None:
+        path.write_text(json.dumps(value, indent=2) + "\n", encoding="utf-8")
+
+
 def print_rows(rows: list[Row], as_json: bool, line: Callable[[Row], str]) -> None:
     """The rows as one JSON document (``--json``, what docs/benchmarks/ keeps) or one line each."""
     if as_json:
@@ -219,8 +230,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--json", action="store_true")
+    json_out_option(parser)
     args = parser.parse_args(argv)
     rows = rows_per_size(args.sizes, measure_open_and_resolve)
+    save_json(args.json_out, rows)
     print_rows(rows, args.json, open_and_resolve_line)
     return 0
 

@@ -24,6 +24,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from bench_core import json_out_option, save_json
+
 from capability_graph._core.executors import build_executor
 from capability_graph._core.executors.job import MatchJob
 from capability_graph._core.match import run_match
@@ -163,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    json_out_option(parser)
     args = parser.parse_args(argv)
 
     catalog = make_catalog(args.size)
@@ -189,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         "ratio_warm_vs_baseline": round(warm_ms / baseline_ms, 2),
         "lexical_warm_ms_per_match_fresh_list": round(warm_list_ms, 2),
     }
+    save_json(args.json_out, report)
     if args.json:
         print(json.dumps(report))
     else:

@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench_core import json_out_option, save_json
+
 from capability_graph._core.errors import GraphError
 from capability_graph._core.executors import build_executor
 from capability_graph._core.executors.job import MatchJob
@@ -122,11 +124,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deadline-ms", type=int, default=100)
     parser.add_argument("--kinds", default="scripted,lexical,openai,codex")
     parser.add_argument("--json", action="store_true")
+    json_out_option(parser)
     args = parser.parse_args(argv)
     report = {}
     for kind in args.kinds.split(","):
         runs = max(3, args.runs // 5) if kind in ("lexical", "codex") else args.runs
         report[kind] = {"runs": runs, **summary(measure(kind, runs, args.deadline_ms / 1000))}
+    save_json(args.json_out, report)
     if args.json:
         print(json.dumps(report))
     else:

@@ -25,6 +25,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from bench_core import json_out_option, save_json
+
 from capability_graph_testing.reliability import (
     TICKER_KINDS,
     hanging_match,
@@ -76,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         help="skip the second lexical-100k row measured with gc.freeze() after open",
     )
     parser.add_argument("--json", action="store_true")
+    json_out_option(parser)
     args = parser.parse_args(argv)
     report: dict[str, Any] = {"baseline (idle loop)": baseline(args.timeout_ms, args.matches)}
     for kind in args.kinds.split(","):
@@ -84,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
             report[f"{kind} +gc.freeze"] = measure(
                 kind, args.timeout_ms, args.matches, freeze_gc=True
             )
+    save_json(args.json_out, report)
     if args.json:
         print(json.dumps(report))
         return 0

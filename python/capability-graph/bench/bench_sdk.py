@@ -26,7 +26,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from bench_core import print_rows, roots_of, rows_per_size
+from bench_core import json_out_option, print_rows, roots_of, rows_per_size, save_json
 
 from capability_graph import CapabilityGraph, ResolveResult
 from capability_graph._core.json import dumps
@@ -121,10 +121,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--json", action="store_true")
+    json_out_option(parser)
     args = parser.parse_args(argv)
     rows = rows_per_size(
         args.sizes, lambda path, size: asyncio.run(measure(path, size, args.repeat))
     )
+    save_json(args.json_out, rows)
     print_rows(rows, args.json, sdk_line)
     return 0
 

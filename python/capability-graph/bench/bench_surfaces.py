@@ -30,6 +30,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from bench_core import json_out_option, save_json
+
 BARE_SERVER = """\
 import json, sys
 import anyio
@@ -188,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=15, help="cold starts per subject")
     parser.add_argument("--calls", type=int, default=300, help="tools/call round trips")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    json_out_option(parser)
     args = parser.parse_args(argv)
 
     cli = cli_command()
@@ -255,6 +258,7 @@ def main(argv: list[str] | None = None) -> int:
             "mcp_call_ratio": 1.15,
         },
     }
+    save_json(args.json_out, report)
     if args.json:
         print(json.dumps(report))
         return 0

@@ -31,7 +31,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench_core import generate
+from bench_core import generate, json_out_option, save_json
 from bench_surfaces import Server, alternate, median_ms, round_trips, timed_run
 
 HERE = Path(__file__).resolve().parent
@@ -177,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=100000, help="capabilities for open")
     parser.add_argument("--no-python", action="store_true", help="skip the Python column")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    json_out_option(parser)
     args = parser.parse_args(argv)
     if not CLI.is_file():
         print("bench_typescript: build first: (cd typescript && npm ci && npm run build)")
@@ -186,11 +187,12 @@ def main(argv: list[str] | None = None) -> int:
         typescript = measure_surfaces(args.runs, args.calls, folder)
         typescript.update(measure_open(args.size, folder))
     python = None if args.no_python else python_figures(args.runs, args.calls, args.size)
+    # One row per implementation, the form docs/benchmarks/*.json tables are made from.
+    rows = [{"implementation": "typescript", **{k: round(v, 3) for k, v in typescript.items()}}]
+    if python is not None:
+        rows.append({"implementation": "python", **{k: round(v, 3) for k, v in python.items()}})
+    save_json(args.json_out, {"rows": rows})
     if args.json:
-        # One row per implementation, the form docs/benchmarks/*.json tables are made from.
-        rows = [{"implementation": "typescript", **{k: round(v, 3) for k, v in typescript.items()}}]
-        if python is not None:
-            rows.append({"implementation": "python", **{k: round(v, 3) for k, v in python.items()}})
         print(json.dumps({"rows": rows}))
         return 0
     print(

@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench_core import json_out_option, save_json
 from bench_surfaces import Server
 
 HERE = Path(__file__).resolve().parent
@@ -125,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9, help="starts per baseline")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    json_out_option(parser)
     args = parser.parse_args(argv)
     harness = Path(sys.executable).parent / "cg-conformance"
     if not harness.is_file():
@@ -189,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         "suite_to_floor_ratio": round(wall / floor, 2),
         "goal_s": GOAL_S,
     }
+    save_json(args.json_out, report)
     if args.json:
         print(json.dumps(report))
         return 0

@@ -25,6 +25,11 @@ export interface Snapshot {
    * entry; built on the first match, since static queries never need it.
    */
   readonly catalog: () => readonly CatalogEntry[];
+  /**
+   * Filtered listings by filter (see `selectionOf` in operations/list.ts), kept for the pages
+   * after the first: a few, the oldest dropped first.
+   */
+  readonly selections: Map<string, readonly CapabilityEntry[]>;
 }
 
 /** Whether a provider id is in scope: not excluded by a configured scope ([CG-SCOPE-1]). */
@@ -99,6 +104,7 @@ export function assembleSnapshot(
       ),
       listing,
       catalog: memoize(() => listing.map(catalogEntryOf)),
+      selections: new Map(),
     },
   };
 }

@@ -5,7 +5,12 @@ import type { ListRequest } from "../../_generated/types/list-request.js";
 import type { ListResult } from "../../_generated/types/list-result.js";
 import { filterKey, issueCursor, readCursor } from "../cursor.js";
 import { graphError } from "../errors.js";
+import type { CapabilityEntry } from "../load.js";
+import type { Snapshot } from "../snapshot.js";
 import { checkNamedProviders, type OperationContext, summaryOf } from "./common.js";
+
+/** How many filtered listings a snapshot keeps (each up to a pointer per capability). */
+const SELECTIONS_KEPT = 4;
 
 export async function listCapabilities(
   context: OperationContext,
@@ -15,11 +20,7 @@ export async function listCapabilities(
   if (request.providers !== undefined) checkNamedProviders(snapshot, request.providers, "query");
   const providers = request.providers === undefined ? undefined : new Set(request.providers);
   const tags = request.tags === undefined ? [] : [...new Set(request.tags)];
-  const selected = snapshot.listing.filter(
-    (capability) =>
-      (providers === undefined || providers.has(capability.providerId)) &&
-      tags.every((tag) => capability.tags.includes(tag)),
-  );
+  const selected = selectionOf(snapshot, providers, tags);
   const filters = filterKey({ providers: request.providers, tags: request.tags });
   let offset = 0;
   if (request.cursor !== undefined) {
@@ -44,4 +45,35 @@ export async function listCapabilities(
   if (end < selected.length)
     result.nextCursor = issueCursor(config.cursorKey, snapshot.revision, filters, end);
   return result;
+}
+
+/**
+ * The capabilities a request's filters select, in listing order: the listing itself when nothing
+ * filters it, else a filtered copy kept on the snapshot, so that paging through a selection
+ * costs each page its own items, not a pass over the catalog (which made paging through
+ * everything quadratic).
+ */
+function selectionOf(
+  snapshot: Snapshot,
+  providers: ReadonlySet<string> | undefined,
+  tags: readonly string[],
+): readonly CapabilityEntry[] {
+  if (providers === undefined && tags.length === 0) return snapshot.listing;
+  const key = JSON.stringify([
+    providers === undefined ? null : [...providers].sort(),
+    [...tags].sort(),
+  ]);
+  const kept = snapshot.selections.get(key);
+  if (kept !== undefined) return kept;
+  const selected = snapshot.listing.filter(
+    (capability) =>
+      (providers === undefined || providers.has(capability.providerId)) &&
+      tags.every((tag) => capability.tags.includes(tag)),
+  );
+  if (snapshot.selections.size >= SELECTIONS_KEPT) {
+    const oldest = snapshot.selections.keys().next();
+    if (oldest.done !== true) snapshot.selections.delete(oldest.value);
+  }
+  snapshot.selections.set(key, selected);
+  return selected;
 }

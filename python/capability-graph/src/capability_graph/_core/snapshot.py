@@ -152,7 +152,7 @@ class Provider:
 class Snapshot:
     """The published graph: every provider and capability, never changed once built."""
 
-    __slots__ = ("capabilities", "catalogs", "details", "providers", "revision")
+    __slots__ = ("capabilities", "catalogs", "details", "providers", "revision", "selections")
 
     def __init__(
         self,
@@ -168,6 +168,9 @@ class Snapshot:
         self.details: dict[str, Any] = {}
         # Match catalogs (tuples of frozen summaries) by provider selection, built on first use.
         self.catalogs: dict[Any, tuple[Any, ...]] = {}
+        # Filtered listings by filter, for the pages after the first (a few, oldest dropped
+        # first; see ``selection_of`` in operations/common.py).
+        self.selections: dict[Any, tuple[Capability, ...]] = {}
 
 
 def _invalid(code: ErrorCode, message: str | None = None) -> GraphError:

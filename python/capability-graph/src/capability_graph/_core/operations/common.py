@@ -175,6 +175,26 @@ def capabilities_of(
                 yield capability
 
 
+#: How many filtered listings a snapshot keeps (each up to a reference per capability).
+SELECTIONS_KEPT = 4
+
+
+def selection_of(
+    snapshot: Snapshot, providers: Sequence[str], tags: Sequence[str] | None
+) -> tuple[Capability, ...]:
+    """Every capability :func:`capabilities_of` yields, kept on the snapshot by filter, so that
+    paging through a selection costs each page its own items, not a walk from the first
+    capability to its offset (which made paging through everything quadratic)."""
+    key = (tuple(providers), frozenset(tags or ()))
+    kept = snapshot.selections.get(key)
+    if kept is None:
+        kept = tuple(capabilities_of(snapshot, providers, tags))
+        if len(snapshot.selections) >= SELECTIONS_KEPT:
+            del snapshot.selections[next(iter(snapshot.selections))]
+        snapshot.selections[key] = kept
+    return kept
+
+
 def check_named_providers(
     snapshot: Snapshot, config: HostConfig, provider_ids: Iterable[str], phase: Phase
 ) -> None:

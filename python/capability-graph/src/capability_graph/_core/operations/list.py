@@ -20,6 +20,7 @@ from .common import (
     check_named_providers,
     scoped_providers,
     selected_providers,
+    selection_of,
 )
 
 __all__ = ["handle"]
@@ -48,9 +49,13 @@ async def handle(context: OperationContext, request: Mapping[str, Any]) -> dict[
         raise foreign_cursor()
     if authorized == 0:
         return {"status": "empty", "revision": snapshot.revision, "items": []}
-    page = list(islice(capabilities_of(snapshot, providers, tags), offset, offset + limit + 1))
-    if offset and not page:  # the filters select no more than `offset` items
-        raise foreign_cursor()
+    if offset:
+        # A later page: a slice of the selection, kept for the pages after it.
+        page = list(selection_of(snapshot, providers, tags)[offset : offset + limit + 1])
+        if not page:  # the filters select no more than `offset` items
+            raise foreign_cursor()
+    else:  # the first page walks no further than itself
+        page = list(islice(capabilities_of(snapshot, providers, tags), limit + 1))
     result: dict[str, Any] = {
         "status": "ok",
         "revision": snapshot.revision,

@@ -221,22 +221,32 @@ function* rankSteps(
   if (query.length === 0) return { status: "unknown", candidates: [] };
   if (catalog.length === 0) return { status: "no_match", candidates: [] };
   const entries: Array<{ entry: CatalogEntry; index: EntryIndex }> = [];
+  // Gathered while indexing, so that nothing after it walks every entry without yielding: the
+  // total length, and how many entries hold each query term.
+  let total = 0;
+  const containing = new Map<string, number>(query.map((term) => [term, 0]));
   for (const entry of catalog) {
     // Indexing a cold catalog is the long part (999 texts of 8,192 characters take seconds);
     // each entry's index is kept, so the progress of a match that was stopped is not lost.
     if (due()) yield;
-    entries.push({ entry, index: indexOf(entry) });
+    const index = indexOf(entry);
+    entries.push({ entry, index });
+    total += index.length;
+    for (const term of query)
+      if ((index.frequencies.get(term) ?? 0) > 0)
+        containing.set(term, (containing.get(term) as number) + 1);
   }
-  const total = entries.reduce((sum, { index }) => sum + index.length, 0);
   const average = total / entries.length === 0 ? 1 : total / entries.length;
   const count = entries.length;
   const idf = new Map<string, number>();
   for (const term of query) {
-    const containing = entries.filter(({ index }) => (index.frequencies.get(term) ?? 0) > 0).length;
-    idf.set(term, Math.log(1 + (count - containing + 0.5) / (containing + 0.5)));
+    const holding = containing.get(term) as number;
+    idf.set(term, Math.log(1 + (count - holding + 0.5) / (holding + 0.5)));
   }
   const idfSum = query.reduce((sum, term) => sum + (idf.get(term) as number), 0);
-  const scored: Array<{ id: string; confidence: number }> = [];
+  // The best `limit` so far, the worst at the root: a match over a million entries keeps a
+  // few candidates, never sorts every scored entry.
+  const best = new BoundedRanking(limit);
   for (const [position, { entry, index }] of entries.entries()) {
     if (position % 256 === 0 && due()) yield;
     let score = 0;
@@ -248,20 +258,64 @@ function* rankSteps(
         (frequency + K1 * (1 - B + (B * index.length) / average));
     }
     const confidence = round4(score / ((K1 + 1) * idfSum));
-    if (confidence >= THRESHOLD) scored.push({ id: entry.id, confidence });
+    if (confidence >= THRESHOLD) best.offer({ id: entry.id, confidence });
   }
-  scored.sort((left, right) =>
-    right.confidence !== left.confidence
-      ? right.confidence - left.confidence
-      : left.id < right.id
-        ? -1
-        : left.id > right.id
-          ? 1
-          : 0,
-  );
-  const candidates = scored.slice(0, limit);
+  const candidates = best.ranked();
   if (candidates.length === 0) return { status: "no_match", candidates: [] };
   return { status: "matched", candidates };
+}
+
+type Candidate = { id: string; confidence: number };
+
+/** Whether `left` ranks before `right`: higher confidence first, then the smaller id. */
+function ranksBefore(left: Candidate, right: Candidate): boolean {
+  return left.confidence !== right.confidence
+    ? left.confidence > right.confidence
+    : left.id < right.id;
+}
+
+/**
+ * The best `limit` candidates offered, in a binary heap whose root is the worst of them:
+ * the same candidates, in the same order, as sorting all of them and keeping the first `limit`.
+ */
+class BoundedRanking {
+  private readonly heap: Candidate[] = [];
+
+  constructor(private readonly limit: number) {}
+
+  offer(candidate: Candidate): void {
+    const heap = this.heap;
+    if (heap.length < this.limit) {
+      heap.push(candidate);
+      let child = heap.length - 1;
+      while (child > 0) {
+        const parent = (child - 1) >> 1;
+        if (!ranksBefore(heap[parent] as Candidate, heap[child] as Candidate)) break;
+        [heap[parent], heap[child]] = [heap[child] as Candidate, heap[parent] as Candidate];
+        child = parent;
+      }
+      return;
+    }
+    if (heap.length === 0 || !ranksBefore(candidate, heap[0] as Candidate)) return;
+    heap[0] = candidate;
+    let parent = 0;
+    for (;;) {
+      const left = 2 * parent + 1;
+      const right = left + 1;
+      let worst = parent;
+      if (left < heap.length && ranksBefore(heap[worst] as Candidate, heap[left] as Candidate))
+        worst = left;
+      if (right < heap.length && ranksBefore(heap[worst] as Candidate, heap[right] as Candidate))
+        worst = right;
+      if (worst === parent) return;
+      [heap[parent], heap[worst]] = [heap[worst] as Candidate, heap[parent] as Candidate];
+      parent = worst;
+    }
+  }
+
+  ranked(): Candidate[] {
+    return [...this.heap].sort((left, right) => (ranksBefore(left, right) ? -1 : 1));
+  }
 }
 
 type LexicalOutput = {

@@ -22,9 +22,11 @@ export async function matchCapabilities(
   if (executor === undefined || context.executorName === undefined)
     throw graphError("CG_MODEL_NOT_CONFIGURED", "match");
   const named = request.providers === undefined ? undefined : new Set(request.providers);
-  const catalog = snapshot
-    .catalog()
-    .filter((entry) => named === undefined || named.has(entry.providerId));
+  // Every entry when no provider is named: the snapshot's catalog itself, not a copy of it.
+  const catalog =
+    named === undefined
+      ? snapshot.catalog()
+      : snapshot.catalog().filter((entry) => named.has(entry.providerId));
   if (catalog.length > config.budgets.maxCatalogEntries) {
     throw graphError("CG_CATALOG_TOO_LARGE", "match");
   }

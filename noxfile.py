@@ -332,7 +332,7 @@ def mutation_ts(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Run the benchmarks and print ratios against their baselines (the TypeScript ones beside
     the Python ones; they need Node 20+ and npm on PATH)."""
-    _install_packages(session)
+    _install_packages(session, "./conformance/harness")  # bench_suite runs the suite
     session.install(*_group("test"))
     _install_test_support(session)
     if shutil.which("npm") is not None:  # the TypeScript benchmarks run when Node is there

@@ -116,6 +116,7 @@ def measure_surfaces(runs: int, calls: int, folder: Path) -> dict[str, float]:
 def measure_open(size: int, folder: Path) -> dict[str, float]:
     path = generate(size, folder)
     baseline = min((node_child("parse", path) for _ in range(3)), key=lambda r: r["seconds"])
+    floor = min((node_child("floor", path) for _ in range(3)), key=lambda r: r["seconds"])
     graph = min((node_child("open", path) for _ in range(2)), key=lambda r: r["seconds"])
     row = {
         "capabilities": size,
@@ -123,6 +124,8 @@ def measure_open(size: int, folder: Path) -> dict[str, float]:
         "json_parse_s": baseline["seconds"],
         "open_s": graph["seconds"],
         "open_ratio": graph["seconds"] / baseline["seconds"],
+        "parse_serialize_hash_s": floor["seconds"],
+        "open_floor_ratio": floor["seconds"] / baseline["seconds"],
         "json_parse_rss_mb": baseline["rss_mb"],
         "open_rss_mb": graph["rss_mb"],
         "rss_ratio": graph["rss_mb"] / baseline["rss_mb"],
@@ -215,7 +218,9 @@ def main(argv: list[str] | None = None) -> int:
         f"  open ({typescript['bytes'] / 1e6:.0f} MB)            : "
         f"{typescript['open_s']:8.3f} s    "
         f"JSON.parse: {typescript['json_parse_s']:.3f} s; peak RSS "
-        f"{typescript['open_rss_mb']:.0f} MB vs {typescript['json_parse_rss_mb']:.0f} MB"
+        f"{typescript['open_rss_mb']:.0f} MB vs {typescript['json_parse_rss_mb']:.0f} MB; "
+        f"floor (parse, JSON.stringify, SHA-256): {typescript['parse_serialize_hash_s']:.3f} s "
+        f"= {typescript['open_floor_ratio']:.2f}x JSON.parse"
     )
     print(f"  {'ratio':<26}{'TypeScript':>12}{'Python':>10}   baselines (TypeScript / Python)")
     for key, label, ts_baseline, py_baseline in ROWS:

@@ -86,13 +86,20 @@ RATIOS: tuple[tuple[str, str, float, Reader, str, float, Reader], ...] = (
         ),
     ),
     (
-        "open 100k: its floor, parse + schema check",
+        # Python: parse + the schema check; TypeScript: parse + a revision's serialization and hash.
+        "open 100k: its floor",
         "json.loads",
         1.5,
         lambda f: _get(f, "bench_core", "parse_and_schema_ratio", capabilities=100000),
         "JSON.parse",
         1.5,
-        lambda f: None,
+        lambda f: _get(
+            f,
+            "bench_typescript",
+            "open_floor_ratio",
+            implementation="typescript",
+            capabilities=100000,
+        ),
     ),
     (
         "open 100k, peak memory",

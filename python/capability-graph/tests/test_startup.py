@@ -80,6 +80,7 @@ _PACKAGE_GROUPS: dict[str, tuple[str, ...]] = {
     # the JSON rules, the checks before and after a handler, the dispatch.
     "core": (
         "_core.cancel",
+        "_core.collector",
         "_core.config",
         "_core.cursor",
         "_core.documents",
@@ -249,6 +250,7 @@ _EVENT_LOOP: tuple[str, ...] = (
 PACKAGE_IMPORTS: frozenset[str] = frozenset(
     {
         "__future__",
+        "_thread",
         "argparse",
         "array",
         "base64",

@@ -34,6 +34,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
 
 from .._generated.taxonomy import ErrorCode, Phase
+from . import collector
 from . import results as public
 from .cancel import CancelToken
 from .config import HostConfig
@@ -161,6 +162,7 @@ class CapabilityGraph:
         self._executor = executor
         self._executor_name = describe_executor(executor) if executor is not None else None
         self._closed = False
+        collector.hold()  # its snapshots stay out of the cyclic collector's passes until close
         self._stop = CancelToken()
         self._run_blocking = run_blocking  # how a handler's blocking work runs (a file read)
         # Made by the first reload, on the loop that runs it (a graph is used on one loop).
@@ -188,7 +190,7 @@ class CapabilityGraph:
         import asyncio  # on a running loop: asyncio is imported already
 
         cwd = Path(os.getcwd())
-        loaded = await asyncio.to_thread(open_graph, config, executor, cwd)
+        loaded = await asyncio.to_thread(open_graph, config, executor, cwd, keep_out=True)
         return cls._from_loaded(loaded)
 
     @classmethod
@@ -196,7 +198,7 @@ class CapabilityGraph:
         """Open ``config`` as :meth:`open` does, on the calling thread and without an event loop,
         for one call run with :func:`run_in_place` (a one-shot caller: the CLI). The graph reads
         its documents in place too (there is no loop to keep serving)."""
-        loaded = open_graph(config, None, Path(os.getcwd()))
+        loaded = open_graph(config, None, Path(os.getcwd()), keep_out=True)
         return cls(loaded.config, loaded.snapshot, loaded.providers, loaded.executor, in_place)
 
     @classmethod
@@ -208,6 +210,7 @@ class CapabilityGraph:
         if self._closed:
             return
         self._closed = True
+        collector.release()
         self._stop.cancel()
         closer = getattr(self._executor, "aclose", None)
         if closer is not None:

@@ -56,14 +56,18 @@ class LoadedGraph:
         self.executor = executor
 
 
-def open_graph(config: Any, executor: Executor | None, cwd: Path) -> LoadedGraph:
+def open_graph(
+    config: Any, executor: Executor | None, cwd: Path, *, keep_out: bool = False
+) -> LoadedGraph:
     """Run every step, failing fast (blocking: the caller runs it off the event loop).
 
     ``cwd`` is the folder relative paths of a configuration given as a mapping are relative to.
+    ``keep_out``: the loaded objects leave the cyclic collector's generations (a graph that
+    serves them holds the freeze, ``collector.hold``).
     """
     host = load_config(config, cwd=cwd)
     model_executor = configured_executor(host, executor)
-    with no_gc():
+    with no_gc(keep_out=keep_out):
         providers = {s.index: load_provider(s, host.budgets)[0] for s in host.sources}
         snapshot = build_snapshot(providers.values(), host.budgets, host.scope)
     check_scope(host, snapshot)
@@ -122,7 +126,9 @@ def reload_sources(
     candidate: dict[int, Provider] = {}
     entries: dict[int, dict[str, Any]] = {}
     failed = False
-    with no_gc():
+    # The candidate leaves the collector's generations like the snapshot it may replace (a graph
+    # reloading holds the freeze); a failed one is freed by reference counting.
+    with no_gc(keep_out=True):
         for source in host.sources:
             old = current[source.index]
             if old.provider_id not in wanted:

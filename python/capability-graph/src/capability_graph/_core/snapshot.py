@@ -34,6 +34,7 @@ from contextlib import contextmanager
 from typing import Any, Final
 
 from .._generated.taxonomy import ErrorCode, Phase
+from .collector import freeze_while_held
 from .config import Budgets, FileTooLarge, Source, read_bounded_file
 from .documents import DocumentRoot, check_document_path
 from .errors import GraphError
@@ -178,13 +179,19 @@ def _invalid(code: ErrorCode, message: str | None = None) -> GraphError:
 
 
 @contextmanager
-def no_gc() -> Iterator[None]:
+def no_gc(*, keep_out: bool = False) -> Iterator[None]:
     """Large loads allocate millions of containers that all live on; collecting in between is
-    pure overhead (it dominates load time), so the cyclic collector pauses for the load."""
+    pure overhead (it dominates load time), so the cyclic collector pauses for the load.
+
+    ``keep_out``: when the load succeeded, what it made leaves the collector's generations
+    before the collector runs again (see ``collector``), so that no pass ever traverses it; the
+    graph that keeps it then holds the freeze (``collector.hold``) until it closes."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
+        if keep_out:
+            freeze_while_held()
     finally:
         if enabled:
             gc.enable()

@@ -54,10 +54,8 @@ def _mcp_command(config: str, stderr: TextIO) -> int:
                     ),
                 )
                 return EXIT_FAILED
-            # This process serves one graph that never changes (the server does not reload):
-            # its objects and the SDK's leave the collector's generations, so that no full
-            # collection pauses a call to traverse them again (CPython's full pass over a graph
-            # of 100,000 capabilities: 0.4 s).
+            # The graph's objects are out of the collector's passes while it is open (see
+            # _core/collector.py); the SDK's, imported since, leave them too.
             gc.freeze()
             await _mcp.serve_stdio(graph)
         finally:

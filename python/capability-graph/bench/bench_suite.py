@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_core import json_out_option, save_json
-from bench_surfaces import Server
+from bench_surfaces import BARE_SERVER, Server, timed_run
 
 HERE = Path(__file__).resolve().parent
 REPOSITORY = HERE.parents[2]
@@ -51,23 +51,6 @@ kind=$1
 grep -qs '"openai"' "$config" && kind="$kind+openai"
 echo "$kind" >> "{log}"
 exec "{cli}" "$@"
-"""
-
-BARE_SERVER = """\
-import anyio
-from mcp import types
-from mcp.server import Server
-from mcp.server.stdio import stdio_server
-
-async def on_list_tools(ctx, params):
-    return types.ListToolsResult(tools=[])
-
-async def main():
-    server = Server("bare", version="1", on_list_tools=on_list_tools)
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
-
-anyio.run(main)
 """
 
 
@@ -97,23 +80,20 @@ def counting_manifest(folder: Path) -> tuple[Path, Path]:
     return path, log
 
 
-def timed(argv: list[str]) -> float:
-    started = time.perf_counter()
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - started
-
-
 def median_s(runs: int, measure: Any) -> float:
     measure()  # warm the caches
     return statistics.median(measure() for _ in range(runs))
 
 
 def bare_initialize_s(folder: Path, runs: int) -> float:
+    """bench_surfaces' bare server, serving no tool: a server start and nothing else."""
     script = folder / "bare_server.py"
     script.write_text(BARE_SERVER, encoding="utf-8")
+    served = folder / "bare-payload.json"
+    served.write_text(json.dumps({"tools": [], "payload": {}, "text": "{}"}), encoding="utf-8")
 
     def once() -> float:
-        server = Server([sys.executable, str(script)])
+        server = Server([sys.executable, str(script), str(served)])
         try:
             return server.initialize()
         finally:
@@ -163,10 +143,12 @@ def main(argv: list[str] | None = None) -> int:
         with_openai = sum(start.endswith("+openai") for start in starts)
         cases = json.loads((folder / "report" / "report.json").read_text(encoding="utf-8"))
         bare_mcp = bare_initialize_s(folder, args.runs)
-        bare_start = median_s(args.runs, lambda: timed([sys.executable, "-c", "import pydantic"]))
-        shell = median_s(args.runs, lambda: timed(["/bin/sh", "-c", "exec true"]))
+        bare_start = median_s(
+            args.runs, lambda: timed_run([sys.executable, "-c", "import pydantic"])
+        )
+        shell = median_s(args.runs, lambda: timed_run(["/bin/sh", "-c", "exec true"]))
         openai_sdk = median_s(
-            args.runs, lambda: timed([sys.executable, "-c", "import pydantic, openai"])
+            args.runs, lambda: timed_run([sys.executable, "-c", "import pydantic, openai"])
         )
     # A process of an openai configuration imports the openai SDK on top of the rest.
     openai_extra = max(openai_sdk - bare_start, 0.0)
